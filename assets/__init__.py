@@ -1,0 +1,1 @@
+"""Dagster definitions: wiring only, business logic lives in pipelines/."""

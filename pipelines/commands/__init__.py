@@ -1,0 +1,9 @@
+"""CLI subcommands: one module each, with `add_parser(subparsers)` and a `run(args)`.
+
+Modules import their heavy dependencies inside `run`, so `--help` stays instant.
+"""
+
+# The order here is the order `usenet-indexer --help` lists them.
+COMMANDS = [
+    "pipelines.commands.corpus",
+]

@@ -1,0 +1,30 @@
+"""`usenet-indexer corpus check ROOT`: validate a corpus and print each range's report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    corpus = sub.add_parser("corpus", help="inspect a stored XOVER corpus")
+    csub = corpus.add_subparsers(dest="corpus_command", metavar="ACTION", required=True)
+    check = csub.add_parser(
+        "check",
+        help="validate every range of a corpus and print the per-range report",
+        description="Reads every chunk of every range (local path or fsspec URL), "
+        "counts bad lines by reason, truncated and missing chunks, and exits 1 when "
+        "a range is not complete or holds bad lines.",
+    )
+    check.add_argument("root", help="corpus root: a folder or an fsspec URL")
+    check.add_argument("--group", action="append", help="only this group (repeatable)")
+    check.add_argument("--json", action="store_true", help="one JSON report per line")
+    check.set_defaults(run=run_check)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from pipelines.corpus.check import check_corpus
+
+    summary = check_corpus(args.root, groups=args.group, as_json=args.json, out=sys.stdout)
+    return 0 if summary.clean else 1

@@ -1,0 +1,1 @@
+"""FastAPI app: Newznab API, NZB downloads and web pages over DuckDB views."""

@@ -1,0 +1,76 @@
+"""The scanner kernel against its plain-Python reference, on generated and hostile chunks."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernels.reference.scan import scan_lines
+from kernels.scan import DUPLICATE, OK, OUT_OF_SPAN, TOO_FEW_FIELDS, UNTERMINATED, scan_chunk
+
+FIELD_BYTES = st.binary(max_size=12).map(lambda b: b.replace(b"\t", b"").replace(b"\n", b""))
+
+
+def _line(number: bytes, fields: list[bytes], crlf: bool) -> bytes:
+    return b"\t".join([number, *fields]) + (b"\r\n" if crlf else b"\n")
+
+
+lines_st = st.lists(
+    st.builds(
+        _line,
+        st.one_of(st.integers(0, 40).map(lambda n: str(n).encode()), FIELD_BYTES),
+        st.lists(FIELD_BYTES, min_size=0, max_size=10),
+        st.booleans(),
+    ),
+    max_size=30,
+)
+
+
+def _compare(data: bytes, first: int, last: int, terminated: bool) -> None:
+    index = scan_chunk(data, first, last, terminated)
+    expected = scan_lines(data, first, last, terminated)
+    assert len(index) == len(expected)
+    for i, row in enumerate(expected):
+        assert (index.line_start[i], index.line_end[i]) == row["line"]
+        assert [tuple(p) for p in zip(index.field_start[i], index.field_end[i], strict=True)] == [
+            tuple(p) for p in row["fields"]
+        ]
+        assert index.n_fields[i] == row["n_fields"]
+        assert index.number[i] == row["number"]
+        assert index.status[i] == row["status"], (i, data)
+        assert bool(index.non_utf8[i]) == row["non_utf8"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines_st, st.integers(0, 20), st.integers(0, 30), st.booleans(), st.integers(0, 5))
+def test_scan_matches_reference(lines, first, extra, terminated, cut):
+    data = b"".join(lines)
+    if cut and data:
+        data = data[: max(0, len(data) - cut)]
+    _compare(data, first, first + extra, terminated)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200), st.booleans())
+def test_scan_survives_random_bytes(data, terminated):
+    _compare(data, 0, 100, terminated)
+
+
+def test_statuses_on_a_hostile_chunk():
+    data = (
+        b"5\ts\tf\td\t<a@b>\t\t10\t2\tXref: h g:5\r\n"
+        b"6\tshort\r\n"
+        b"99\ts\tf\td\t<a@b>\t\t10\t2\r\n"
+        b"5\ts\tf\td\t<a@b>\t\t10\t2\r\n"
+        b"7\ts\xff\xfe\tf\td\t<a@b>\t\t10\t2\r\n"
+        b"8\ts\tf\td\t<a"
+    )
+    index = scan_chunk(data, 5, 10, terminated=False)
+    assert list(index.status) == [OK, TOO_FEW_FIELDS, OUT_OF_SPAN, DUPLICATE, OK, UNTERMINATED]
+    assert list(index.non_utf8) == [False, False, False, False, True, False]
+    assert index.number.dtype == np.int64
+
+
+def test_empty_chunk():
+    assert len(scan_chunk(b"", 1, 10)) == 0
