@@ -1,0 +1,1 @@
+"""The Parquet catalog: table schemas (declared once), layout, atomic partition writes."""
