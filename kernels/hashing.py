@@ -1,0 +1,135 @@
+"""Fast 64-bit hashes of byte spans: the keys that files, releases and groups are joined on.
+
+The mix follows xxHash64's short-input path (8-byte lanes, then single bytes, then the
+avalanche), written out here so that the result depends only on the bytes and the seed:
+the same on every run and platform, so stored keys stay valid. It is not
+xxHash64-compatible (no 32- and 4-byte stages) and need not be.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kernels._jit import kernel
+
+_P1 = np.uint64(0x9E3779B185EBCA87)
+_P2 = np.uint64(0xC2B2AE3D27D4EB4F)
+_P3 = np.uint64(0x165667B19E3779F9)
+_P4 = np.uint64(0x85EBCA77C2B2AE63)
+_P5 = np.uint64(0x27D4EB2F165667C5)
+_U8 = np.uint64(8)
+_U11 = np.uint64(11)
+_U27 = np.uint64(27)
+_U29 = np.uint64(29)
+_U31 = np.uint64(31)
+_U32 = np.uint64(32)
+_U33 = np.uint64(33)
+_U37 = np.uint64(37)
+_U53 = np.uint64(53)
+_U64 = np.uint64(64)
+
+
+@kernel
+def _rotl(x, r):
+    return (x << r) | (x >> (_U64 - r))
+
+
+@kernel
+def _avalanche(h):
+    h ^= h >> _U33
+    h *= _P2
+    h ^= h >> _U29
+    h *= _P3
+    h ^= h >> _U32
+    return h
+
+
+@kernel
+def _hash_span(buf, start, end, seed):
+    """The hash of buf[start:end]; the one definition every other kernel calls."""
+    n = end - start
+    h = seed + _P5 + np.uint64(n)
+    i = start
+    while i + 8 <= end:
+        w = np.uint64(0)
+        for k in range(7, -1, -1):  # little-endian, whatever the machine
+            w = (w << _U8) | np.uint64(buf[i + k])
+        w *= _P2
+        w = _rotl(w, _U31)
+        w *= _P1
+        h ^= w
+        h = _rotl(h, _U27) * _P1 + _P4
+        i += 8
+    while i < end:
+        h ^= np.uint64(buf[i]) * _P5
+        h = _rotl(h, _U11) * _P1
+        i += 1
+    return _avalanche(h)
+
+
+@kernel
+def _mix2(a, b):
+    # Not symmetric on purpose: mix(poster, subject) != mix(subject, poster).
+    return _avalanche(a ^ _rotl(b * _P1 + _P3, _U37) ^ (b >> _U53))
+
+
+@kernel
+def _hash_spans(buf, start, end, seed):
+    out = np.empty(start.shape[0], np.uint64)
+    for i in range(start.shape[0]):
+        out[i] = _hash_span(buf, start[i], end[i], seed)
+    return out
+
+
+@kernel
+def _mix_arrays(a, b):
+    out = np.empty(a.shape[0], np.uint64)
+    for i in range(a.shape[0]):
+        out[i] = _mix2(a[i], b[i])
+    return out
+
+
+def as_buffer(buf: bytes | bytearray | memoryview | np.ndarray) -> np.ndarray:
+    """A uint8 view of buf (no copy for bytes or a uint8 array)."""
+    if isinstance(buf, np.ndarray):
+        if buf.dtype != np.uint8 or buf.ndim != 1:
+            raise TypeError(f"buf must be a 1-d uint8 array, got {buf.dtype} with {buf.ndim} dims")
+        return buf
+    return np.frombuffer(buf, dtype=np.uint8)
+
+
+def check_spans(
+    buf: np.ndarray, start: np.ndarray, end: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Validate per-line spans (int64, same length, inside buf, start <= end)."""
+    start = np.ascontiguousarray(start, dtype=np.int64)
+    end = np.ascontiguousarray(end, dtype=np.int64)
+    if start.ndim != 1 or start.shape != end.shape:
+        raise ValueError(f"start and end must be 1-d of one length: {start.shape} vs {end.shape}")
+    if len(start) and (start.min() < 0 or end.max() > len(buf) or bool(np.any(start > end))):
+        raise ValueError("spans must satisfy 0 <= start <= end <= len(buf)")
+    return start, end
+
+
+def hash_spans(
+    buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray, seed: int = 0
+) -> np.ndarray:
+    """The 64-bit hash of each span buf[start[i]:end[i]], as uint64."""
+    arr = as_buffer(buf)
+    start, end = check_spans(arr, start, end)
+    return _hash_spans(arr, start, end, np.uint64(seed))
+
+
+def hash_bytes(b: bytes, seed: int = 0) -> int:
+    """The same hash as hash_spans, of one Python bytes (group names, tests)."""
+    arr = np.frombuffer(bytes(b), dtype=np.uint8)
+    return int(_hash_span(arr, 0, len(arr), np.uint64(seed)))
+
+
+def mix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Combine two key arrays element-wise (e.g. poster hash with a subject key)."""
+    a = np.ascontiguousarray(a, dtype=np.uint64)
+    b = np.ascontiguousarray(b, dtype=np.uint64)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"mix needs two 1-d arrays of one length: {a.shape} vs {b.shape}")
+    return _mix_arrays(a, b)
