@@ -1,0 +1,15 @@
+"""Plain-Python reference of kernels.spans."""
+
+from __future__ import annotations
+
+
+def gather(buf: bytes, start: list[int], end: list[int]) -> tuple[bytes, list[int]]:
+    pieces = [buf[s:e] if e > s else b"" for s, e in zip(start, end, strict=True)]
+    offsets = [0]
+    for p in pieces:
+        offsets.append(offsets[-1] + len(p))
+    return b"".join(pieces), offsets
+
+
+def strip_angle_brackets(buf: bytes, start: list[int], end: list[int]) -> list[bytes]:
+    return [buf[s:e].strip(b" <>") if e > s else b"" for s, e in zip(start, end, strict=True)]

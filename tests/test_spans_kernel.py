@@ -1,0 +1,52 @@
+"""kernels.spans against its reference."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernels import spans
+from kernels.reference import spans as ref
+
+
+@st.composite
+def buf_and_spans(draw):
+    buf = draw(st.binary(max_size=200))
+    n = draw(st.integers(0, 20))
+    starts, ends = [], []
+    for _ in range(n):
+        a = draw(st.integers(0, len(buf)))
+        b = draw(st.integers(0, len(buf)))
+        starts.append(a)
+        ends.append(b)
+    return buf, starts, ends
+
+
+@settings(max_examples=200, deadline=None)
+@given(buf_and_spans())
+def test_gather_matches_reference(case):
+    buf, starts, ends = case
+    data, offsets = spans.gather(np.frombuffer(buf, np.uint8), np.array(starts), np.array(ends))
+    want_data, want_offsets = ref.gather(buf, starts, ends)
+    assert data.tobytes() == want_data and offsets.tolist() == want_offsets
+
+
+@settings(max_examples=200, deadline=None)
+@given(buf_and_spans())
+def test_strip_matches_reference(case):
+    buf, starts, ends = case
+    ends = [max(a, b) for a, b in zip(starts, ends, strict=True)]
+    s, e = spans.strip_angle_brackets(
+        np.frombuffer(buf, np.uint8), np.array(starts), np.array(ends)
+    )
+    got = [buf[a:b] for a, b in zip(s.tolist(), e.tolist(), strict=True)]
+    assert got == ref.strip_angle_brackets(buf, starts, ends)
+
+
+def test_message_ids():
+    buf = b"<abc@x> < def@y >"
+    s, e = spans.strip_angle_brackets(
+        np.frombuffer(buf, np.uint8), np.array([0, 8]), np.array([7, 17])
+    )
+    assert [buf[a:b] for a, b in zip(s, e, strict=True)] == [b"abc@x", b"def@y"]
