@@ -1,0 +1,69 @@
+"""kernels.grouping.file_runs against its reference."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernels.grouping import file_runs
+from kernels.reference import grouping as ref
+
+GAP = 3 * 3600
+
+
+def _kernel_runs(key, date, number, article, nbytes):
+    runs = file_runs(key, date, number, article, nbytes, GAP)
+    out = []
+    for r in range(len(runs)):
+        a, b = runs.bounds[r], runs.bounds[r + 1]
+        out.append(
+            {
+                "rows": runs.order[a:b].tolist(),
+                "duplicate": runs.duplicate[a:b].tolist(),
+                "first_date": int(runs.first_date[r]),
+                "last_date": int(runs.last_date[r]),
+                "first_article": int(runs.first_article[r]),
+                "last_article": int(runs.last_article[r]),
+                "parts": int(runs.parts[r]),
+                "bytes": int(runs.bytes[r]),
+            }
+        )
+    return out
+
+
+segments = st.lists(
+    st.tuples(
+        st.integers(0, 4),  # key
+        st.integers(0, 5).map(lambda k: k * 3000),  # date: gaps above and below 3 h
+        st.integers(1, 6),  # part number (repeats are duplicates)
+        st.integers(0, 10**6),  # bytes
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(segments)
+def test_matches_reference(rows):
+    key = np.array([r[0] * 0x9E3779B97F4A7C15 % 2**64 for r in rows], np.uint64)
+    date = np.array([r[1] * (1 + r[0]) for r in rows], np.int64)
+    number = np.array([r[2] for r in rows], np.int32)
+    article = np.arange(100, 100 + len(rows), dtype=np.int64)[::-1].copy()
+    nbytes = np.array([r[3] for r in rows], np.int64)
+    got = sorted(_kernel_runs(key, date, number, article, nbytes), key=lambda r: r["rows"])
+    want = sorted(ref.file_runs(key, date, number, article, nbytes, GAP), key=lambda r: r["rows"])
+    assert got == want
+
+
+def test_a_repost_hours_later_is_a_run_of_its_own():
+    key = np.array([7, 7, 7, 7], np.uint64)
+    date = np.array([0, 60, 5 * 3600, 5 * 3600 + 60], np.int64)
+    number = np.array([1, 2, 1, 2], np.int32)
+    runs = file_runs(key, date, number, np.arange(4), np.ones(4, np.int64), GAP)
+    assert len(runs) == 2 and runs.parts.tolist() == [2, 2]
+
+
+def test_empty():
+    z = np.zeros(0, np.int64)
+    assert len(file_runs(z.astype(np.uint64), z, z.astype(np.int32), z, z, GAP)) == 0
