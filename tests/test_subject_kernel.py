@@ -1,0 +1,527 @@
+"""The subject parser against its reference, on real subjects and hostile ones."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernels import subject as k
+from kernels.reference import subject as ref
+from kernels.subject import parse_subject_list, parse_subjects
+
+DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "subjects"
+needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared test data not present")
+
+
+def _rows(fields: k.SubjectFields, subjects: list[bytes]) -> list[dict]:
+    """Kernel output as one dict a subject, name offsets relative to the subject."""
+    rows = []
+    off = 0
+    for i, s in enumerate(subjects):
+        row = {f.name: getattr(fields, f.name)[i].item() for f in dataclasses.fields(fields)}
+        for key in ("name_start", "name_end"):
+            if row[key] >= 0:
+                row[key] -= off
+        rows.append(row)
+        off += len(s)
+    return rows
+
+
+def _check_against_reference(subjects: list[bytes]) -> list[dict]:
+    rows = _rows(parse_subject_list(subjects), subjects)
+    for s, row in zip(subjects, rows, strict=True):
+        expected = dataclasses.asdict(ref.parse(s)[0])
+        assert row == expected, s
+    return rows
+
+
+# --- generated subjects ---------------------------------------------------------------
+
+WORDS = [
+    "Show",
+    "Name",
+    "S01E02",
+    "720p",
+    "WEB-DL",
+    "x264",
+    "GROUP",
+    "The",
+    "Best",
+    "Of",
+    "2013",
+    "FLAC",
+    "Ãrvíztűrő",
+    "東京",
+    "Москва",
+    "IMG_0001",
+    "Re:",
+    "[PRiVATE]",
+    "www.town.ag",
+]
+EXTS = [
+    "rar",
+    "part01.rar",
+    "part2.rar",
+    "PART10.RAR",
+    "r00",
+    "r99",
+    "7z",
+    "7z.001",
+    "7z.012",
+    "001",
+    "002",
+    "zip",
+    "z01",
+    "par2",
+    "vol03+04.par2",
+    "VOL0+1.PAR2",
+    "nfo",
+    "sfv",
+    "nzb",
+    "mkv",
+    "mp4",
+    "avi",
+    "mp3",
+    "flac",
+    "jpg",
+    "epub",
+    "iso",
+    "exe",
+    "srt",
+    "xyz",
+    "",
+    "md5",
+]
+NOISE = st.sampled_from(
+    [
+        "",
+        " ",
+        "-",
+        " - ",
+        "[",
+        "]",
+        "(",
+        ")",
+        "{",
+        "}",
+        '"',
+        "/",
+        ":",
+        "_",
+        ".",
+        ",",
+        "  ",
+        "yEnc",
+        "YENC",
+        "yencx",
+        "<",
+        ">",
+        "=?",
+    ]
+)
+
+
+def _counter(kind: int, i: int, n: int) -> str:
+    return [
+        f"[{i}/{n}]",
+        f"({i}/{n})",
+        f"File {i} of {n}:",
+        f"{{{i}/{n}}}",
+        f"- {i}/{n} -",
+        f"[ {i}/{n} ]",
+        f"{i}/{n}",
+        f"file {i} OF {n}",
+        f"[{i} of {n}]",
+        f"({i}  Of {n} )",
+    ][kind]
+
+
+def _size(x: float, unit: str, style: int) -> str:
+    text = f"{x:,.2f} {unit}" if style % 2 else f"{x:.1f}{unit}"
+    return [text, f"({text})", f"[{text}]", f"- {text} -"][style % 4]
+
+
+NUM = st.integers(0, 120)
+token = st.one_of(
+    st.sampled_from(WORDS),
+    st.text("0123456789abcdefABCDEF", min_size=8, max_size=40),
+    st.text(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", min_size=1, max_size=30
+    ),
+)
+piece = st.one_of(
+    token,
+    NOISE,
+    st.builds(_counter, st.integers(0, 9), NUM, NUM),
+    st.builds(
+        lambda stem, ext: f'"{stem}.{ext}"' if ext else f'"{stem}"',
+        st.one_of(token, st.just("")),
+        st.sampled_from(EXTS),
+    ),
+    st.builds(lambda stem, ext: f"{stem}.{ext}", token, st.sampled_from(EXTS)),
+    st.builds(
+        _size,
+        st.floats(0, 99999, allow_nan=False),
+        st.sampled_from(["B", "KB", "MB", "GB", "kib", "bytes", "TB", "Mbit"]),
+        st.integers(0, 7),
+    ),
+    st.builds(lambda a, b: f"({a}/{b})", NUM, NUM),
+    st.integers(0, 10**12).map(str),
+)
+subject_st = st.lists(piece, max_size=12).map(lambda ps: " ".join(ps).encode("utf-8"))
+noise_st = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                b"(",
+                b")",
+                b"[",
+                b"]",
+                b"/",
+                b'"',
+                b" ",
+                b"-",
+                b".",
+                b"1",
+                b"22",
+                b"yEnc",
+                b"File",
+                b"of",
+                b"rar",
+                b"par2",
+                b"vol",
+                b"+",
+                b"GB",
+                b"x",
+                b"\xff",
+                b"\xc3\xa9",
+                b"{",
+                b"}",
+                b",",
+                b"7z",
+                b"001",
+                b"_",
+            ]
+        ),
+        st.binary(max_size=3),
+    ),
+    max_size=30,
+).map(b"".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(subject_st, max_size=8))
+def test_generated_subjects_match_reference(subjects):
+    _check_against_reference(subjects)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(noise_st, max_size=8))
+def test_byte_soup_matches_reference(subjects):
+    _check_against_reference(subjects)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.binary(max_size=60), max_size=8))
+def test_random_bytes_match_reference(subjects):
+    _check_against_reference(subjects)
+
+
+# --- adversarial cases ---------------------------------------------------------------
+
+ADVERSARIAL = [
+    b"",
+    b" ",
+    b"(1/5)",
+    b"[1/5] (1/5)",
+    b'""',
+    b'"',
+    b'"unbalanced.rar yEnc (1/2)',
+    b'a "b" "c.rar',
+    b"[[[(((",
+    b")))]]]",
+    b"((1/2))",
+    b"(1234567890/5) [99999999999/1]",
+    b"(999999999/999999999)",
+    b"File 1 of 2 File 3 of 4",
+    b'\xff\xfe\x80 "\xe9t\xe9.mkv" yEnc (1/2)',
+    b"=?UTF-8?B?KDEvNSk=?=",
+    b'"a.part0001.rar" "b.vol1234567+1.par2"',
+    b".rar",
+    b'".rar" yEnc (1/1)',
+    b'"x.rar.par2" yEnc (1/1)',
+    b"- - - [] () {} - -",
+]
+
+
+def test_adversarial_subjects_match_reference():
+    rows = _check_against_reference(ADVERSARIAL)
+    empty = rows[0]
+    assert empty["part"] == -1 and empty["name_start"] == -1 and empty["identity_key"] == 0
+
+
+def test_empty_input():
+    fields = parse_subjects(b"", np.zeros(0, np.int64), np.zeros(0, np.int64))
+    assert len(fields) == 0
+
+
+def test_spans_are_validated():
+    with pytest.raises(ValueError):
+        parse_subjects(b"abc", np.array([0]), np.array([9]))
+
+
+# --- hand-checked expectations ----------------------------------------------------------
+
+NAMED = [
+    # subject, part, part_total, file_index, file_total, name, ext_class, volume
+    (
+        b"[######]-[FULL]-[#a.b.teevee@EFNet]-[ Misfits.S01.SUBPACK.DVDRip.XviD-P0W4DVD ] [1/5] - "
+        b'"Misfits.S01.SUBPACK.DVDRip.XviD-P0W4DVD.nfo" yEnc (1/3)',
+        1,
+        3,
+        1,
+        5,
+        b"Misfits.S01.SUBPACK.DVDRip.XviD-P0W4DVD.nfo",
+        k.NFO,
+        -1,
+    ),
+    (
+        b'fhdbg34rgjdsfd008c (42/43) "fhdbg34rgjdsfd008c.vol062+64.par2" - 3,68 GB - yEnc (7/9)',
+        7,
+        9,
+        42,
+        43,
+        b"fhdbg34rgjdsfd008c.vol062+64.par2",
+        k.PAR2_VOL,
+        62,
+    ),
+    (
+        b"ugMBqtZw3vFnmrmr16EQhaAz9mMri9mD - File 01 of 98: "
+        b'"1vJ7wswi9ZG6YrzE5OGBFPKeuRv9X86xgYdK.par2" yEnc (1/2)',
+        1,
+        2,
+        1,
+        98,
+        b"1vJ7wswi9ZG6YrzE5OGBFPKeuRv9X86xgYdK.par2",
+        k.PAR2_INDEX,
+        -1,
+    ),
+    (
+        b'- [01/10] - "file.xyz" yEnc - [001/107] - "86u1Qr8mm56jGiW7nUPTM.par2" yEnc (1/1)',
+        1,
+        1,
+        1,
+        107,
+        b"86u1Qr8mm56jGiW7nUPTM.par2",
+        k.PAR2_INDEX,
+        -1,
+    ),
+    (
+        b'05VANmA80DckBho "05VANmA80DckBho.part07.rar"08/94 yEnc (3/50)',
+        3,
+        50,
+        8,
+        94,
+        b"05VANmA80DckBho.part07.rar",
+        k.ARCHIVE_VOL,
+        7,
+    ),
+    (
+        b"(1/9)<<<www.town.ag>>> sponsored by ssl-news.info<<<[HorribleSubs]_AIURA_-_01_[480p].mkv "
+        b'"[HorribleSubs]_AIURA_-_01_[480p].par2" yEnc (1/4)',
+        1,
+        4,
+        1,
+        9,
+        b"[HorribleSubs]_AIURA_-_01_[480p].par2",
+        k.PAR2_INDEX,
+        -1,
+    ),
+    (
+        b"[n/60] Shogun I (1980) Shogun I (1980).avi.012 (3/40)",
+        3,
+        40,
+        -1,
+        -1,
+        b"1980).avi.012",
+        k.ARCHIVE_VOL,
+        12,
+    ),
+    (
+        b"reftestnzb_100MB_a82beff8e340 [01/20] - "
+        b'"sometestfile-100MB.part01.rar" yEnc (2/15) 10485760',
+        2,
+        15,
+        1,
+        20,
+        b"sometestfile-100MB.part01.rar",
+        k.RAR_FIRST,
+        1,
+    ),
+    (
+        b'Test2 - [1/2] - "ubuntu-12.04.4-server-amd64.iso" yEnc (1/1855)',
+        1,
+        1855,
+        1,
+        2,
+        b"ubuntu-12.04.4-server-amd64.iso",
+        k.DISC,
+        -1,
+    ),
+    (b'[00/27] - "Show.nzb" yEnc (1/5)', 1, 5, 0, 27, b"Show.nzb", k.NZB, -1),
+    (
+        b'77 Sunset Strip 409 [1 of 23] "77 Sunset Strip 409.avi.vol63+34.par2" yEnc (1/2)',
+        1,
+        2,
+        1,
+        23,
+        b"77 Sunset Strip 409.avi.vol63+34.par2",
+        k.PAR2_VOL,
+        63,
+    ),
+    (b'"Name.7z.001" yEnc (1/50)', 1, 50, -1, -1, b"Name.7z.001", k.RAR_FIRST, 1),
+    (b'"Name.z03" yEnc (1/50)', 1, 50, -1, -1, b"Name.z03", k.ARCHIVE_VOL, 3),
+    (b'"Name.r05" yEnc (1/50)', 1, 50, -1, -1, b"Name.r05", k.ARCHIVE_VOL, 5),
+    (b"My.Song.mp3 yEnc (1/3)", 1, 3, -1, -1, b"My.Song.mp3", k.AUDIO, -1),
+    (b"Scan (01/12) IMG_0001.jpg [3/12] yEnc (2/2)", 2, 2, 3, 12, b"IMG_0001.jpg", k.IMAGE, -1),
+]
+
+
+@pytest.mark.parametrize("row", NAMED, ids=[r[0][:40].decode("latin-1") for r in NAMED])
+def test_hand_checked_subjects(row):
+    subject, part, total, fi, ft, name, ext_class, volume = row
+    f = _check_against_reference([subject])[0]
+    assert (f["part"], f["part_total"], f["file_index"], f["file_total"]) == (part, total, fi, ft)
+    assert subject[f["name_start"] : f["name_end"]] == name
+    assert (f["ext_class"], f["volume"]) == (ext_class, volume)
+
+
+def _identity(s: bytes) -> bytes:
+    return ref.identity_text(s)
+
+
+def test_identity_drops_file_parts_and_keeps_the_release():
+    a = b'[01/24] - "Parks.S01E01.720p-CtrlHD.nfo" - 1.46 GB yEnc (1/1)'
+    b = b'[12/24] - "Parks.S01E01.720p-CtrlHD.part11.rar" - (123.4 MB) yEnc (13/50)'
+    prefix = b"[#a.b.teevee] Parks.and.Recreation.S01E01.720p.WEB-DL.DD5.1.H.264-CtrlHD - "
+    assert _identity(prefix + a) == _identity(prefix + b)
+    assert (
+        _identity(prefix + a)
+        == b"[#a.b.teevee] parks.and.recreation.s01e01.720p.web-dl.dd5.1.h.264-ctrlhd"
+    )
+    rows = _check_against_reference([prefix + a, prefix + b, b"Other " + a])
+    assert rows[0]["identity_key"] == rows[1]["identity_key"] != rows[2]["identity_key"]
+    assert rows[0]["file_key"] != rows[1]["file_key"]
+
+
+def test_identity_empty_when_subject_is_only_the_file_part():
+    rows = _check_against_reference(
+        [
+            b'"Name.part01.rar" yEnc (1/50)',
+            b'[3/9] - "Name.r05" yEnc (2/50)',
+            b'"name.vol07+08.par2" yEnc (1/3)',
+            b'"Name.nfo" yEnc (1/1)',
+            b'"Other.nfo" yEnc (1/1)',
+        ]
+    )
+    assert all(r["identity_key"] == 0 for r in rows)
+    stems = [r["stem_key"] for r in rows]
+    assert len(set(stems[:4])) == 1 and stems[4] != stems[0] and stems[0] != 0
+
+
+def test_file_key_ignores_only_the_part_counter():
+    rows = _check_against_reference(
+        [
+            b'x [1/3] - "a.rar" yEnc (1/20)',
+            b'x [1/3] - "a.rar" yEnc (17/20)',
+            b'x [2/3] - "b.rar" yEnc (1/20)',
+        ]
+    )
+    assert rows[0]["file_key"] == rows[1]["file_key"] != rows[2]["file_key"]
+    assert rows[0]["identity_key"] == rows[2]["identity_key"] != 0
+
+
+@pytest.mark.parametrize(
+    "subject, random_name, random_subject",
+    [
+        (b"8b33bf5960714efbe6cfcf13dd0f618f", True, True),
+        (b"[PRiVATE] UmVndWxhci5TaG93LlMwMkUyOC4xMDgwcC5CbHVSYXkueDI2NC1ERWlNT1M=", False, True),
+        (b"3f2504e0-4f89-11d3-9a0c-0305e82c3301", True, True),
+        (
+            b"[PRiVATE] UmVndWxhci5TaG93 [06/32] - "
+            b'"89769f0736162e1cb113655cb10e42ff.part02.rar" yEnc',
+            True,
+            False,
+        ),
+        (
+            b't2EI3CdWdF0hi5b8L9tkx[08/52] - "t2EI3CdWdF0hi5b8L9tkx.part07.rar" yEnc (1/9)',
+            True,
+            False,
+        ),
+        (b'nmlsrgnb - [04/37] - "htwlngmrstdsntdnh.part03.rar" yEnc (1/9)', True, False),
+        (b'[01/38] - "8q0q8qu0j1v92zsy83igdjsw2tmh88.par2" - [2,83 GB] -  yEnc (1/1)', True, False),
+        (b'(001/101) - P2H - "L62WD8P4U539A7.par2" - 4,66 GB - yEnc (1/1)', True, False),
+        (b'(001/101)  "654258ItB1418pBRDNS264159.par2" - 9,74 GB - yEnc (1/1)', True, False),
+        (b'Show [1/5] - "Show.Name.S01E01.720p.HDTV.x264.mkv" yEnc (1/9)', False, False),
+        (b'Pics [1/5] - "IMG_0001.jpg" yEnc (1/1)', False, False),
+        (b'Pics [1/5] - "TheWalkingDeadS01E01720p.mkv" yEnc (1/1)', False, False),
+        (b'[1/5] - "MYFAVORITESONGS2013.zip" yEnc (1/1)', False, False),
+        ('[1/5] - "Война и мир Толстой.epub" yEnc (1/1)'.encode(), False, False),
+        ('"東京ラブストーリー第一話完全版.mkv" yEnc (1/1)'.encode(), False, False),
+        (b"Some readable post without counters", False, False),
+        (b"DSC01234567890", False, False),
+    ],
+)
+def test_random_names_and_subjects(subject, random_name, random_subject):
+    row = _check_against_reference([subject])[0]
+    assert (row["random_name"], row["random_subject"]) == (random_name, random_subject)
+
+
+def test_has_yenc_any_case_as_a_word():
+    rows = _check_against_reference([b"a YENC (1/2)", b"ayenc b", b'"x.rar"yEnc(1/2)', b"yEnc_x"])
+    assert [r["has_yenc"] for r in rows] == [True, False, True, False]
+
+
+def test_encoded_word_hides_the_counter_until_decoded():
+    # base64 of "(1/5)": the kernel sees no counter; rfc2047 decoding must run first
+    row = _check_against_reference([b"=?UTF-8?B?KDEvNSk=?="])[0]
+    assert row["part"] == -1
+
+
+# --- real subjects ---------------------------------------------------------------------
+
+
+def _collection_subjects() -> list[bytes]:
+    with open(DATA / "collection_examples.tsv", newline="", encoding="utf-8") as fh:
+        return [row["subject"].encode() for row in csv.DictReader(fh, delimiter="\t")]
+
+
+@needs_data
+def test_real_subjects_match_reference():
+    subjects = _collection_subjects()
+    assert len(subjects) > 700
+    # real headers carry the part counter that the collected examples had stripped
+    rows = _check_against_reference([s + b" (1/7)" for s in subjects])
+    with_name = sum(r["name_start"] >= 0 for r in rows)
+    with_counter = sum(r["file_index"] >= 0 for r in rows)
+    assert all(r["part"] == 1 and r["part_total"] == 7 for r in rows)
+    assert with_name / len(rows) > 0.9
+    assert with_counter / len(rows) > 0.76  # the others have none (ebooks, music)
+
+
+@needs_data
+def test_binsearch_subjects():
+    with open(DATA / "binsearch_subjects.tsv", encoding="utf-8") as fh:
+        lines = [ln.rstrip("\n").split("\t") for ln in fh if not ln.startswith("#")]
+    subjects = [ln[2].encode() for ln in lines if len(ln) > 3]
+    rows = _check_against_reference(subjects)
+    assert all(r["part"] >= 1 and r["name_start"] >= 0 for r in rows)
+    # all but one (a lone quoted .zip) carry a file counter
+    assert sum(r["file_index"] < 0 for r in rows) == 1
+    assert all(r["has_yenc"] and not r["random_subject"] for r in rows)
