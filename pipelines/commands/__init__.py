@@ -6,4 +6,5 @@ Modules import their heavy dependencies inside `run`, so `--help` stays instant.
 # The order here is the order `usenet-indexer --help` lists them.
 COMMANDS = [
     "pipelines.commands.corpus",
+    "pipelines.commands.generate",
 ]

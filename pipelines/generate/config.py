@@ -1,0 +1,98 @@
+"""Settings of one generated corpus and the summary of a run."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pipelines.generate.words import GROUP_WORDS
+
+CODECS = ("zlib", "gzip")
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    """What to generate. The lines depend on groups, articles, seed, days and start only;
+    range_size, chunk and codec decide how they are stored."""
+
+    groups: int = 3
+    articles: int = 50_000  # overview lines per group, roughly (crossposts add some)
+    seed: int = 0
+    range_size: int = 2_000_000
+    chunk: int = 100_000
+    codec: str = "zlib"
+    days: float | None = None  # posting span; None: from articles (2-10 days)
+    start: int | None = None  # epoch second of the span's start; None: from the seed
+
+    def __post_init__(self) -> None:
+        if self.groups < 1:
+            raise ValueError(f"groups must be at least 1, not {self.groups}")
+        if self.articles < 100:
+            raise ValueError(f"articles must be at least 100, not {self.articles}")
+        if self.range_size < 1 or self.chunk < 1:
+            raise ValueError("range_size and chunk must be positive")
+        if self.chunk > self.range_size:
+            raise ValueError(f"chunk ({self.chunk}) is larger than range_size ({self.range_size})")
+        if self.codec not in CODECS:
+            raise ValueError(f"codec must be one of {CODECS}, not {self.codec!r}")
+        if self.days is not None and not 0.1 <= self.days <= 365:
+            raise ValueError(f"days must be between 0.1 and 365, not {self.days}")
+
+    @property
+    def span_days(self) -> float:
+        if self.days is not None:
+            return self.days
+        return min(10.0, max(2.5, self.articles / 20_000))
+
+    def start_epoch(self) -> int:
+        if self.start is not None:
+            return self.start
+        # somewhere in 2016-2024, at a whole hour, fixed by the seed
+        return 1_451_606_400 + random.Random(f"start-{self.seed}").randrange(0, 9 * 8760) * 3600
+
+    def group_names(self) -> list[str]:
+        """`alt.binaries.<word>`; group i has priority number i (0 is the first)."""
+        names = [f"alt.binaries.{word}" for word in GROUP_WORDS]
+        k = 2
+        while len(names) < self.groups:
+            names.extend(f"alt.binaries.{word}.{k}" for word in GROUP_WORDS)
+            k += 1
+        return names[: self.groups]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class GenerateSummary:
+    lines: int = 0  # overview lines written, all groups (a crosspost counts in each group)
+    articles: int = 0  # distinct message-ids
+    uploads: int = 0
+    noise: int = 0
+    ranges: int = 0
+    chunks: int = 0
+    bytes: int = 0  # compressed bytes stored
+    seconds: float = 0.0
+    lines_per_group: dict[str, int] = field(default_factory=dict)
+    uploads_per_kind: dict[str, int] = field(default_factory=dict)
+    noise_per_kind: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def lines_per_second(self) -> float:
+        return self.lines / self.seconds if self.seconds else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        doc = asdict(self)
+        doc["lines_per_second"] = round(self.lines_per_second)
+        return doc
+
+    def format(self) -> str:
+        kinds = ", ".join(f"{k} {v:,}" for k, v in sorted(self.uploads_per_kind.items()))
+        return (
+            f"generated {self.lines:,} lines ({self.articles:,} articles) in "
+            f"{len(self.lines_per_group)} groups: {self.uploads:,} uploads ({kinds}), "
+            f"{self.noise:,} noise articles; {self.ranges} ranges, {self.chunks} chunks, "
+            f"{self.bytes / 1e6:,.1f} MB in {self.seconds:.1f} s "
+            f"({self.lines_per_second:,.0f} lines/s)"
+        )

@@ -1,0 +1,178 @@
+"""Posters and their posting tools: the From and Message-ID shapes each tool writes.
+
+Shapes follow the tools' documentation and real headers (see the generator docs):
+Nyuu `<24 letters>-<ms time>@nyuu`, ngPost `<32 hex>@ngPost` with a random From per
+post, PowerPost/camelsystem `partNofM.<token>@camelsystem-powerpost.local` (token fixed
+per file), JBinUp `<20 alnum>@JBinUp.local`, yEncBin `PartNofM.<GUID>@<time>.local`,
+NewsUP, newsmangler, GoPostStuff, and server-assigned ids when a tool sets none.
+All segments of one upload share their poster's shapes.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipelines.generate import words as w
+from pipelines.generate.dates import STYLE_WEIGHTS
+from pipelines.generate.rand import (
+    ALNUM,
+    BASE36,
+    HEX,
+    LETTERS,
+    POWERPOST,
+    UPPER_HEX,
+    Tokens,
+    base36,
+)
+
+TOOLS = (
+    "nyuu",
+    "ngpost",
+    "powerpost",
+    "jbinup",
+    "yencbin",
+    "newsup",
+    "newsmangler",
+    "gopoststuff",
+    "server",
+)
+TOOL_WEIGHTS = (24, 18, 14, 8, 8, 6, 6, 4, 12)
+ARTICLE_SIZES = (716_800, 716_800, 716_800, 768_000, 750_000, 700_000)
+MAIL_DOMAINS = ("example.com", "example.org", "posting.example.net", "mail.example.de")
+SERVER_DOMAINS = ("news.astraweb.com", "reader.easyusenet.nl", "news.newshosting.com")
+
+
+@dataclass(frozen=True)
+class Poster:
+    sender: str  # the From field
+    tool: str
+    article_size: int  # raw bytes of yEnc data per segment
+    date_style: int
+    skew: int  # seconds this poster's clock is off
+    decimal_comma: bool  # size text `3,68 GB` rather than `3.68 GB`
+    domain: str  # after the @ of tool ids that name a host
+    fresh_sender: bool  # ngPost GEN_FROM: a new random From for every post
+
+
+def random_sender(rng: random.Random, tokens: Tokens) -> str:
+    """ngPost's GEN_FROM style: `Xy7aQ <k3JdPq@a9ZkQ2w.vm>`."""
+    name = tokens.one(ALNUM, rng.randint(6, 12))
+    user = tokens.one(ALNUM, rng.randint(6, 12))
+    host = tokens.one(ALNUM, rng.randint(7, 30))
+    tld = tokens.one("abcdefghijklmnopqrstuvwxyz", 2)
+    return f"{name} <{user}@{host}.{tld}>"
+
+
+def _sender(rng: random.Random, tokens: Tokens, tool: str) -> str:
+    first, last = rng.choice(w.FIRST_NAMES), rng.choice(w.LAST_NAMES)
+    user = f"{first.lower()}{rng.choice(('', '.', '_'))}{last.lower()}{rng.randint(1, 99)}"
+    mail = f"{user}@{rng.choice(MAIL_DOMAINS)}"
+    if tool == "ngpost":
+        return random_sender(rng, tokens)
+    if tool == "yencbin":
+        return "yEncBin@Poster.com (yEncBin)"
+    if tool == "powerpost":
+        tag = tokens.one("ABCDEFGHKLMNPRSTUVWXYZ", 2)
+        return f"Yenc@yenc-post.org (Yenc-PP-{tag}&{tokens.one(ALNUM, 2)})"
+    shape = rng.random()
+    if shape < 0.4:
+        return f"{user} <{mail}>"
+    if shape < 0.7:
+        return f"{mail} ({first})"
+    return f'"{first} {last}" <{mail}>'
+
+
+def make_poster(
+    rng: random.Random, tokens: Tokens, tool: str | None = None, date_style: int | None = None
+) -> Poster:
+    tool = tool or rng.choices(TOOLS, TOOL_WEIGHTS)[0]
+    style = rng.choices(range(len(STYLE_WEIGHTS)), STYLE_WEIGHTS)[0]
+    if date_style is not None:
+        style = date_style
+    skew = 0
+    if rng.random() < 0.12:  # a clock hours off, either way
+        skew = rng.choice((-1, 1)) * rng.randint(3600, 14 * 3600)
+    domain = {
+        "ngpost": "ngPost",
+        "powerpost": rng.choice(("camelsystem-powerpost.local", "powerpost2000AA.local")),
+        "newsmangler": rng.choice(SERVER_DOMAINS),
+        "server": rng.choice((*SERVER_DOMAINS, "giganews.com")),
+    }.get(tool, "")
+    return Poster(
+        sender=_sender(rng, tokens, tool),
+        tool=tool,
+        article_size=rng.choice(ARTICLE_SIZES),
+        date_style=style,
+        skew=skew,
+        decimal_comma=rng.random() < 0.35,
+        domain=domain,
+        fresh_sender=tool == "ngpost",
+    )
+
+
+class MessageIds:
+    """Message-ids for the segments of one file, in the poster's tool shape."""
+
+    def __init__(self, tokens: Tokens) -> None:
+        self.tokens = tokens
+        self.counter = 0  # newsmangler numbers its posts
+
+    def for_file(
+        self,
+        poster: Poster,
+        parts: np.ndarray,
+        part_total: int,
+        times: np.ndarray,
+        file_index: int,
+        file_total: int,
+    ) -> list[str]:
+        n = len(parts)
+        t = self.tokens
+        tool = poster.tool
+        ks = parts.tolist()
+        if tool == "nyuu":
+            ms = (times * 1000).astype(np.int64).tolist()
+            return [f"{r}-{m}@nyuu" for r, m in zip(t.many(LETTERS, 24, n), ms, strict=True)]
+        if tool == "ngpost":
+            return [f"{h}@{poster.domain}" for h in t.many(HEX, 32, n)]
+        if tool == "powerpost":
+            token = t.one(POWERPOST, 20)  # one token per file; only partN varies
+            return [f"part{k}of{part_total}.{token}@{poster.domain}" for k in ks]
+        if tool == "jbinup":
+            tail = f"_{file_index}o{file_total}" if poster.date_style % 2 else ""
+            return [f"{r}{tail}@JBinUp.local" for r in t.many(ALNUM, 20, n)]
+        if tool == "yencbin":
+            guid = t.one(UPPER_HEX, 32)
+            return [f"Part{k}of{part_total}.{guid}@{int(times[0])}.local" for k in ks]
+        secs = times.astype(np.int64).tolist()
+        usecs = ((times % 1.0) * 1e6).astype(np.int64).tolist()
+        if tool == "newsup":
+            rnd = t.many(BASE36, 8, n)
+            return [
+                f"{s}{u:06d}.{r}@{base36(s)}.newsup"
+                for s, u, r in zip(secs, usecs, rnd, strict=True)
+            ]
+        if tool == "newsmangler":
+            start = self.counter
+            self.counter += n
+            return [
+                f"{s}.{u}.{start + j}@{poster.domain}"
+                for j, (s, u) in enumerate(zip(secs, usecs, strict=True))
+            ]
+        if tool == "gopoststuff":
+            return [f"{s}.{u}$gps@gpoststuff" for s, u in zip(secs, usecs, strict=True)]
+        return self.server_ids(poster.domain, n)
+
+    def server_ids(self, domain: str, n: int) -> list[str]:
+        """Ids a server assigns when the poster sets none."""
+        t = self.tokens
+        if domain == "giganews.com":
+            return [f"{r}@giganews.com" for r in t.many(ALNUM, 32, n)]
+        h = t.many(HEX, 23, n)
+        digits = t.many("0123456789", 5, n)
+        return [
+            f"{x[:8]}$0${d}${x[8:15]}${x[15:]}@{domain}" for x, d in zip(h, digits, strict=True)
+        ]

@@ -1,0 +1,106 @@
+"""Ground truth: what a header pass should rebuild, as Arrow tables and Parquet files.
+
+`uploads.parquet` has one row an upload (its files, their posted message-ids in part
+order, the owner group by the owner rule); `noise.parquet` one row per noise article
+and group. Together they account for every generated article exactly once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipelines.corpus.fs import atomic_put, open_fs
+from pipelines.generate.uploads import Upload
+
+FILE_TYPE = pa.struct(
+    [
+        pa.field("name", pa.string()),
+        pa.field("part_total", pa.int32()),
+        pa.field("message_ids", pa.list_(pa.string())),
+    ]
+)
+UPLOADS_SCHEMA = pa.schema(
+    [
+        pa.field("upload_id", pa.int64(), nullable=False),
+        pa.field("kind", pa.string(), nullable=False),
+        pa.field("name", pa.string(), nullable=False),
+        pa.field("poster", pa.string(), nullable=False),
+        pa.field("groups", pa.list_(pa.string()), nullable=False),
+        pa.field("owner_group", pa.string(), nullable=False),
+        pa.field("posted_first", pa.int64(), nullable=False),
+        pa.field("posted_last", pa.int64(), nullable=False),
+        pa.field("files", pa.list_(FILE_TYPE), nullable=False),
+        pa.field("file_total", pa.int32()),
+        pa.field("complete", pa.bool_(), nullable=False),
+        pa.field("readable", pa.bool_(), nullable=False),
+        pa.field("repost_of", pa.int64()),
+        pa.field("pending", pa.bool_(), nullable=False),
+        # beyond the contract: for per-shape scoring of a parser
+        pa.field("category", pa.string(), nullable=False),
+        pa.field("style", pa.string(), nullable=False),
+        pa.field("encoding", pa.string(), nullable=False),
+        pa.field("articles", pa.int64(), nullable=False),
+    ]
+)
+NOISE_SCHEMA = pa.schema(
+    [
+        pa.field("message_id", pa.string(), nullable=False),
+        pa.field("group", pa.string(), nullable=False),
+        pa.field("kind", pa.string(), nullable=False),
+    ]
+)
+
+
+def uploads_table(uploads: list[Upload], names: list[str]) -> pa.Table:
+    cols: dict[str, list[Any]] = {f.name: [] for f in UPLOADS_SCHEMA}
+    for u in uploads:
+        cols["upload_id"].append(u.upload_id)
+        cols["kind"].append(u.kind)
+        cols["name"].append(u.name)
+        cols["poster"].append(u.poster)
+        cols["groups"].append([names[g] for g in u.groups])
+        # owner rule: the lowest priority number (group index) among its groups
+        cols["owner_group"].append(names[min(u.groups)])
+        cols["posted_first"].append(u.posted_first)
+        cols["posted_last"].append(u.posted_last)
+        cols["files"].append(
+            [
+                {"name": f.name, "part_total": f.part_total, "message_ids": f.message_ids}
+                for f in u.files
+            ]
+        )
+        cols["file_total"].append(u.file_total)
+        cols["complete"].append(u.complete)
+        cols["readable"].append(u.readable)
+        cols["repost_of"].append(u.repost_of)
+        cols["pending"].append(u.pending)
+        cols["category"].append(u.category)
+        cols["style"].append(u.style)
+        cols["encoding"].append(u.encoding)
+        cols["articles"].append(u.articles)
+    return pa.table(cols, schema=UPLOADS_SCHEMA)
+
+
+def noise_table(blocks: list[tuple[list[str], int, str]], names: list[str]) -> pa.Table:
+    """One row per noise article; blocks are (message-ids, group index, kind)."""
+    return pa.table(
+        {
+            "message_id": [mid for ids, _, _ in blocks for mid in ids],
+            "group": [names[g] for ids, g, _ in blocks for _ in ids],
+            "kind": [kind for ids, _, kind in blocks for _ in ids],
+        },
+        schema=NOISE_SCHEMA,
+    )
+
+
+def write_parquet(table: pa.Table, url: str) -> int:
+    """Write a table through fsspec, atomically; returns the bytes written."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    payload = sink.getvalue().to_pybytes()
+    fs, path = open_fs(url)
+    atomic_put(fs, path, payload)
+    return len(payload)

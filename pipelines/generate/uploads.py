@@ -1,0 +1,215 @@
+"""Posting one upload: its files' segments into the segment table, its truth row back.
+
+An upload is posted file after file, segment after segment, over its duration; several
+connections make neighbouring segments arrive out of order (a jitter of a few
+positions before the table is sorted by time). Damage drops whole files or segments:
+what was never posted is in neither the corpus nor the truth's message-ids.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pipelines.generate.files import ReleaseSpec
+from pipelines.generate.segments import HEADER_BYTES, SegmentTable, Source
+from pipelines.generate.subjects import (
+    Style,
+    as_latin1,
+    encoded_word_b,
+    encoded_word_q,
+    size_text,
+    split_template,
+)
+from pipelines.generate.tools import MessageIds, Poster
+
+# How a subject carries non-ASCII text or hides its counter.
+ENCODINGS = ("plain", "rfc2047_b", "rfc2047_q", "rfc2047_hidden", "latin1")
+
+
+@dataclass
+class PostedFile:
+    name: str
+    part_total: int
+    message_ids: list[str]  # in part order, only segments actually posted
+
+
+@dataclass
+class Upload:
+    upload_id: int
+    kind: str
+    category: str
+    style: str
+    encoding: str
+    name: str
+    poster: str
+    groups: tuple[int, ...]
+    files: list[PostedFile]
+    file_total: int | None
+    complete: bool
+    readable: bool
+    pending: bool
+    repost_of: int | None
+    posted_first: int
+    posted_last: int
+    spec: ReleaseSpec | None = None  # kept so a repost can post the same files
+
+    @property
+    def articles(self) -> int:
+        return sum(len(f.message_ids) for f in self.files)
+
+
+@dataclass
+class Plan:
+    """How one release is posted: by whom, where, when, in what subject style."""
+
+    poster: Poster
+    sender: str
+    style: Style
+    groups: tuple[int, ...]
+    start: float
+    duration: float
+    connections: int = 4
+    encoding: str = "plain"
+    subject_name: str = ""  # the name as the subject shows it, when not the release name
+    missing_files: int = 0
+    missing_segments: float = 0.0  # share of segments lost in the damaged files
+    extra: dict[str, str] = field(default_factory=dict)  # template fields: post, board
+
+
+class UploadWriter:
+    def __init__(
+        self, table: SegmentTable, ids: MessageIds, rng: random.Random, nprng: np.random.Generator
+    ) -> None:
+        self.table = table
+        self.ids = ids
+        self.rng = rng
+        self.nprng = nprng
+
+    def source(self, plan: Plan) -> int:
+        p = plan.poster
+        return self.table.add_source(Source(plan.sender, p.date_style, p.skew, plan.groups))
+
+    def post_release(
+        self, upload_id: int, spec: ReleaseSpec, plan: Plan, repost_of: int | None = None
+    ) -> Upload:
+        size = plan.poster.article_size
+        totals = [max(1, math.ceil(s / size)) for _, s in spec.files]
+        n_files = len(spec.files)
+        times = self.schedule(plan.start, plan.duration, sum(totals), plan.connections)
+        missing = self._missing_files(n_files, plan.missing_files)
+        damaged = self._damaged_files(n_files, missing, plan.missing_segments)
+        shown = plan.subject_name or spec.name
+        name_text = {"rfc2047_b": encoded_word_b, "rfc2047_q": encoded_word_q}.get(
+            plan.encoding, lambda s: s
+        )(shown)
+        extra = dict(plan.extra)
+        extra["size"] = size_text(sum(s for _, s in spec.files), plan.poster.decimal_comma)
+        src = self.source(plan)
+        files: list[PostedFile] = []
+        spans: list[tuple[float, float]] = []
+        offset = 0
+        for index, ((file_name, file_size), total) in enumerate(
+            zip(spec.files, totals, strict=True)
+        ):
+            t = times[offset : offset + total]
+            offset += total
+            if index in missing:
+                continue
+            extra["fsize"] = str(file_size)
+            head, tail = split_template(
+                plan.style, name_text, file_name, index + 1, n_files, total, extra
+            )
+            keep = self._kept_parts(total, damaged.get(index, 0.0))
+            posted_times = t[keep - 1]
+            message_ids = self.post_file(
+                src, plan, head, tail, keep, total, posted_times, file_size, (index + 1, n_files)
+            )
+            files.append(PostedFile(file_name, total, message_ids))
+            spans.append((float(posted_times.min()), float(posted_times.max())))
+        # complete as headers can tell: a missing file shows only against a file counter
+        complete = all(len(f.message_ids) == f.part_total for f in files) and (
+            len(files) == n_files or not plan.style.has_counter
+        )
+        first, last = min(a for a, _ in spans), max(b for _, b in spans)
+        return Upload(
+            upload_id=upload_id,
+            kind=spec.kind,
+            category=spec.category,
+            style=plan.style.name,
+            encoding=plan.encoding,
+            name=shown,
+            poster=plan.sender,
+            groups=plan.groups,
+            files=files,
+            file_total=n_files if plan.style.has_counter else None,
+            complete=complete,
+            readable=spec.kind != "obfuscated",
+            pending=spec.kind == "obfuscated",
+            repost_of=repost_of,
+            posted_first=int(first),
+            posted_last=int(last),
+            spec=spec,
+        )
+
+    def schedule(self, start: float, duration: float, n: int, connections: int) -> np.ndarray:
+        """Posting times of n segments in posting order, jittered over a few positions."""
+        jitter = self.nprng.uniform(0.0, float(connections), size=n)
+        return start + duration * (np.arange(n) + jitter) / max(n + connections, 1)
+
+    def post_file(
+        self,
+        src: int,
+        plan: Plan,
+        head: str,
+        tail: str,
+        parts: np.ndarray,
+        part_total: int,
+        times: np.ndarray,
+        file_size: int,
+        counter: tuple[int, int] = (1, 1),
+    ) -> list[str]:
+        """Add the posted segments of one file to the table; parts are 1-based, ascending.
+
+        Returns the segments' message-ids in part order.
+        """
+        if plan.encoding == "latin1":
+            head, tail = as_latin1(head), as_latin1(tail)
+        ks = parts.tolist()
+        if plan.encoding == "rfc2047_hidden":  # the whole subject, counter included, encoded
+            subjects = [encoded_word_b(f"{head}{k}{tail}") for k in ks]
+        else:
+            subjects = [f"{head}{k}{tail}" for k in ks]
+        poster = plan.poster
+        message_ids = self.ids.for_file(poster, parts, part_total, times, *counter)
+        raw = np.full(len(parts), poster.article_size, dtype=np.int64)
+        raw[parts == part_total] = file_size - poster.article_size * (part_total - 1)
+        overhead = HEADER_BYTES + len(head) + len(tail) + len(plan.sender) + 50
+        self.table.add(src, times, subjects, message_ids, raw, overhead)
+        return message_ids
+
+    def _missing_files(self, n_files: int, count: int) -> set[int]:
+        if count <= 0 or n_files < 3:
+            return set()
+        return set(self.rng.sample(range(1, n_files), min(count, n_files - 2)))
+
+    def _damaged_files(self, n_files: int, missing: set[int], share: float) -> dict[int, float]:
+        if share <= 0:
+            return {}
+        candidates = [i for i in range(n_files) if i not in missing]
+        chosen = self.rng.sample(candidates, min(len(candidates), self.rng.randint(1, 3)))
+        return {i: share for i in chosen}
+
+    def _kept_parts(self, total: int, loss: float) -> np.ndarray:
+        parts = np.arange(1, total + 1)
+        if loss <= 0 or total < 2:
+            return parts
+        lost = self.nprng.random(total) < loss
+        if not lost.any():  # damage always shows: at least one segment goes
+            lost[self.rng.randrange(total)] = True
+        if lost.all():  # a file with no segment left would be a missing file instead
+            lost[0] = False
+        return parts[~lost]
