@@ -19,12 +19,11 @@ Keys are 64-bit hashes (kernels.hashing) and never 0; 0 means "none".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
-from kernels._jit import kernel
-from kernels.hashing import _hash_span, as_buffer, check_spans
+from kernels.hashing import _hash_span, as_buffer, check_spans, leaf_kernel
 
 # What a file is, from its name (ext_class).
 NONE = 0  # no file name
@@ -80,6 +79,26 @@ _EXT_CLASSES = np.array([t[1] for t in _table], dtype=np.uint8)
 _EXT_STRIP = np.array([t[2] for t in _table], dtype=np.bool_)
 
 
+# Byte classes, one table lookup instead of a chain of comparisons in the hot loops.
+_DIGIT, _UPPER, _LOWER, _HEX, _VOWEL, _HOT, _WORD = 1, 2, 4, 8, 16, 32, 64
+_CC = np.zeros(256, dtype=np.uint8)
+for _c in range(256):
+    _f = 0
+    if 48 <= _c <= 57:
+        _f |= _DIGIT | _HEX
+    elif 65 <= _c <= 90:
+        _f |= _UPPER | (_HEX if _c <= 70 else 0)
+    elif 97 <= _c <= 122:
+        _f |= _LOWER | (_HEX if _c <= 102 else 0)
+    if chr(_c) in "aeiouyAEIOUY":
+        _f |= _VOWEL
+    if chr(_c) in "0123456789Ff[({Yy":  # where a counter, size text or yEnc can start
+        _f |= _HOT
+    if _f & (_DIGIT | _UPPER | _LOWER) or _c == 95 or _c >= 128:
+        _f |= _WORD
+    _CC[_c] = _f
+
+
 @dataclass(frozen=True)
 class SubjectFields:
     """The parsed subject of each line; all arrays have one element a line."""
@@ -106,48 +125,48 @@ class SubjectFields:
 # --- byte helpers -----------------------------------------------------------------
 
 
-@kernel
+@leaf_kernel
 def _is_digit(c):
     return 48 <= c <= 57
 
 
-@kernel
+@leaf_kernel
 def _is_word(c):
     # letters, digits, `_` and any UTF-8 byte: what a word boundary must not cut
     return (48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122) or c == 95 or c >= 128
 
 
-@kernel
+@leaf_kernel
 def _is_alnum(c):
     return (48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122)
 
 
-@kernel
+@leaf_kernel
 def _lower(c):
     if 65 <= c <= 90:
         return c + 32
     return c
 
 
-@kernel
+@leaf_kernel
 def _is_hex(c):
     return (48 <= c <= 57) or (65 <= c <= 70) or (97 <= c <= 102)
 
 
-@kernel
+@leaf_kernel
 def _is_vowel(c):
     c = _lower(c)
     return c == 97 or c == 101 or c == 105 or c == 111 or c == 117 or c == 121
 
 
-@kernel
+@leaf_kernel
 def _digit_end(buf, i, e):
     while i < e and 48 <= buf[i] <= 57:
         i += 1
     return i
 
 
-@kernel
+@leaf_kernel
 def _value(buf, a, b):
     v = 0
     for i in range(a, b):
@@ -155,16 +174,20 @@ def _value(buf, a, b):
     return v
 
 
-@kernel
-def _digits_back(buf, lo, i):
-    """Start of the run of digits that ends right before i (not below lo)."""
+@leaf_kernel
+def _digits_back(buf, lo, i, limit):
+    """Start of the run of digits that ends right before i (not below lo).
+
+    Stops after limit + 1 digits: callers only need to know the run is not longer.
+    """
     j = i
+    lo = max(lo, i - limit - 1)
     while j > lo and 48 <= buf[j - 1] <= 57:
         j -= 1
     return j
 
 
-@kernel
+@leaf_kernel
 def _ends_ci(buf, a, b, word):
     """Does buf[a:b] end with the lower-case ASCII bytes of word, in any case?"""
     n = word.shape[0]
@@ -187,25 +210,25 @@ _PRIVATE = np.frombuffer(b"[private]", dtype=np.uint8)
 # --- file names ---------------------------------------------------------------------
 
 
-@kernel
+@leaf_kernel
 def _classify(buf, a, b, codes, classes, strips):
     """(ext_class, volume, suffix length to strip) of the name buf[a:b]."""
     if _ends_ci(buf, a, b, _DOT_PAR2):
         q = b - 5
-        d2 = _digits_back(buf, a, q)
+        d2 = _digits_back(buf, a, q, 6)
         if 1 <= q - d2 <= 6 and d2 - 1 > a and (buf[d2 - 1] == 43 or buf[d2 - 1] == 45):
-            d1 = _digits_back(buf, a, d2 - 1)
+            d1 = _digits_back(buf, a, d2 - 1, 6)
             if 1 <= d2 - 1 - d1 <= 6 and _ends_ci(buf, a, d1, _DOT_VOL):
                 return PAR2_VOL, _value(buf, d1, d2 - 1), b - (d1 - 4)
         return PAR2_INDEX, -1, 5
     if _ends_ci(buf, a, b, _DOT_RAR):
         q = b - 4
-        d = _digits_back(buf, a, q)
+        d = _digits_back(buf, a, q, 4)
         if 1 <= q - d <= 4 and _ends_ci(buf, a, d, _DOT_PART):
             vol = _value(buf, d, q)
             return (RAR_FIRST if vol == 1 else ARCHIVE_VOL), vol, b - (d - 5)
         return RAR_FIRST, -1, 4
-    d = _digits_back(buf, a, b)
+    d = _digits_back(buf, a, b, 3)
     nd = b - d
     if nd == 3 and d - 1 >= a and buf[d - 1] == 46:
         vol = _value(buf, d, b)
@@ -219,7 +242,7 @@ def _classify(buf, a, b, codes, classes, strips):
         return ARCHIVE_VOL, _value(buf, d, b), 4
     # a plain extension: 2-4 ASCII letters/digits after the last dot
     j = b
-    while j > a and _is_alnum(buf[j - 1]):
+    while j > a and b - j <= 4 and _is_alnum(buf[j - 1]):
         j -= 1
     if 2 <= b - j <= 4 and j - 1 >= a and buf[j - 1] == 46:
         code = np.int64(0)
@@ -238,7 +261,7 @@ def _classify(buf, a, b, codes, classes, strips):
     return OTHER, -1, 0
 
 
-@kernel
+@leaf_kernel
 def _stem_end(buf, a, b, codes, classes, strips):
     while b > a:
         strip = _classify(buf, a, b, codes, classes, strips)[2]
@@ -248,7 +271,7 @@ def _stem_end(buf, a, b, codes, classes, strips):
     return b
 
 
-@kernel
+@leaf_kernel
 def _find_name(buf, s, e, codes, classes, strips):
     """(name_start, name_end, removal_start, removal_end), all -1 when there is none."""
     q_open = -1
@@ -295,7 +318,7 @@ def _find_name(buf, s, e, codes, classes, strips):
 # --- counters ------------------------------------------------------------------------
 
 
-@kernel
+@leaf_kernel
 def _strict_counter(buf, j, e):
     """`(k/K)` at j: (end, k, K), end -1 when there is none."""
     a = j + 1
@@ -309,7 +332,7 @@ def _strict_counter(buf, j, e):
     return d2 + 1, _value(buf, a, d), _value(buf, b, d2)
 
 
-@kernel
+@leaf_kernel
 def _spaced_counter(buf, j, e, closer):
     """`[ i/N ]` or `[i of N]` counter whose opener is at j: (end, i, N), end -1 if none."""
     a = j + 1
@@ -342,7 +365,7 @@ def _spaced_counter(buf, j, e, closer):
     return k + 1, _value(buf, a, d), _value(buf, b, d2)
 
 
-@kernel
+@leaf_kernel
 def _file_of(buf, j, s, e):
     """`File i of N[:]` at j, any case: (end, i, N), end -1 if none."""
     if j > s and _is_word(buf[j - 1]):
@@ -383,7 +406,7 @@ def _file_of(buf, j, s, e):
     return k, v1, v2
 
 
-@kernel
+@leaf_kernel
 def _loose_counter(buf, j, s, e):
     """A bare `i/N` (i <= N) starting at the digit j: (end, i, N), end -1 if none."""
     if j > s:
@@ -417,7 +440,7 @@ for _i, _u in enumerate(_UNITS):
     _UNIT_BYTES[_i, : len(_u)] = np.frombuffer(_u.encode(), dtype=np.uint8)
 
 
-@kernel
+@leaf_kernel
 def _size_at(buf, j, s, e):
     """End of a size text (`1.46 GB`, `12,345 KB`) starting at the digit j, or -1."""
     if j > s:
@@ -442,7 +465,7 @@ def _size_at(buf, j, s, e):
     return -1
 
 
-@kernel
+@leaf_kernel
 def _yenc_at(buf, j, s, e):
     if j + 4 > e or (j > s and _is_word(buf[j - 1])):
         return False
@@ -454,16 +477,7 @@ def _yenc_at(buf, j, s, e):
 # --- random names -----------------------------------------------------------------
 
 
-@kernel
-def _char_class(c):
-    if 48 <= c <= 57:
-        return 0
-    if 65 <= c <= 90:
-        return 1
-    return 2
-
-
-@kernel
+@leaf_kernel
 def _wordlike(buf, a, b):
     n = b - a
     if n < 3:
@@ -472,17 +486,16 @@ def _wordlike(buf, a, b):
     run = 0
     longest = 0
     for i in range(a, b):
-        if _is_vowel(buf[i]):
+        if _CC[buf[i]] & _VOWEL:
             vowels += 1
             run = 0
         else:
             run += 1
-            if run > longest:
-                longest = run
+            longest = max(longest, run)
     return vowels * 5 >= n and longest <= 4
 
 
-@kernel
+@leaf_kernel
 def _is_uuid(buf, a, b):
     if b - a != 36:
         return False
@@ -491,49 +504,47 @@ def _is_uuid(buf, a, b):
         if i == 8 or i == 13 or i == 18 or i == 23:
             if c != 45:
                 return False
-        elif not _is_hex(c):
+        elif not _CC[c] & _HEX:
             return False
     return True
 
 
-@kernel
+@leaf_kernel
 def _random_token(buf, a, b):
     """Does buf[a:b] look like a random string (hex hash, high-entropy token)?"""
     n = b - a
-    all_hex = True
-    all_alnum = True
-    for i in range(a, b):
-        c = buf[i]
-        if c >= 128:
-            return False  # UTF-8 letters: a title in another script, not noise
-        if not _is_hex(c):
-            all_hex = False
-        if not _is_alnum(c):
-            all_alnum = False
-    if n >= 16 and all_hex:
-        return True
-    if _is_uuid(buf, a, b):
-        return True
-    if n < 12 or not all_alnum:
+    if n < 12:
         return False
+    all_hex = True
     runs = 1
     letters = 0
+    prev = 0
     for i in range(a, b):
-        if i > a and _char_class(buf[i]) != _char_class(buf[i - 1]):
+        f = _CC[buf[i]]
+        cls = f & 7
+        if cls == 0:
+            # not a letter or digit (UTF-8 letters included: a title in another script)
+            return _is_uuid(buf, a, b)
+        if i > a and cls != prev:
             runs += 1
-        if buf[i] >= 65:
+        prev = cls
+        if cls != _DIGIT:
             letters += 1
+        if not f & _HEX:
+            all_hex = False
+    if n >= 16 and all_hex:
+        return True
     # words: letter runs split where lower case meets upper case (CamelCase)
     wordlike = 0
     i = a
     while i < b:
-        if buf[i] < 65:
+        if _CC[buf[i]] & _DIGIT:
             i += 1
             continue
         w = i
-        while i < b and 65 <= buf[i] <= 90:
+        while i < b and _CC[buf[i]] & _UPPER:
             i += 1
-        while i < b and 97 <= buf[i] <= 122:
+        while i < b and _CC[buf[i]] & _LOWER:
             i += 1
         if _wordlike(buf, w, i):
             wordlike += i - w
@@ -542,7 +553,7 @@ def _random_token(buf, a, b):
     return letters >= 8 and wordlike * 5 < letters * 2
 
 
-@kernel
+@leaf_kernel
 def _random_subject(buf, s, e):
     while s < e and buf[s] == 32:
         s += 1
@@ -588,7 +599,7 @@ def _random_subject(buf, s, e):
 # --- the identity -------------------------------------------------------------------
 
 
-@kernel
+@leaf_kernel
 def _identity(buf, s, e, removed, out, text):
     """Write the normalised identity of buf[s:e] (removed[k] masks byte s+k) to text.
 
@@ -639,37 +650,33 @@ def _identity(buf, s, e, removed, out, text):
     return t
 
 
-@kernel
-def _key(arr, a, b):
-    h = _hash_span(arr, a, b, np.uint64(0))
+@leaf_kernel
+def _key(arr, a, b, seed):
+    h = _hash_span(arr, a, b, seed)
     if h == 0:
         return np.uint64(1)
     return h
 
 
-@kernel
-def _parse(buf, start, end, codes, classes, strips):
+@leaf_kernel
+def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text):
+    (
+        part,
+        part_total,
+        file_index,
+        file_total,
+        name_start,
+        name_end,
+        file_key,
+        identity_key,
+        stem_key,
+        ext_class,
+        volume,
+        random_name,
+        random_subject,
+        has_yenc,
+    ) = out
     n = start.shape[0]
-    part = np.full(n, -1, np.int32)
-    part_total = np.full(n, -1, np.int32)
-    file_index = np.full(n, -1, np.int32)
-    file_total = np.full(n, -1, np.int32)
-    name_start = np.full(n, -1, np.int64)
-    name_end = np.full(n, -1, np.int64)
-    file_key = np.zeros(n, np.uint64)
-    identity_key = np.zeros(n, np.uint64)
-    stem_key = np.zeros(n, np.uint64)
-    ext_class = np.zeros(n, np.uint8)
-    volume = np.full(n, -1, np.int32)
-    random_name = np.zeros(n, np.bool_)
-    random_subject = np.zeros(n, np.bool_)
-    has_yenc = np.zeros(n, np.bool_)
-    longest = 0
-    for i in range(n):
-        longest = max(longest, end[i] - start[i])
-    removed = np.zeros(longest + 1, np.bool_)
-    scratch = np.empty(longest + 8, np.uint8)
-    text = np.empty(longest + 8, np.uint8)
     for li in range(n):
         s = start[li]
         e = end[li]
@@ -706,6 +713,11 @@ def _parse(buf, start, end, codes, classes, strips):
         j = s
         while j < e:
             c = buf[j]
+            f = _CC[c]
+            # counters, sizes and yEnc never start inside a word (brackets are not words)
+            if not f & _HOT or (f & _WORD and j > s and _CC[buf[j - 1]] & _WORD):
+                j += 1
+                continue
             kind = 5
             ce = -1
             v1 = 0
@@ -768,16 +780,9 @@ def _parse(buf, start, end, codes, classes, strips):
             file_total[li] = ft
         # file key: the subject without its part counter
         if ps >= 0:
-            m = 0
-            for k in range(s, ps):
-                scratch[m] = buf[k]
-                m += 1
-            for k in range(pe, e):
-                scratch[m] = buf[k]
-                m += 1
-            file_key[li] = _key(scratch, 0, m)
+            file_key[li] = _key(buf, pe, e, _hash_span(buf, s, ps, np.uint64(0)))
         else:
-            file_key[li] = _key(buf, s, e)
+            file_key[li] = _key(buf, s, e, np.uint64(0))
         # the name: class, volume, stem
         if ns >= 0:
             name_start[li] = ns
@@ -789,27 +794,33 @@ def _parse(buf, start, end, codes, classes, strips):
             if st_end > ns:
                 for k in range(ns, st_end):
                     scratch[k - ns] = _lower(buf[k])
-                stem_key[li] = _key(scratch, 0, st_end - ns)
+                stem_key[li] = _key(scratch, 0, st_end - ns, np.uint64(0))
             random_name[li] = _random_token(buf, ns, st_end)
         else:
             # no name: is the subject (without its part counter) one random token?
-            m = 0
+            first = -1
+            last = -1
+            gap = False
+            inner_space = False
             for k in range(s, e):
                 if ps <= k < pe:
                     continue
-                scratch[m] = buf[k]
-                m += 1
-            a = 0
-            while a < m and scratch[a] == 32:
-                a += 1
-            while m > a and scratch[m - 1] == 32:
-                m -= 1
-            one_token = m > a
-            for k in range(a, m):
-                if scratch[k] == 32:
-                    one_token = False
-                    break
-            random_name[li] = one_token and _random_token(scratch, a, m)
+                if buf[k] == 32:
+                    gap = first >= 0
+                else:
+                    if gap:
+                        inner_space = True
+                        break
+                    if first < 0:
+                        first = k
+                    last = k
+            if first >= 0 and not inner_space:
+                m = 0
+                for k in range(first, last + 1):
+                    if not ps <= k < pe:
+                        scratch[m] = buf[k]
+                        m += 1
+                random_name[li] = _random_token(scratch, 0, m)
         # the identity: mark what is file-specific, then normalise and hash
         for span_s, span_e in ((ps, pe), (cs, cend), (rs, rend)):
             if span_s >= 0:
@@ -832,32 +843,39 @@ def _parse(buf, start, end, codes, classes, strips):
                         removed[q] = True
         t = _identity(buf, s, e, removed, scratch, text)
         if t > 0:
-            identity_key[li] = _key(text, 0, t)
+            identity_key[li] = _key(text, 0, t, np.uint64(0))
         if part[li] < 0 and file_index[li] < 0:
             random_subject[li] = _random_subject(buf, s, e)
-    return (
-        part,
-        part_total,
-        file_index,
-        file_total,
-        name_start,
-        name_end,
-        file_key,
-        identity_key,
-        stem_key,
-        ext_class,
-        volume,
-        random_name,
-        random_subject,
-        has_yenc,
-    )
 
 
 def parse_subjects(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) -> SubjectFields:
     """Parse the subject span buf[start[i]:end[i]] of every line."""
     arr = as_buffer(buf)
     start, end = check_spans(arr, start, end)
-    return SubjectFields(*_parse(arr, start, end, _EXT_CODES, _EXT_CLASSES, _EXT_STRIP))
+    n = len(start)
+    out = SubjectFields(
+        part=np.full(n, -1, np.int32),
+        part_total=np.full(n, -1, np.int32),
+        file_index=np.full(n, -1, np.int32),
+        file_total=np.full(n, -1, np.int32),
+        name_start=np.full(n, -1, np.int64),
+        name_end=np.full(n, -1, np.int64),
+        file_key=np.zeros(n, np.uint64),
+        identity_key=np.zeros(n, np.uint64),
+        stem_key=np.zeros(n, np.uint64),
+        ext_class=np.zeros(n, np.uint8),
+        volume=np.full(n, -1, np.int32),
+        random_name=np.zeros(n, np.bool_),
+        random_subject=np.zeros(n, np.bool_),
+        has_yenc=np.zeros(n, np.bool_),
+    )
+    longest = int((end - start).max()) if n else 0
+    removed = np.zeros(longest + 1, np.bool_)
+    scratch = np.empty(longest + 8, np.uint8)
+    text = np.empty(longest + 8, np.uint8)
+    arrays = tuple(getattr(out, f.name) for f in fields(SubjectFields))
+    _parse(arr, start, end, _EXT_CODES, _EXT_CLASSES, _EXT_STRIP, arrays, removed, scratch, text)
+    return out
 
 
 def parse_subject_list(subjects: list[bytes]) -> SubjectFields:

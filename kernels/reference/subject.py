@@ -65,9 +65,9 @@ class Parsed:
     has_yenc: bool = False
 
 
-def key_of(b: bytes) -> int:
+def key_of(b: bytes, seed: int = 0) -> int:
     """A key is never 0: 0 means 'none'."""
-    return hash_bytes(b) or 1
+    return hash_bytes(b, seed) or 1
 
 
 def classify(name: bytes) -> tuple[int, int, int]:
@@ -261,7 +261,11 @@ def parse(s: bytes) -> tuple[Parsed, bytes]:
     if counter:
         p.file_index, p.file_total, c0, c1 = counter
         counter_span = (c0, c1)
-    p.file_key = key_of(s[: part_span[0]] + s[part_span[1] :]) if parts else key_of(s)
+    # the text before the part counter seeds the hash of the text after it
+    if parts:
+        p.file_key = key_of(s[part_span[1] :], hash_bytes(s[: part_span[0]]))
+    else:
+        p.file_key = key_of(s)
     p.has_yenc = YENC_RE.search(s) is not None
     if ns >= 0:
         p.name_start, p.name_end = ns, ne
