@@ -31,7 +31,8 @@ if [ "${1:-}" = "--dev" ]; then
             echo "setup: installing Debian packages: ${missing[*]}"
             export DEBIAN_FRONTEND=noninteractive
             apt-get update -qq
-            apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+            apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+                || bash scripts/inn/finish-install.sh
         else
             echo "setup: not root, cannot install ${missing[*]}; integration tests will skip" >&2
         fi

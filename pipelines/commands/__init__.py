@@ -7,4 +7,7 @@ Modules import their heavy dependencies inside `run`, so `--help` stays instant.
 COMMANDS = [
     "pipelines.commands.corpus",
     "pipelines.commands.generate",
+    "pipelines.commands.capture",
+    "pipelines.commands.serve_nntp",
+    "pipelines.commands.bench_capture",
 ]

@@ -1,0 +1,1 @@
+"""Capture: planning ranges and chunks, prefetching them on every connection, the tail."""

@@ -1,0 +1,201 @@
+"""The capture: every connection of every provider fetches chunks all the time.
+
+One worker thread per connection slot pulls chunks from the pass's `Schedule`, fetches
+them on a pooled connection, and stores them with the corpus writer. A failure of one
+connection costs that chunk one more attempt on a fresh connection; wrong credentials, an
+unknown group or a server that keeps failing stop the whole capture cleanly: workers
+finish, the manifests of what is stored are written, nothing half-written is listed.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pipelines.capture.planner import PlanSettings, fetch_limit, group_ranges
+from pipelines.capture.progress import CaptureSummary, Progress
+from pipelines.capture.schedule import ChunkTask, Limits, Schedule, Target
+from pipelines.corpus.layout import RangeRef
+from pipelines.corpus.reader import CorpusReader
+from pipelines.corpus.writer import CorpusWriter
+from pipelines.nntp.client import GroupInfo
+from pipelines.nntp.errors import NNTPError
+from pipelines.nntp.pool import ConnectionPool, ProviderPools
+
+
+class CaptureError(Exception):
+    """The capture stopped before its work was done; the corpus holds what was stored."""
+
+    def __init__(self, message: str, summary: CaptureSummary) -> None:
+        super().__init__(message)
+        self.summary = summary
+
+
+@dataclass
+class CaptureSettings:
+    plan: PlanSettings = field(default_factory=PlanSettings)
+    limits: Limits = field(default_factory=Limits)
+    storage_options: dict[str, object] | None = None
+
+
+class Capture:
+    def __init__(
+        self,
+        pools: ProviderPools,
+        root: str,
+        groups: list[str],
+        settings: CaptureSettings | None = None,
+        progress: Progress | None = None,
+        consumed: Callable[[RangeRef], bool] | None = None,
+    ) -> None:
+        if not groups:
+            raise ValueError("no group to capture")
+        self.pools = pools
+        self.groups = groups
+        self.settings = settings or CaptureSettings()
+        self.writer = CorpusWriter(root, storage_options=self.settings.storage_options)
+        self.reader = CorpusReader(root, storage_options=self.settings.storage_options)
+        slots = pools.slots()
+        self.progress = progress or Progress(
+            [f"{p.provider.label}#{i}" for i, p in enumerate(slots)], show=False
+        )
+        self.consumed = consumed
+        self.known_complete: set[RangeRef] = set()
+        self.high_water: dict[str, int] = {}  # per group, the fetch limit of the last pass
+        self._stop = threading.Event()
+        self._schedule: Schedule | None = None
+
+    def stop(self, reason: str = "stopped by request") -> None:
+        self._stop.set()
+        if self._schedule is not None:
+            self._schedule.stop(reason)
+
+    # -- a pass --------------------------------------------------------------------------
+
+    def bounds(self) -> dict[str, GroupInfo]:
+        pool = self.pools.pools[0]
+        out = {}
+        with pool.connection() as client:
+            for group in self.groups:
+                out[group] = client.group(group)
+        return out
+
+    def targets(self, bounds: dict[str, GroupInfo]) -> list[Target]:
+        plan = self.settings.plan
+        out: list[Target] = []
+        for group in self.groups:
+            info = bounds[group]
+            limit = fetch_limit(info.high, plan)
+            if info.count == 0 or limit < info.low:
+                continue
+            out.extend(
+                Target(ref, info.low, limit) for ref in group_ranges(group, info.low, limit, plan)
+            )
+            self.high_water[group] = limit
+        return out
+
+    def run_pass(self) -> Schedule:
+        """Fetch everything missing up to each group's current limit; returns the schedule."""
+        try:
+            bounds = self.bounds()
+        except NNTPError as exc:
+            schedule = self._new_schedule([])
+            schedule.fail_hard(f"cannot read group bounds: {exc}", exc)
+            return schedule
+        schedule = self._new_schedule(self.targets(bounds))
+        self._schedule = schedule
+        if self._stop.is_set():
+            schedule.stop("stopped by request")
+        workers = [
+            threading.Thread(target=self._work, args=(i, pool, schedule), daemon=True)
+            for i, pool in enumerate(self.pools.slots())
+        ]
+        for w in workers:
+            w.start()
+        try:
+            for w in workers:
+                while w.is_alive():
+                    w.join(0.2)
+        except KeyboardInterrupt:
+            schedule.stop("interrupted")
+            for w in workers:
+                w.join()
+            raise
+        finally:
+            schedule.flush()
+            self.progress.count("ranges_completed", len(schedule.completed))
+            self.progress.count("retries", schedule.retries)
+            self.progress.count("truncated", schedule.truncated)
+            self.progress.count("splits", schedule.splits)
+        return schedule
+
+    def _new_schedule(self, targets: list[Target]) -> Schedule:
+        return Schedule(
+            targets,
+            self.writer,
+            self.reader,
+            self.settings.limits,
+            self.settings.plan.chunk_size,
+            server=",".join(p.provider.label for p in self.pools.pools),
+            consumed=self.consumed,
+            known_complete=self.known_complete,
+            on_plan=self.progress.plan,
+        )
+
+    def _work(self, slot: int, pool: ConnectionPool, schedule: Schedule) -> None:
+        while True:
+            task = schedule.next_task()
+            if task is None:
+                return
+            try:
+                self._fetch(slot, pool, schedule, task)
+            except NNTPError as exc:
+                pause = schedule.failed(task, exc)
+                if pause:
+                    self._stop.wait(pause)
+            except Exception as exc:  # a disk that fails: stop, never guess
+                schedule.fail_hard(f"storing {task.ref.group} {task.first}-{task.last}: {exc}", exc)
+
+    def _fetch(self, slot: int, pool: ConnectionPool, schedule: Schedule, task: ChunkTask) -> None:
+        with pool.connection() as client:
+            if client.group_name != task.ref.group:
+                client.group(task.ref.group)
+            before = client.bytes_in
+            started = time.monotonic()
+            reply = client.over(task.first, task.last)
+            busy = time.monotonic() - started
+            wire = client.bytes_in - before
+        entry = self.writer.write_compressed_chunk(
+            task.ref, task.first, task.last, reply.payload, reply.lines, reply.codec
+        )
+        self.progress.chunk(
+            slot, task.articles, reply.lines, wire, entry.bytes, busy, reply.recompressed
+        )
+        schedule.done(task, entry)
+
+    # -- history and tail ------------------------------------------------------------------
+
+    def run(
+        self, tail: bool = False, interval: float = 300.0, passes: int | None = None
+    ) -> CaptureSummary:
+        """History first; with `tail`, then a pass every `interval` seconds (or `passes` times)."""
+        done = 0
+        try:
+            while True:
+                schedule = self.run_pass()
+                done += 1
+                if schedule.error is not None or (schedule.stopped and not tail):
+                    break
+                if self._stop.is_set() or not tail or (passes is not None and done >= passes):
+                    break
+                if self._stop.wait(interval):
+                    break
+        finally:
+            self.pools.close()
+        stopped = schedule.stopped if schedule.stopped else ""
+        summary = self.progress.finish(stopped)
+        if schedule.error is not None:
+            raise CaptureError(schedule.stopped, summary) from schedule.error
+        return summary

@@ -1,0 +1,69 @@
+"""`usenet-indexer bench-capture`: capture throughput per connection count, and client CPU."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "bench-capture",
+        help="measure capture throughput against a paced serve-nntp (1..N connections)",
+        description="Starts serve-nntp in its own process, paced like a provider, and "
+        "captures from it with each connection count for a fixed time; prints lines/s, the "
+        "scaling against one connection, and the client's CPU per 100 k lines/s.",
+    )
+    p.add_argument("--connections", default="1,2,5,10,20", help="comma list (default 1,2,5,10,20)")
+    p.add_argument("--rate", type=float, default=25_000, help="lines/s per connection")
+    p.add_argument(
+        "--variant", default="xfeature", choices=["plain", "xfeature", "xzver", "deflate"]
+    )
+    p.add_argument("--seconds", type=float, default=4.0, help="length of each run")
+    p.add_argument("--chunk-size", type=int, default=25_000)
+    p.add_argument(
+        "--lines",
+        type=int,
+        default=0,
+        help="sample corpus size (default: enough for the largest run)",
+    )
+    p.add_argument("--work-dir", help="keep the sample corpus here between runs")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pipelines.capture.bench import make_corpus, run_once, start_server
+
+    counts = [int(x) for x in args.connections.split(",") if x]
+    lines = args.lines or int(max(counts) * args.rate * (args.seconds + 2))
+    work = args.work_dir or tempfile.mkdtemp(prefix="bench-capture-")
+    print(f"bench-capture: sample corpus of {lines:,} lines in {work}", flush=True)
+    corpus = make_corpus(work, lines, args.chunk_size)
+    server, port = start_server(corpus, args.rate, [])
+    runs = []
+    try:
+        for n in counts:
+            runs.append(run_once(port, n, args.variant, args.seconds, args.chunk_size))
+            s = runs[-1].summary
+            print(f"  {n:>2} connections: {s.lines:,} lines in {s.seconds:.1f} s", flush=True)
+    finally:
+        server.terminate()
+        server.wait(10)
+        if not args.work_dir:
+            shutil.rmtree(work, ignore_errors=True)
+    one = runs[0].summary.lines_per_second / max(runs[0].connections, 1)
+    print(f"\nvariant {args.variant}, paced at {args.rate:,.0f} lines/s per connection, "
+          f"{args.chunk_size:,}-line chunks, {args.seconds:.0f} s runs")  # fmt: skip
+    print("connections | lines/s | per connection | x (N x one) | MB/s | client CPU % of a core "
+          "| CPU % per 100k lines/s")  # fmt: skip
+    for r in runs:
+        s = r.summary
+        scale = s.lines_per_second / (r.connections * one) if one else 0.0
+        cpu = 100.0 * s.cpu_seconds / s.seconds if s.seconds else 0.0
+        print(f"{r.connections:>11} | {s.lines_per_second:>7,.0f} | "
+              f"{s.lines_per_second / r.connections:>14,.0f} | {scale:>11.2f} | "
+              f"{s.megabytes_per_second:>4.1f} | {cpu:>22.1f} | "
+              f"{r.cpu_per_100k:>6.1f}")  # fmt: skip
+    return 0

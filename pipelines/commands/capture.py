@@ -1,0 +1,139 @@
+"""`usenet-indexer capture`: fetch groups' overview from a news server into the corpus."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+_SIZE_UNITS = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "capture",
+        help="fetch overview (XOVER) of groups from a news server into the corpus",
+        description="Plans each group's history as ranges and chunks, fetches every missing "
+        "chunk on all connections (compressed where the server allows), writes range.json "
+        "once a range is complete, and with --tail keeps fetching new articles. Killed at "
+        "any point, it resumes from what is stored.",
+    )
+    p.add_argument(
+        "--server",
+        required=True,
+        action="append",
+        metavar="HOST[:PORT]",
+        help="news server (repeat for more providers; they share the work)",
+    )
+    p.add_argument("--tls", action="store_true", help="implicit TLS (default port 563)")
+    p.add_argument("--starttls", action="store_true", help="upgrade a plain connection (RFC 4642)")
+    p.add_argument("--insecure", action="store_true", help="do not verify the TLS certificate")
+    p.add_argument("--user", help="AUTHINFO USER")
+    p.add_argument("--password-env", metavar="VAR", help="environment variable with the password")
+    p.add_argument("--group", required=True, action="append", help="group to capture (repeatable)")
+    p.add_argument("--corpus", required=True, help="corpus root: a folder or an fsspec URL")
+    p.add_argument("--connections", type=int, default=4, help="connections per server (default 4)")
+    p.add_argument("--ranges", type=int, default=2, help="ranges fetched at once (default 2)")
+    p.add_argument(
+        "--ahead",
+        type=int,
+        help="stop (or, with --tail, wait) once this many captured ranges are not yet consumed",
+    )
+    p.add_argument("--disk-cap", help="the same, in bytes of captured ranges (e.g. 10G)")
+    p.add_argument("--range-size", type=int, default=2_000_000)
+    p.add_argument("--chunk-size", type=int, default=100_000)
+    p.add_argument("--newest-first", action="store_true", help="fetch history newest first")
+    p.add_argument(
+        "--headroom",
+        type=int,
+        default=1000,
+        help="articles below the server's high mark left for the next pass",
+    )
+    p.add_argument(
+        "--compression", default="auto", choices=["auto", "plain", "xfeature", "xzver", "deflate"]
+    )
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds without a byte")
+    p.add_argument(
+        "--idle-close", type=float, default=60.0, help="close connections idle this long"
+    )
+    p.add_argument("--tail", action="store_true", help="after the history, follow new articles")
+    p.add_argument("--interval", type=float, default=300.0, help="seconds between tail passes")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=run)
+
+
+def parse_size(text: str) -> int:
+    text = text.strip().upper().removesuffix("B")
+    unit = text[-1] if text and text[-1] in _SIZE_UNITS else ""
+    return int(float(text[: len(text) - len(unit)]) * _SIZE_UNITS[unit])
+
+
+def run(args: argparse.Namespace) -> int:
+    from pipelines.capture.planner import PlanSettings
+    from pipelines.capture.prefetch import Capture, CaptureError, CaptureSettings
+    from pipelines.capture.progress import Progress
+    from pipelines.capture.schedule import Limits
+    from pipelines.nntp.pool import ProviderPools
+    from pipelines.nntp.provider import Provider, parse_server
+
+    password = None
+    if args.password_env:
+        password = os.environ.get(args.password_env)
+        if password is None:
+            print(f"capture: ${args.password_env} is not set", file=sys.stderr)
+            return 2
+    try:
+        providers = []
+        for spec in args.server:
+            host, port = parse_server(spec, tls=args.tls)
+            providers.append(
+                Provider(
+                    host,
+                    port,
+                    tls="implicit" if args.tls else "starttls" if args.starttls else "none",
+                    user=args.user,
+                    password=password,
+                    connections=args.connections,
+                    timeout=args.timeout,
+                    idle_close=args.idle_close,
+                    compression=args.compression,
+                    tls_verify=not args.insecure,
+                )
+            )
+        settings = CaptureSettings(
+            plan=PlanSettings(args.range_size, args.chunk_size, args.newest_first, args.headroom),
+            limits=Limits(
+                ranges_open=args.ranges,
+                ahead=args.ahead,
+                disk_cap=parse_size(args.disk_cap) if args.disk_cap else None,
+            ),
+        )
+    except ValueError as exc:
+        print(f"capture: {exc}", file=sys.stderr)
+        return 2
+    pools = ProviderPools(providers)
+    labels = [f"{p.provider.label}#{i}" for i, p in enumerate(pools.slots())]
+    capture = Capture(
+        pools, args.corpus, args.group, settings, Progress(labels, show=not args.quiet)
+    )
+    try:
+        summary = capture.run(tail=args.tail, interval=args.interval)
+    except CaptureError as exc:
+        print(exc.summary.format(), file=sys.stderr)
+        print(f"capture: stopped: {exc}", file=sys.stderr)
+        return 1
+    print(summary.format())
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """This command alone (`python -m pipelines.commands.MODULE ...`), for child processes."""
+    parser = argparse.ArgumentParser(prog="usenet-indexer")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return int(args.run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""`usenet-indexer serve-nntp CORPUS`: serve a corpus over NNTP (tests, demo, benchmarks)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "serve-nntp",
+        help="serve a corpus over NNTP: overview (plain and compressed), articles, faults",
+        description="A small news server in front of a stored corpus: GROUP, LIST ACTIVE, "
+        "OVER/XOVER with XFEATURE COMPRESS GZIP, XZVER and COMPRESS DEFLATE, STAT/HEAD/BODY "
+        "with generated yEnc bodies; optional pacing, AUTHINFO and fault injection.",
+    )
+    p.add_argument("corpus", help="corpus root: a folder or an fsspec URL")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=1119, help="0 picks a free port")
+    p.add_argument("--user", help="require AUTHINFO USER with this name")
+    p.add_argument("--password", help="... and this password")
+    p.add_argument(
+        "--lines-per-second",
+        type=float,
+        default=0.0,
+        help="pace each connection like a provider (~25000); 0: no pacing",
+    )
+    p.add_argument(
+        "--offer",
+        default="xfeature,xzver,deflate",
+        help="compressed variants to offer (comma list; empty: plain only)",
+    )
+    p.add_argument(
+        "--gzip-flavour",
+        choices=["raw", "zlib"],
+        default="raw",
+        help="XFEATURE COMPRESS GZIP stream: raw deflate or zlib",
+    )
+    p.add_argument(
+        "--overview-lag",
+        type=int,
+        default=0,
+        help="the newest articles whose overview is not there yet",
+    )
+    p.add_argument(
+        "--faults",
+        default="",
+        help="cut=N,drop=N,dot,slow=SECONDS,idle=SECONDS (see docs/CAPTURE.md)",
+    )
+    p.add_argument("--tls-cert", help="PEM certificate (with --tls-key): offer STARTTLS")
+    p.add_argument("--tls-key", help="PEM private key")
+    p.add_argument("--implicit-tls", action="store_true", help="TLS from the first byte")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import ssl
+
+    from pipelines.nntpserver.faults import Faults
+    from pipelines.nntpserver.server import NNTPServer, ServerOptions
+
+    try:
+        faults = Faults.parse(args.faults)
+    except ValueError as exc:
+        print(f"serve-nntp: {exc}", file=sys.stderr)
+        return 2
+    context = None
+    if args.tls_cert:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+    options = ServerOptions(
+        user=args.user,
+        password=args.password,
+        lines_per_second=args.lines_per_second,
+        offer=tuple(x for x in args.offer.split(",") if x),
+        gzip_flavour=args.gzip_flavour,
+        overview_lag=args.overview_lag,
+        faults=faults,
+        tls_context=context,
+        implicit_tls=args.implicit_tls,
+    )
+    try:
+        server = NNTPServer(args.corpus, args.host, args.port, options)
+    except FileNotFoundError as exc:
+        print(f"serve-nntp: {exc}", file=sys.stderr)
+        return 2
+    groups = ", ".join(sorted(server.corpus.groups)) or "none"
+    server.start()
+    print(f"serve-nntp: listening on {args.host}:{server.port}; groups: {groups}", flush=True)
+    try:
+        import threading
+
+        threading.Event().wait()
+    finally:
+        server.stop()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """This command alone (`python -m pipelines.commands.MODULE ...`), for child processes."""
+    parser = argparse.ArgumentParser(prog="usenet-indexer")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return int(args.run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""The corpus a `serve-nntp` server serves: groups, their bounds, and overview lines by number.
+
+Chunks are inflated on demand and a few kept in memory, so a server can stand in front of
+a corpus much larger than its memory. A request whose span is exactly a stored chunk (what
+a capture with the same chunk size asks for) is answered from the stored compressed bytes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pipelines.corpus.codec import inflate
+from pipelines.corpus.reader import CorpusReader
+
+_KEEP_CHUNKS = 64
+
+
+@dataclass(frozen=True)
+class ServedChunk:
+    path: str
+    first: int
+    last: int
+    lines: int
+
+
+@dataclass
+class ChunkText:
+    """One chunk's lines: the text and where each line starts and ends, by article number."""
+
+    text: bytes
+    numbers: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray  # after the line's LF
+
+
+@dataclass
+class ServedGroup:
+    name: str
+    chunks: list[ServedChunk] = field(default_factory=list)
+    low: int = 0
+    high: int = 0
+    count: int = 0
+    visible_high: int | None = None  # the tail tests reveal articles step by step
+
+
+class ServedCorpus:
+    def __init__(self, root: str) -> None:
+        self.reader = CorpusReader(root)
+        self.groups: dict[str, ServedGroup] = {}
+        self._cache: OrderedDict[str, ChunkText] = OrderedDict()
+        self._lock = threading.Lock()
+        for name in self.reader.groups():
+            group = ServedGroup(name)
+            for info in self.reader.ranges(name):
+                if info.manifest is None:
+                    continue
+                folder = info.ref.path(self.reader.root)
+                for entry in info.manifest.chunks:
+                    group.chunks.append(
+                        ServedChunk(f"{folder}/{entry.file}", entry.first, entry.last, entry.lines)
+                    )
+            if group.chunks:
+                self._bounds(group)
+                self.groups[name] = group
+
+    def _bounds(self, group: ServedGroup) -> None:
+        group.count = sum(c.lines for c in group.chunks)
+        filled = [c for c in group.chunks if c.lines]
+        if not filled:  # RFC 3977: an empty group reports high = low - 1
+            group.low, group.high = group.chunks[0].first, group.chunks[0].first - 1
+            return
+        first, last = self.text(filled[0]).numbers, self.text(filled[-1]).numbers
+        group.low = int(first[first >= 0].min())
+        group.high = int(last.max())
+
+    def bounds(self, name: str) -> tuple[int, int, int]:
+        """(count, low, high) as GROUP reports them, honouring a revealed high mark."""
+        group = self.groups[name]
+        high = group.high if group.visible_high is None else min(group.high, group.visible_high)
+        return group.count, group.low, high
+
+    def text(self, chunk: ServedChunk) -> ChunkText:
+        with self._lock:
+            cached = self._cache.get(chunk.path)
+            if cached is not None:
+                self._cache.move_to_end(chunk.path)
+                return cached
+        loaded = _load(self.reader.fs.cat_file(chunk.path))
+        with self._lock:
+            self._cache[chunk.path] = loaded
+            while len(self._cache) > _KEEP_CHUNKS:
+                self._cache.popitem(last=False)
+        return loaded
+
+    def stored_payload(self, name: str, first: int, last: int) -> tuple[bytes, int] | None:
+        """(stored compressed bytes, lines) when first..last is exactly one stored chunk."""
+        for chunk in self.groups[name].chunks:
+            if chunk.first == first and chunk.last == last:
+                return bytes(self.reader.fs.cat_file(chunk.path)), chunk.lines
+        return None
+
+    def lines(self, name: str, first: int, last: int) -> bytes:
+        """The overview lines of articles first..last (CRLF ends), in stored order."""
+        out = []
+        for chunk in self.groups[name].chunks:
+            if chunk.last < first or chunk.first > last:
+                continue
+            text = self.text(chunk)
+            keep = np.flatnonzero((text.numbers >= first) & (text.numbers <= last))
+            if len(keep) == len(text.numbers):
+                out.append(text.text)
+                continue
+            # lines of one chunk come in article order: slice runs, not single lines
+            for run in np.split(keep, np.flatnonzero(np.diff(keep) != 1) + 1):
+                if len(run):
+                    out.append(text.text[text.starts[run[0]] : text.ends[run[-1]]])
+        return b"".join(out)
+
+    def find(self, name: str, number: int) -> bytes | None:
+        """One article's overview line (without its line end), or None."""
+        for chunk in self.groups[name].chunks:
+            if chunk.first <= number <= chunk.last:
+                text = self.text(chunk)
+                hit = np.flatnonzero(text.numbers == number)
+                if len(hit):
+                    i = hit[0]
+                    return text.text[text.starts[i] : text.ends[i]].rstrip(b"\r\n")
+        return None
+
+
+def _load(payload: bytes) -> ChunkText:
+    inflated = inflate(payload)
+    text = inflated.data
+    if text and not text.endswith(b"\n"):
+        text += b"\r\n"
+    arr = np.frombuffer(text, dtype=np.uint8)
+    ends = np.flatnonzero(arr == 10) + 1
+    starts = np.concatenate(([0], ends[:-1])).astype(np.int64) if len(ends) else ends
+    numbers = np.empty(len(starts), dtype=np.int64)
+    for i, (s, e) in enumerate(zip(starts, ends, strict=True)):
+        tab = text.find(b"\t", s, e)
+        try:
+            numbers[i] = int(text[s : tab if tab >= 0 else e])
+        except ValueError:
+            numbers[i] = -1  # a bad line is never served by number
+    return ChunkText(text, numbers, starts, ends.astype(np.int64))
