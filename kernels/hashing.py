@@ -8,20 +8,24 @@ xxHash64-compatible (no 32- and 4-byte stages) and need not be.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 
 from kernels._jit import JIT_OPTIONS
 
+_LEAF_OPTIONS: dict[str, Any] = {**JIT_OPTIONS, "_nrt": False}
 
-def leaf_kernel(fn):  # type: ignore[no-untyped-def]
+
+def leaf_kernel(fn: Any) -> Any:
     """Compile fn like `kernels._jit.kernel`, without numba's reference counting (NRT).
 
     With NRT on, every call of a jitted helper that takes an array costs an atomic
     incref/decref pair (~15-30 ns here), which dominated the per-byte parsers. These
     kernels allocate nothing: their Python wrappers allocate the outputs and pass them in.
     """
-    return numba.njit(**JIT_OPTIONS, _nrt=False)(fn)
+    return numba.njit(**_LEAF_OPTIONS)(fn)
 
 
 _P1 = np.uint64(0x9E3779B185EBCA87)
