@@ -14,7 +14,7 @@ import numpy as np
 from pipelines.generate import words as w
 from pipelines.generate.rand import HEX, Tokens
 from pipelines.generate.segments import HEADER_BYTES, SegmentTable, Source
-from pipelines.generate.tools import MessageIds, Poster, random_sender
+from pipelines.generate.tools import MessageIds, Poster, human_sender, random_sender
 
 NOISE_KINDS = ("random_subject", "private_hash", "text_post")
 
@@ -74,7 +74,9 @@ class NoiseWriter:
         """A plain text article: readable subject, no yEnc, no counter, a few kB."""
         title = " ".join(self.rng.sample(w.TITLE_WORDS, 2))
         subject = self.rng.choice(w.TEXT_SUBJECTS).format(title=title)
-        src = self.table.add_source(Source(poster.sender, poster.date_style, poster.skew, (group,)))
+        # people write these, not posting tools: a reader's own address
+        sender = human_sender(self.rng)
+        src = self.table.add_source(Source(sender, poster.date_style, poster.skew, (group,)))
         lines = self.rng.randint(8, 140)
         nbytes = HEADER_BYTES + len(subject) + lines * self.rng.randint(30, 70)
         ids = self.ids.server_ids(self.rng.choice(("news.astraweb.com", "giganews.com")), 1)

@@ -156,7 +156,8 @@ class Planner:
             if r.random() < RATES[key]:
                 features[key] = True
         for enc in ("rfc2047_b", "rfc2047_q", "rfc2047_hidden", "latin1"):
-            if r.random() < RATES[enc] and kind != "obfuscated":
+            # film and TV titles: the posts that carry them in their own script
+            if r.random() < RATES[enc] and kind in ("rar_parts", "rar_old", "video", "sevenzip"):
                 features["encoding"] = enc
         if r.random() < RATES["missing_segments"]:
             features["missing_segments"] = r.uniform(0.01, 0.1)
@@ -213,8 +214,10 @@ class Planner:
         encoding = features.get("encoding", "plain")
         subject_name = "" if encoding == "plain" else self._subject_name(encoding)
         needs_name = not spec.shared_stem or bool(subject_name)
-        # obfuscated posts keep their counters: only the names are random
-        session = self._session(home, needs_name, spec.kind == "obfuscated", features.get("poster"))
+        # obfuscated posts keep their counters (only the names are random), and a missing
+        # file shows only against a file counter
+        needs_counter = spec.kind == "obfuscated" or bool(features.get("missing_files"))
+        session = self._session(home, needs_name, needs_counter, features.get("poster"))
         segments = sum(math.ceil(s / session.poster.article_size) for _, s in spec.files)
         duration = self._duration(segments, bool(features.get("long")))
         start = session.next_start

@@ -6,6 +6,7 @@ per batch of tokens, sliced afterwards, keeps a token well under a microsecond.
 
 from __future__ import annotations
 
+import functools
 import string
 
 import numpy as np
@@ -69,6 +70,7 @@ class Tokens:
         return self.one(HEX, length)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # NewsUP writes the posting second: few distinct
 def base36(value: int) -> str:
     if value < 0:
         raise ValueError("base36 of a negative number")

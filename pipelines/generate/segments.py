@@ -46,10 +46,9 @@ class SegmentTable:
     subjects: list[str] = field(default_factory=list)
     message_ids: list[str] = field(default_factory=list)
     _times: list[np.ndarray] = field(default_factory=list)
-    _source: list[np.ndarray] = field(default_factory=list)
     _first: list[np.ndarray] = field(default_factory=list)  # raw data bytes, or :bytes
-    _second: list[np.ndarray] = field(default_factory=list)  # header overhead, or :lines
-    _yenc: list[np.ndarray] = field(default_factory=list)
+    # per block of rows: (rows, source, overhead or :lines, yEnc?); expanded in freeze
+    _blocks: list[tuple[int, int, int, bool]] = field(default_factory=list)
     rows: int = 0
 
     def add_source(self, source: Source) -> int:
@@ -66,20 +65,14 @@ class SegmentTable:
         overhead: int,
     ) -> None:
         """yEnc segments carrying `raw` data bytes each, `overhead` header bytes."""
-        self._add(source, times, subjects, message_ids, raw, np.full(len(raw), overhead), True)
+        self._add(source, times, subjects, message_ids, raw, overhead, True)
 
     def add_text(
         self, source: int, time: float, subject: str, message_id: str, nbytes: int, nlines: int
     ) -> None:
         """A plain article whose size is known as it is."""
         self._add(
-            source,
-            np.array([time]),
-            [subject],
-            [message_id],
-            np.array([nbytes]),
-            np.array([nlines]),
-            False,
+            source, np.array([time]), [subject], [message_id], np.array([nbytes]), nlines, False
         )
 
     def _add(
@@ -89,31 +82,32 @@ class SegmentTable:
         subjects: list[str],
         message_ids: list[str],
         first: np.ndarray,
-        second: np.ndarray,
+        second: int,
         yenc: bool,
     ) -> None:
         n = len(times)
         if not (len(subjects) == len(message_ids) == len(first) == n):
             raise ValueError("segment columns differ in length")
-        self._times.append(np.asarray(times, dtype=np.float64))
-        self._source.append(np.full(n, source, dtype=np.int32))
-        self._first.append(np.asarray(first, dtype=np.int64))
-        self._second.append(np.asarray(second, dtype=np.int64))
-        self._yenc.append(np.full(n, yenc))
+        self._times.append(times)
+        self._first.append(first)
+        self._blocks.append((n, source, second, yenc))
         self.subjects.extend(subjects)
         self.message_ids.extend(message_ids)
         self.rows += n
 
     def freeze(self, rng: np.random.Generator) -> Segments:
-        def cat(parts: list[np.ndarray], dtype: type) -> np.ndarray:
-            return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
-
-        first, second = cat(self._first, np.int64), cat(self._second, np.int64)
-        yenc = cat(self._yenc, np.bool_)
+        if not self._blocks:
+            empty = np.zeros(0, dtype=np.int64)
+            return Segments(empty.astype(np.float64), empty, empty, empty, [], [], self.sources)
+        counts = np.array([b[0] for b in self._blocks], dtype=np.int64)
+        source = np.repeat(np.array([b[1] for b in self._blocks], dtype=np.int32), counts)
+        second = np.repeat(np.array([b[2] for b in self._blocks], dtype=np.int64), counts)
+        yenc = np.repeat(np.array([b[3] for b in self._blocks], dtype=bool), counts)
+        first = np.concatenate(self._first).astype(np.int64)
         nbytes, nlines = yenc_sizes(rng, first, second)
         return Segments(
-            times=cat(self._times, np.float64),
-            source=cat(self._source, np.int32),
+            times=np.concatenate(self._times).astype(np.float64),
+            source=source,
             nbytes=np.where(yenc, nbytes, first),
             nlines=np.where(yenc, nlines, second),
             subjects=self.subjects,

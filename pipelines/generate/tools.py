@@ -66,10 +66,20 @@ def random_sender(rng: random.Random, tokens: Tokens) -> str:
     return f"{name} <{user}@{host}.{tld}>"
 
 
-def _sender(rng: random.Random, tokens: Tokens, tool: str) -> str:
+def human_sender(rng: random.Random) -> str:
+    """A person's From in one of the three shapes: `user <mail>`, `mail (Name)`, `"N" <mail>`."""
     first, last = rng.choice(w.FIRST_NAMES), rng.choice(w.LAST_NAMES)
     user = f"{first.lower()}{rng.choice(('', '.', '_'))}{last.lower()}{rng.randint(1, 99)}"
     mail = f"{user}@{rng.choice(MAIL_DOMAINS)}"
+    shape = rng.random()
+    if shape < 0.4:
+        return f"{user} <{mail}>"
+    if shape < 0.7:
+        return f"{mail} ({first})"
+    return f'"{first} {last}" <{mail}>'
+
+
+def _sender(rng: random.Random, tokens: Tokens, tool: str) -> str:
     if tool == "ngpost":
         return random_sender(rng, tokens)
     if tool == "yencbin":
@@ -77,12 +87,7 @@ def _sender(rng: random.Random, tokens: Tokens, tool: str) -> str:
     if tool == "powerpost":
         tag = tokens.one("ABCDEFGHKLMNPRSTUVWXYZ", 2)
         return f"Yenc@yenc-post.org (Yenc-PP-{tag}&{tokens.one(ALNUM, 2)})"
-    shape = rng.random()
-    if shape < 0.4:
-        return f"{user} <{mail}>"
-    if shape < 0.7:
-        return f"{mail} ({first})"
-    return f'"{first} {last}" <{mail}>'
+    return human_sender(rng)
 
 
 def make_poster(
