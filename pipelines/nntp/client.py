@@ -40,8 +40,9 @@ class ActiveGroup:
 
 
 class NNTPClient:
-    def __init__(self, provider: Provider) -> None:
+    def __init__(self, provider: Provider, reader: bool = True) -> None:
         self.provider = provider
+        self.reader = reader  # False: stay a transit (feeding) session, e.g. to send IHAVE
         self.wire: Wire | None = None
         self.capabilities: set[str] = set()
         self.variant = "plain"  # how overview replies come: plain, xfeature, xzver, deflate
@@ -89,7 +90,7 @@ class NNTPClient:
         self.load_capabilities()
         if self.provider.tls == "starttls":
             self._starttls()
-        if "MODE-READER" in self.capabilities or not self.capabilities:
+        if self.reader and ("MODE-READER" in self.capabilities or not self.capabilities):
             code, message = self.command("MODE READER")
             if code in (200, 201):
                 self.posting = code == 200
