@@ -12,4 +12,7 @@ def gather(buf: bytes, start: list[int], end: list[int]) -> tuple[bytes, list[in
 
 
 def strip_angle_brackets(buf: bytes, start: list[int], end: list[int]) -> list[bytes]:
-    return [buf[s:e].strip(b" <>") if e > s else b"" for s, e in zip(start, end, strict=True)]
+    return [
+        buf[s:e].lstrip(b" <").rstrip(b" >") if e > s else b""
+        for s, e in zip(start, end, strict=True)
+    ]
