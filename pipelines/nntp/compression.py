@@ -102,7 +102,7 @@ class InflateCheck:
             if self.text_bytes == 0 and text[:1] == b".":
                 self.dot_line = True
             self.text_bytes += len(text)
-            self._tail = (self._tail + text)[-5:]
+            self._tail = (self._tail + text[-5:])[-5:]
 
     def stored(self) -> StoredReply:
         """The stream as the corpus keeps it (call once `eof`)."""
@@ -165,18 +165,17 @@ def read_xfeature_reply(wire: Wire, marked: bool, cut_grace: float) -> StoredRep
         return store_text(wire.read_block())
     check = InflateCheck(stream_kind(head))
     tail = b""
+    piece = wire.take()
     while True:
-        piece = wire.take()
         check.feed(piece)
         if check.eof:
             break
-        tail = (tail + piece)[-3:]
+        tail = (tail + piece[-3:])[-3:]
         # A provider cuts the stream where its compressed bytes happen to hold `.\r\n`:
         # the bytes stop there and nothing else comes.
         if tail == b".\r\n" and not wire.more_within(cut_grace):
             raise TruncatedReply("compressed overview cut short at a '.\\r\\n' in its bytes")
-        if not wire.buf:
-            wire.fill()
+        piece = wire.read_raw()
     stored = check.stored()
     rest = check.unused
     if stored.recompressed and check.dot_line and rest[:3] != b".\r\n":

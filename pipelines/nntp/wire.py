@@ -56,6 +56,11 @@ class Wire:
 
     def fill(self, timeout: float | None = None) -> int:
         """Read once from the socket into the buffer; the count of new (inflated) bytes."""
+        data = self._recv(timeout)
+        self.buf += data
+        return len(data)
+
+    def _recv(self, timeout: float | None = None) -> bytes:
         self.sock.settimeout(self.timeout if timeout is None else timeout)
         try:
             data = self.sock.recv(_RECV)
@@ -73,8 +78,7 @@ class Wire:
                 data = self._inflater.decompress(data)
             except _INFLATE_ERRORS as exc:
                 raise ProtocolError(f"COMPRESS DEFLATE stream is corrupt: {exc}") from exc
-        self.buf += data
-        return len(data)
+        return bytes(data)
 
     def more_within(self, seconds: float) -> bool:
         """True when more bytes arrive within `seconds`; False when the line stays quiet."""
@@ -114,6 +118,10 @@ class Wire:
             if deadline is not None and time.monotonic() > deadline:
                 raise ReplyTimeout("the reply did not end within its deadline")
             self.fill()
+
+    def read_raw(self) -> bytes:
+        """What is buffered, or else the next bytes off the socket, never through the buffer."""
+        return self.take() if self.buf else self._recv()
 
     def take(self) -> bytes:
         """Everything buffered, removed from the buffer (raw reads of compressed replies)."""
