@@ -884,3 +884,32 @@ def parse_subject_list(subjects: list[bytes]) -> SubjectFields:
     ends = np.cumsum([len(x) for x in subjects], dtype=np.int64)
     starts = ends - np.array([len(x) for x in subjects], dtype=np.int64)
     return parse_subjects(buf, starts, ends)
+
+
+# --- RFC 2047 encoded words -----------------------------------------------------------
+
+
+@leaf_kernel
+def _flag_encoded(buf, start, end, out):
+    for li in range(start.shape[0]):
+        s = start[li]
+        e = end[li]
+        first = -1
+        flag = False
+        for i in range(s, e - 1):
+            if buf[i] == 61 and buf[i + 1] == 63:  # =?
+                if first < 0:
+                    first = i
+            elif first >= 0 and i >= first + 2 and buf[i] == 63 and buf[i + 1] == 61:  # ?=
+                flag = True
+                break
+        out[li] = flag
+
+
+def flag_encoded_words(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Which subjects hold `=?` followed later by `?=`: those that may need RFC 2047 decoding."""
+    arr = as_buffer(buf)
+    start, end = check_spans(arr, start, end)
+    out = np.zeros(len(start), np.bool_)
+    _flag_encoded(arr, start, end, out)
+    return out
