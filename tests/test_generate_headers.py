@@ -127,6 +127,11 @@ def test_rfc2047_and_latin1_subjects(corpus: tuple) -> None:
             assert u["name"] in subject.decode("latin-1")
     foreign = [u["name"] for u in uploads if re.search(r"[\u3040-\u9fff\u0400-\u04ff]", u["name"])]
     assert foreign
+    assert encodings["utf8"]  # raw UTF-8 in the subject, no encoded words
+    for u in encodings["utf8"]:
+        for subject in first_subjects(by_id, u):
+            assert b"=?" not in subject and u["name"] in subject.decode()
+            assert not subject.isascii()
 
 
 def test_date_formats_and_broken_clocks(corpus: tuple) -> None:

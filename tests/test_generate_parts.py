@@ -8,6 +8,7 @@ import re
 from email.header import decode_header, make_header
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -15,7 +16,7 @@ from pipelines.generate.dates import DATE_STYLES, DateFormatter
 from pipelines.generate.files import par2_set, rar_new, rar_old, seven_zip, volume_sizes
 from pipelines.generate.rand import HEX, Tokens, base36
 from pipelines.generate.segments import yenc_sizes
-from pipelines.generate.subjects import STYLES, as_latin1, encoded_word_b, encoded_word_q
+from pipelines.generate.subjects import STYLES, encoded_word_b, encoded_word_q, on_wire
 
 
 @given(st.integers(1, 10**10), st.integers(1, 10**9))
@@ -55,9 +56,12 @@ def test_encoded_words_decode_back(text: str) -> None:
         assert str(make_header(decode_header(words))) == text
 
 
-def test_latin1_subjects_are_raw_bytes() -> None:
-    raw = as_latin1("Taffe Mädels").encode("utf-8", "surrogateescape")
-    assert raw == "Taffe Mädels".encode("latin-1")
+def test_subjects_on_the_wire() -> None:
+    assert on_wire("Taffe Mädels", "latin1").encode("latin-1") == "Taffe Mädels".encode("latin-1")
+    assert on_wire("進撃の巨人", "utf8").encode("latin-1") == "進撃の巨人".encode()
+    assert on_wire("plain", "latin1") == "plain"
+    with pytest.raises(UnicodeEncodeError):
+        on_wire("Der Schatz – Teil Zwei", "latin1")
 
 
 def test_every_date_style_parses_back() -> None:

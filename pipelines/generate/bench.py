@@ -19,17 +19,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=1, help="runs; the best one is shown")
     args = parser.parse_args(argv)
-    best = float("inf")
+    best, best_cpu = float("inf"), float("inf")
     size = 0
     for _ in range(args.repeat):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         data, _, _ = generate_range_lines(args.lines, seed=args.seed)
         best = min(best, time.perf_counter() - started)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
         size = len(data)
         del data
+    # CPU seconds too: on a shared machine the wall clock also counts other people's work
     print(
         f"generate_range_lines: {args.lines:,} lines, {size / 1e6:,.0f} MB "
-        f"({size / args.lines:.0f} B a line) in {best:.2f} s: {args.lines / best:,.0f} lines/s"
+        f"({size / args.lines:.0f} B a line) in {best:.2f} s ({best_cpu:.2f} CPU-s): "
+        f"{args.lines / best:,.0f} lines/s, {args.lines / best_cpu:,.0f} lines per CPU-s"
     )
 
 

@@ -42,11 +42,15 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def build(config: GenerateConfig) -> tuple[GeneratedCorpus, list[GroupArticles], LineRenderer]:
+def build(
+    config: GenerateConfig, check_ids: bool = True
+) -> tuple[GeneratedCorpus, list[GroupArticles], LineRenderer]:
     """Plan the corpus, number every group's articles, prepare the line renderer."""
     corpus = Planner(config).run()
     ids = corpus.segments.message_ids
-    if len(set(ids)) != len(ids):
+    # every tool's shape carries a random token, a counter or a microsecond, so ids are
+    # unique by construction; a stored corpus (and its truth) is checked all the same
+    if check_ids and len(set(ids)) != len(ids):
         raise RuntimeError(f"seed {config.seed}: two generated articles share a message-id")
     groups, xrefs = number_groups(
         corpus.segments, corpus.group_names, np.random.default_rng([config.seed, 1])
@@ -170,7 +174,7 @@ def _range_lines(n_lines: int, seed: int, days: float | None) -> tuple[bytes, in
     articles = max(n_lines, 100)
     while True:
         config = GenerateConfig(groups=1, articles=articles, seed=seed, days=days)
-        _corpus, groups, renderer = build(config)
+        _corpus, groups, renderer = build(config, check_ids=False)
         arts = groups[0]
         if len(arts) >= n_lines:
             break

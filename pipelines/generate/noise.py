@@ -70,17 +70,21 @@ class NoiseWriter:
             "private_hash", group, poster, poster.sender, start, duration, subjects, ids, times
         )
 
-    def text_post(self, group: int, poster: Poster, at: float) -> None:
-        """A plain text article: readable subject, no yEnc, no counter, a few kB."""
-        title = " ".join(self.rng.sample(w.TITLE_WORDS, 2))
-        subject = self.rng.choice(w.TEXT_SUBJECTS).format(title=title)
+    def text_posts(self, group: int, poster: Poster, start: float, duration: float, n: int) -> None:
+        """Plain text articles by one reader: readable subjects, no yEnc, no counter, a few kB."""
         # people write these, not posting tools: a reader's own address
         sender = human_sender(self.rng)
         src = self.table.add_source(Source(sender, poster.date_style, poster.skew, (group,)))
-        lines = self.rng.randint(8, 140)
-        nbytes = HEADER_BYTES + len(subject) + lines * self.rng.randint(30, 70)
-        ids = self.ids.server_ids(self.rng.choice(("news.astraweb.com", "giganews.com")), 1)
-        self.table.add_text(src, at, subject, ids[0], nbytes, lines)
+        subjects = [
+            self.rng.choice(w.TEXT_SUBJECTS).format(
+                title=" ".join(self.rng.sample(w.TITLE_WORDS, 2))
+            )
+            for _ in range(n)
+        ]
+        lines = self.nprng.integers(8, 140, size=n)
+        nbytes = HEADER_BYTES + len(sender) + lines * self.nprng.integers(30, 70, size=n)
+        ids = self.ids.server_ids(self.rng.choice(("news.astraweb.com", "giganews.com")), n)
+        self.table.add_text(src, self._times(start, duration, n), subjects, ids, nbytes, lines)
         self.rows.append((ids, group, "text_post"))
 
     def _add(

@@ -49,6 +49,7 @@ RATES = {
     "rfc2047_q": 0.01,
     "rfc2047_hidden": 0.008,
     "latin1": 0.015,
+    "utf8": 0.01,
     "missing_segments": 0.06,
     "missing_files": 0.03,
     "long": 0.06,
@@ -65,6 +66,7 @@ DECK: tuple[dict[str, Any], ...] = (
     {"kind": "rar_parts", "encoding": "rfc2047_q"},
     {"kind": "video", "encoding": "rfc2047_hidden"},
     {"kind": "rar_old", "encoding": "latin1"},
+    {"kind": "sevenzip", "encoding": "utf8"},
     {"kind": "rar_parts", "missing_segments": 0.04},
     {"kind": "rar_parts", "missing_files": 1},
     {"kind": "rar_parts", "long": True},
@@ -155,7 +157,7 @@ class Planner:
         for key in ("crosspost", "long", "repost"):
             if r.random() < RATES[key]:
                 features[key] = True
-        for enc in ("rfc2047_b", "rfc2047_q", "rfc2047_hidden", "latin1"):
+        for enc in ("rfc2047_b", "rfc2047_q", "rfc2047_hidden", "latin1", "utf8"):
             # film and TV titles: the posts that carry them in their own script
             if r.random() < RATES[enc] and kind in ("rar_parts", "rar_old", "video", "sevenzip"):
                 features["encoding"] = enc
@@ -348,9 +350,10 @@ class Planner:
             left = max(1, round(articles * share))
             while left > 0:
                 poster = self._poster()
-                if kind == "text_post":
-                    self.noise.text_post(group, poster, self.start + self.rng.uniform(0, self.span))
-                    left -= 1
+                if kind == "text_post":  # a reader's few posts over the whole span
+                    n = min(left, self.rng.randint(1, 30))
+                    self.noise.text_posts(group, poster, self.start, self.span, n)
+                    left -= n
                     continue
                 n = min(left, self.rng.randint(30, 1500))
                 duration = min(

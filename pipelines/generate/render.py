@@ -1,8 +1,8 @@
 """Overview lines: `number, Subject, From, Date, Message-ID, References, :bytes, :lines, Xref`.
 
 This loop is the generator's hot path: everything per upload is precomputed, each
-line is one f-string, and a chunk is encoded to bytes once (surrogate escapes become
-the raw Latin-1 bytes some posters send).
+line is one f-string, and a chunk is encoded to bytes once. Subjects are kept in their
+wire form (one character a byte), so that encoding is a plain copy.
 """
 
 from __future__ import annotations
@@ -69,9 +69,9 @@ class LineRenderer:
         for i in _positions(segs, self.bogus_keys):
             days[i], times[i], zones[i] = self.bogus[idx[i]], "", ""
         # Xref: `head + number` for one group; the whole field for a crosspost
-        nums = numbers.tolist()
+        nums = list(map(str, numbers.tolist()))  # formatted once, written twice
         heads = [f"Xref: {XREF_HOST} {group}:"] * len(idx)
-        tails: list[object] = list(nums)
+        tails = list(nums)
         for i in _positions(segs, self.crossed):
             heads[i], tails[i] = self.xrefs[idx[i]], ""
         out = [
@@ -91,7 +91,7 @@ class LineRenderer:
                 strict=True,
             )
         ]
-        return "".join(out).encode("utf-8", "surrogateescape")
+        return "".join(out).encode("latin-1")  # every character is one byte (subjects.on_wire)
 
 
 def _positions(segs: np.ndarray, keys: np.ndarray) -> list[int]:

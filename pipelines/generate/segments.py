@@ -47,8 +47,8 @@ class SegmentTable:
     message_ids: list[str] = field(default_factory=list)
     _times: list[np.ndarray] = field(default_factory=list)
     _first: list[np.ndarray] = field(default_factory=list)  # raw data bytes, or :bytes
-    # per block of rows: (rows, source, overhead or :lines, yEnc?); expanded in freeze
-    _blocks: list[tuple[int, int, int, bool]] = field(default_factory=list)
+    _second: list[np.ndarray] = field(default_factory=list)  # header overhead, or :lines
+    _blocks: list[tuple[int, int, bool]] = field(default_factory=list)  # rows, source, yEnc?
     rows: int = 0
 
     def add_source(self, source: Source) -> int:
@@ -65,15 +65,20 @@ class SegmentTable:
         overhead: int,
     ) -> None:
         """yEnc segments carrying `raw` data bytes each, `overhead` header bytes."""
-        self._add(source, times, subjects, message_ids, raw, overhead, True)
+        second = np.full(len(raw), overhead, dtype=np.int64)
+        self._add(source, times, subjects, message_ids, raw, second, True)
 
     def add_text(
-        self, source: int, time: float, subject: str, message_id: str, nbytes: int, nlines: int
+        self,
+        source: int,
+        times: np.ndarray,
+        subjects: list[str],
+        message_ids: list[str],
+        nbytes: np.ndarray,
+        nlines: np.ndarray,
     ) -> None:
-        """A plain article whose size is known as it is."""
-        self._add(
-            source, np.array([time]), [subject], [message_id], np.array([nbytes]), nlines, False
-        )
+        """Plain articles whose sizes are known as they are."""
+        self._add(source, times, subjects, message_ids, nbytes, nlines, False)
 
     def _add(
         self,
@@ -82,15 +87,16 @@ class SegmentTable:
         subjects: list[str],
         message_ids: list[str],
         first: np.ndarray,
-        second: int,
+        second: np.ndarray,
         yenc: bool,
     ) -> None:
         n = len(times)
-        if not (len(subjects) == len(message_ids) == len(first) == n):
+        if not (len(subjects) == len(message_ids) == len(first) == len(second) == n):
             raise ValueError("segment columns differ in length")
         self._times.append(times)
         self._first.append(first)
-        self._blocks.append((n, source, second, yenc))
+        self._second.append(second)
+        self._blocks.append((n, source, yenc))
         self.subjects.extend(subjects)
         self.message_ids.extend(message_ids)
         self.rows += n
@@ -101,9 +107,9 @@ class SegmentTable:
             return Segments(empty.astype(np.float64), empty, empty, empty, [], [], self.sources)
         counts = np.array([b[0] for b in self._blocks], dtype=np.int64)
         source = np.repeat(np.array([b[1] for b in self._blocks], dtype=np.int32), counts)
-        second = np.repeat(np.array([b[2] for b in self._blocks], dtype=np.int64), counts)
-        yenc = np.repeat(np.array([b[3] for b in self._blocks], dtype=bool), counts)
+        yenc = np.repeat(np.array([b[2] for b in self._blocks], dtype=bool), counts)
         first = np.concatenate(self._first).astype(np.int64)
+        second = np.concatenate(self._second).astype(np.int64)
         nbytes, nlines = yenc_sizes(rng, first, second)
         return Segments(
             times=np.concatenate(self._times).astype(np.float64),

@@ -113,6 +113,8 @@ def encoded_word_q(text: str) -> str:
 
 def _pieces(text: str, max_bytes: int) -> list[str]:
     """Cut text into pieces of at most max_bytes of UTF-8, never inside a character."""
+    if text.isascii():
+        return [text[i : i + max_bytes] for i in range(0, len(text), max_bytes)]
     raw = text.encode()
     pieces = []
     start = 0
@@ -125,13 +127,19 @@ def _pieces(text: str, max_bytes: int) -> list[str]:
     return pieces
 
 
-def as_latin1(text: str) -> str:
-    """The text as raw ISO-8859-1 bytes, carried in a str by surrogate escapes.
+def on_wire(text: str, encoding: str) -> str:
+    """The bytes a subject is posted as, one character a byte (code points 0-255).
 
-    Lines are encoded with `surrogateescape` at the end, so these become the single
-    bytes a Latin-1 poster sends (not valid UTF-8).
+    Lines are joined as such strings and encoded with `latin-1` at the end, a plain copy
+    of each byte: `latin1` posters send their text as ISO-8859-1 bytes (not valid UTF-8),
+    everyone else sends UTF-8.
     """
-    return text.encode("latin-1").decode("utf-8", "surrogateescape")
+    if text.isascii():
+        return text
+    if encoding == "latin1":
+        text.encode("latin-1")  # raises on a character Latin-1 cannot carry
+        return text
+    return text.encode("utf-8").decode("latin-1")
 
 
 def pick_style(rng: random.Random, needs_name: bool, needs_counter: bool = False) -> Style:

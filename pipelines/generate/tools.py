@@ -154,11 +154,11 @@ class MessageIds:
             return [f"Part{k}of{part_total}.{guid}@{int(times[0])}.local" for k in ks]
         secs = times.astype(np.int64).tolist()
         usecs = ((times % 1.0) * 1e6).astype(np.int64).tolist()
-        if tool == "newsup":
+        if tool == "newsup":  # the host part: the time NewsUP started posting the file
+            host = base36(secs[0])
             rnd = t.many(BASE36, 8, n)
             return [
-                f"{s}{u:06d}.{r}@{base36(s)}.newsup"
-                for s, u, r in zip(secs, usecs, rnd, strict=True)
+                f"{s}{u:06d}.{r}@{host}.newsup" for s, u, r in zip(secs, usecs, rnd, strict=True)
             ]
         if tool == "newsmangler":
             start = self.counter
@@ -176,8 +176,11 @@ class MessageIds:
         t = self.tokens
         if domain == "giganews.com":
             return [f"{r}@giganews.com" for r in t.many(ALNUM, 32, n)]
-        h = t.many(HEX, 23, n)
-        digits = t.many("0123456789", 5, n)
-        return [
-            f"{x[:8]}$0${d}${x[8:15]}${x[15:]}@{domain}" for x, d in zip(h, digits, strict=True)
-        ]
+        parts = zip(
+            t.many(HEX, 8, n),
+            t.many("0123456789", 5, n),
+            t.many(HEX, 7, n),
+            t.many(HEX, 8, n),
+            strict=True,
+        )
+        return [f"{a}$0${d}${b}${c}@{domain}" for a, d, b, c in parts]

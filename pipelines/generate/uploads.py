@@ -18,16 +18,16 @@ from pipelines.generate.files import ReleaseSpec
 from pipelines.generate.segments import HEADER_BYTES, SegmentTable, Source
 from pipelines.generate.subjects import (
     Style,
-    as_latin1,
     encoded_word_b,
     encoded_word_q,
+    on_wire,
     size_text,
     split_template,
 )
 from pipelines.generate.tools import MessageIds, Poster
 
 # How a subject carries non-ASCII text or hides its counter.
-ENCODINGS = ("plain", "rfc2047_b", "rfc2047_q", "rfc2047_hidden", "latin1")
+ENCODINGS = ("plain", "rfc2047_b", "rfc2047_q", "rfc2047_hidden", "latin1", "utf8")
 
 
 @dataclass
@@ -176,12 +176,11 @@ class UploadWriter:
 
         Returns the segments' message-ids in part order.
         """
-        if plan.encoding == "latin1":
-            head, tail = as_latin1(head), as_latin1(tail)
         ks = parts.tolist()
         if plan.encoding == "rfc2047_hidden":  # the whole subject, counter included, encoded
             subjects = [encoded_word_b(f"{head}{k}{tail}") for k in ks]
         else:
+            head, tail = on_wire(head, plan.encoding), on_wire(tail, plan.encoding)
             subjects = [f"{head}{k}{tail}" for k in ks]
         poster = plan.poster
         message_ids = self.ids.for_file(poster, parts, part_total, times, *counter)
