@@ -6,6 +6,9 @@ Modules import their heavy dependencies inside `run`, so `--help` stays instant.
 # The order here is the order `usenet-indexer --help` lists them.
 COMMANDS = [
     "pipelines.commands.corpus",
+    "pipelines.commands.serve",
+    "pipelines.commands.nzb",
+    "pipelines.commands.bench_serve",
     "pipelines.commands.generate",
     "pipelines.commands.capture",
     "pipelines.commands.serve_nntp",

@@ -1,0 +1,47 @@
+"""`usenet-indexer serve --catalog DIR`: the Newznab API, NZB downloads and web pages."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="serve the catalog: Newznab API, NZB downloads, web pages",
+        description="Serves a catalog (folder or fsspec URL) over HTTP with uvicorn. Settings "
+        "also come from USENET_INDEXER_* environment variables and a TOML --config file; "
+        "flags win. New partitions are picked up while serving (--refresh seconds).",
+    )
+    p.add_argument("--catalog", help="catalog root (or USENET_INDEXER_CATALOG)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--api-key", action="append", dest="api_keys", help="accepted key (repeatable)")
+    p.add_argument("--open", action="store_true", help="serve the API without keys")
+    p.add_argument("--config", help="TOML file with Settings fields")
+    p.add_argument("--title", help="site title")
+    p.add_argument("--refresh", type=float, help="seconds between looks for new partitions")
+    p.add_argument("--index-dir", help="where index segments are written (default: a temp dir)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from serving.app import create_app
+    from serving.settings import load_settings
+
+    settings = load_settings(
+        args.config,
+        catalog=args.catalog,
+        api_keys=args.api_keys,
+        open_api=True if args.open else None,
+        site_title=args.title,
+        refresh_seconds=args.refresh,
+        index_dir=args.index_dir,
+    )
+    if not settings.api_keys and not settings.open_api:
+        print("serve: no API key configured and --open not given: the API will refuse every key")
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+    return 0

@@ -1,0 +1,118 @@
+"""Write `<release_key hex>.nzb` for the newest version of every catalog release.
+
+Group by group, the `release_files` partitions are read once each, oldest span first;
+a release's rows gather as its ranges go by, and its NZB is written as soon as the
+partition holding its newest version's range has been read. Memory holds one partition
+and the releases still open across it, not the group.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from tqdm import tqdm
+
+from pipelines.catalog.layout import table_glob
+from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
+from pipelines.nzb import categories
+from pipelines.nzb.assemble import head_meta, merge_file_rows, partition_files
+from pipelines.nzb.writer import write_nzb
+
+_NEWEST = """
+SELECT release_key, name, "group", category, first_article,
+       greatest(last_article, written_range) AS upper
+FROM read_parquet({files})
+{where}
+QUALIFY row_number() OVER (PARTITION BY release_key ORDER BY finished DESC, written_range DESC) = 1
+ORDER BY "group", upper
+"""
+
+
+@dataclass
+class ExportSummary:
+    written: int = 0
+    bytes: int = 0
+    segments: int = 0
+    seconds: float = 0.0
+    missing: list[str] = field(default_factory=list)
+
+
+def _newest(fs, root: str, keys: Sequence[bytes] | None) -> pa.Table:
+    paths = [p for p in fs.glob(table_glob(root, "releases")) if not is_temporary(p)]
+    if not paths:
+        return pa.table({"release_key": pa.array([], pa.binary(20))})
+    con = duckdb.connect()
+    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+    prefix = "" if protocol in ("file", "local") else f"{protocol}://"
+    if prefix:
+        con.register_filesystem(fs)
+    files = "[" + ", ".join("'" + (prefix + p).replace("'", "''") + "'" for p in paths) + "]"
+    where = ""
+    params: list = []
+    if keys:
+        where = "WHERE release_key IN (SELECT unnest(?))"
+        params = [list(keys)]
+    return con.sql(_NEWEST.format(files=files, where=where), params=params or None).to_arrow_table()
+
+
+def export_nzbs(catalog: str, out: str, keys: Sequence[bytes] | None = None) -> ExportSummary:
+    start = time.perf_counter()
+    fs, root = open_fs(catalog)
+    out_fs, out_root = open_fs(out)
+    out_fs.makedirs(out_root, exist_ok=True)
+    releases = _newest(fs, root, keys)
+    summary = ExportSummary()
+    found = {bytes(k) for k in releases.column("release_key").to_pylist()} if keys else set()
+    summary.missing = [k.hex() for k in keys or [] if k not in found]
+    rows = releases.to_pylist()
+    by_group: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        by_group[row["group"]].append(row)
+    with tqdm(total=len(rows), unit="nzb", desc="nzb", disable=None) as bar:
+        for group, group_rows in by_group.items():
+            _export_group(fs, root, group, group_rows, out_fs, out_root, summary, bar)
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _export_group(fs, root, group, rows, out_fs, out_root, summary, bar) -> None:
+    wanted = {r["release_key"] for r in rows}
+    gathered: dict[bytes, list[pa.Table]] = defaultdict(list)
+    i = 0
+    for part in partition_files(fs, f"{root}/release_files/{group}"):
+        with fs.open(part.path, "rb") as fh:
+            table = pq.read_table(fh)
+        table = table.sort_by([("release_key", "ascending")])
+        col = table.column("release_key").combine_chunks()
+        raw = np.frombuffer(col.buffers()[1], dtype="S20", count=len(col), offset=col.offset * 20)
+        bounds = np.nonzero(np.r_[True, raw[1:] != raw[:-1], True])[0]
+        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+            key = bytes(raw[a]).ljust(20, b"\0")  # numpy drops trailing zero bytes
+            if key in wanted:
+                gathered[key].append(table.slice(a, b - a))
+        while i < len(rows) and rows[i]["upper"] <= part.last:
+            _write_one(rows[i], gathered.pop(rows[i]["release_key"], []), out_fs, out_root, summary)
+            bar.update(1)
+            i += 1
+    for row in rows[i:]:
+        _write_one(row, gathered.pop(row["release_key"], []), out_fs, out_root, summary)
+        bar.update(1)
+
+
+def _write_one(
+    row: dict, tables: list[pa.Table], out_fs, out_root: str, summary: ExportSummary
+) -> None:
+    files = merge_file_rows(pa.concat_tables(tables)) if tables else []
+    meta = head_meta(row["name"], categories.name(int(row["category"])), None)
+    payload = write_nzb(files, meta)
+    atomic_put(out_fs, f"{out_root}/{row['release_key'].hex()}.nzb", payload)
+    summary.written += 1
+    summary.bytes += len(payload)
+    summary.segments += sum(len(f.numbers) for f in files)

@@ -1,0 +1,42 @@
+"""The FastAPI app: `/api` and `/rss` (Newznab), `/nzb/<guid>`, the web pages, `/static`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from serving.newznab.router import router as newznab_router
+from serving.settings import Settings
+from serving.state import Catalog
+from serving.web import router as web_router
+
+
+def create_app(
+    settings: Settings, catalog: Catalog | None = None, background: bool = True
+) -> FastAPI:
+    """The app over `settings.catalog`; tests pass a ready `catalog` to share one."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        own = app.state.catalog is None
+        if own:
+            app.state.catalog = Catalog(settings)
+            app.state.catalog.start(background=background)
+        try:
+            yield
+        finally:
+            if own:
+                app.state.catalog.close()
+
+    app = FastAPI(title=settings.site_title, lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.catalog = catalog
+    app.state.settings = settings
+    app.include_router(newznab_router)
+    app.include_router(web_router)
+    static = Path(__file__).with_name("static")
+    app.mount("/static", StaticFiles(directory=str(static)), name="static")
+    return app

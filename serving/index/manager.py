@@ -1,0 +1,175 @@
+"""Keeps the index in step with the catalog: new partitions become a new segment.
+
+A refresh lists `releases` partitions. Partitions that only appeared (a range landed)
+are built into one new segment, in a worker process, in seconds; its versions are
+resolved against the older segments and a new snapshot is swapped in. A partition
+that changed or vanished (a redone range, a compaction) or too many delta segments
+trigger a full rebuild, also in workers, while the old snapshot keeps serving.
+
+A full build cuts the catalog into batches of about `batch_rows` release rows, one
+segment each, so a build's memory is bounded by a batch, not by the catalog.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+import multiprocessing
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from pipelines.catalog.layout import table_glob
+from pipelines.corpus.fs import is_temporary, open_fs
+from serving.index.build import build_segment
+from serving.index.searcher import LiveSegment, Snapshot, resolve_versions
+from serving.index.segment import Segment
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RefreshReport:
+    kind: str  # none | delta | full
+    partitions: int
+    seconds: float
+
+
+def list_partitions(url: str) -> list[dict]:
+    """Every whole `releases` partition (temp names skipped): path, size, mtime."""
+    fs, root = open_fs(url)
+    found = []
+    for path in sorted(fs.glob(table_glob(root, "releases"))):
+        if is_temporary(path):
+            continue
+        info = fs.info(path)
+        mtime = info.get("mtime") or info.get("LastModified") or info.get("updated")
+        found.append({"path": path, "size": info.get("size"), "mtime": str(mtime)})
+    return found
+
+
+class IndexManager:
+    def __init__(
+        self,
+        catalog: str,
+        index_dir: str | None = None,
+        in_process: bool = False,
+        max_deltas: int = 8,
+        batch_rows: int = 2_000_000,
+    ) -> None:
+        self.catalog = catalog
+        self._own_dir = index_dir is None
+        self.index_dir = Path(index_dir or tempfile.mkdtemp(prefix="usenet-indexer-index-"))
+        self.index_dir.mkdir(parents=True, exist_ok=True)
+        self.in_process = in_process
+        self.max_deltas = max_deltas
+        self.batch_rows = batch_rows
+        self._deltas = 0
+        self.snapshot = Snapshot([])
+        self._sources: dict[str, dict] = {}
+        self._lock = threading.Lock()  # one refresh at a time
+        self._counter = 0
+        self._pool: cf.ProcessPoolExecutor | None = None
+        self.last_refresh: RefreshReport | None = None
+
+    def _build(self, paths: list[dict]) -> Segment:
+        self._counter += 1
+        out = str(self.index_dir / f"seg-{self._counter:06d}-{int(time.time())}")
+        if self.in_process:
+            build_segment(self.catalog, paths, out)
+        else:
+            # A fresh worker per build: its memory (the whole partition set, tokenised) is
+            # returned to the system when it exits, not kept beside the server.
+            # spawn, not fork: forking a process that runs server threads is unsafe.
+            ctx = multiprocessing.get_context("spawn")
+            with cf.ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+                self._pool = pool
+                pool.submit(build_segment, self.catalog, paths, out).result()
+            self._pool = None
+        return Segment(out)
+
+    def refresh(self) -> RefreshReport:
+        """Bring the index up to date with the catalog; safe to call at any time."""
+        with self._lock:
+            start = time.perf_counter()
+            listed = {p["path"]: p for p in list_partitions(self.catalog)}
+            added = [p for path, p in listed.items() if path not in self._sources]
+            changed = any(
+                path not in listed or listed[path] != p for path, p in self._sources.items()
+            )
+            if not added and not changed:
+                return RefreshReport("none", 0, time.perf_counter() - start)
+            old = self.snapshot
+            full = changed or not old.segments or self._deltas >= self.max_deltas
+            if full:
+                segments: list[LiveSegment] = []
+                for batch in self._batches(list(listed.values())):
+                    segment = self._build(batch)
+                    live = LiveSegment(segment, np.zeros(segment.n, dtype=bool))
+                    resolve_versions(segments, live)
+                    segments.append(live)
+                snapshot = Snapshot(segments, old.generation + 1)
+                kind, count = "full", len(listed)
+                self._deltas = 0
+            else:
+                segment = self._build(added)
+                # Copies: requests still reading the old snapshot keep its masks unchanged.
+                older = [LiveSegment(s.segment, s.dead.copy(), s.dead_count) for s in old.segments]
+                live = LiveSegment(segment, np.zeros(segment.n, dtype=bool))
+                resolve_versions(older, live)
+                snapshot = Snapshot([*older, live], old.generation + 1)
+                kind, count = "delta", len(added)
+                self._deltas += 1
+            self.snapshot = snapshot
+            self._sources = listed
+            self._drop_unused(snapshot)
+            report = RefreshReport(kind, count, time.perf_counter() - start)
+            self.last_refresh = report
+            log.info("index refresh: %s, %d partitions, %.2f s", kind, count, report.seconds)
+            return report
+
+    def _batches(self, partitions: list[dict]) -> list[list[dict]]:
+        """Consecutive partitions (by group and span) of about `batch_rows` rows each."""
+        fs, _ = open_fs(self.catalog)
+        batches: list[list[dict]] = [[]]
+        rows = 0
+        for p in partitions:
+            with fs.open(p["path"], "rb") as fh:
+                n = pq.ParquetFile(fh).metadata.num_rows
+            if batches[-1] and rows + n > self.batch_rows:
+                batches.append([])
+                rows = 0
+            batches[-1].append(p)
+            rows += n
+        return batches
+
+    def _drop_unused(self, snapshot: Snapshot) -> None:
+        # Mapped files stay readable after unlink, so in-flight requests are safe.
+        keep = {live.segment.folder for live in snapshot.segments}
+        for folder in self.index_dir.glob("seg-*"):
+            if folder not in keep:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def run_forever(
+        self, every: float, stop: threading.Event, on_error: Callable | None = None
+    ) -> None:
+        while not stop.wait(every):
+            try:
+                self.refresh()
+            except Exception as exc:  # keep serving the last good snapshot
+                log.exception("index refresh failed")
+                if on_error:
+                    on_error(exc)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+        if self._own_dir:
+            shutil.rmtree(self.index_dir, ignore_errors=True)

@@ -1,0 +1,89 @@
+"""One index segment mapped into memory: files written by `build.write_segment`.
+
+Everything is memory-mapped: the server's own memory holds only the per-segment
+`dead` mask (versions superseded by a newer segment) and small dictionaries; pages
+are read from the page cache as queries touch them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+
+def _ipc(path: Path) -> pa.Table:
+    return pa.ipc.open_file(pa.memory_map(str(path))).read_all()
+
+
+class Segment:
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+        self.summary = json.loads((self.folder / "segment.json").read_text())
+        self.rows = _ipc(self.folder / "rows.arrow")
+        self.n = self.rows.num_rows
+        load = lambda name: np.load(self.folder / f"{name}.npy", mmap_mode="r")  # noqa: E731
+        self.posted = load("posted")
+        self.bytes = load("bytes")
+        self.category = load("category")
+        self.file = load("file")
+        self.rank = load("rank")
+        self.keys = load("keys")
+        self.key_order = load("key_order")
+        self.group = load("group")
+        self.offsets = load("offsets")
+        self.postings = load("postings")
+        self.bitsets = load("bitsets")
+        self.terms = _ipc(self.folder / "terms.arrow").column(0).chunk(0) if self.n else None
+        bitset_terms = np.load(self.folder / "bitset_terms.npy")
+        self._bitset_row = {int(t): i for i, t in enumerate(bitset_terms.tolist())}
+        self.groups: list[str] = self.summary["groups"]
+        self.sources: list[dict] = self.summary["sources"]
+
+    def term_id(self, term: str) -> int | None:
+        """The term's index in the sorted dictionary (binary search), None when absent."""
+        terms = self.terms
+        if terms is None:
+            return None
+        lo, hi = 0, len(terms)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if terms[mid].as_py() < term:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo if lo < len(terms) and terms[lo].as_py() == term else None
+
+    def frequency(self, term_id: int) -> int:
+        return int(self.offsets[term_id + 1] - self.offsets[term_id])
+
+    def postings_of(self, term_id: int) -> np.ndarray:
+        return self.postings[self.offsets[term_id] : self.offsets[term_id + 1]]
+
+    def bitset_of(self, term_id: int) -> np.ndarray | None:
+        row = self._bitset_row.get(term_id)
+        return None if row is None else self.bitsets[row]
+
+    def find(self, key: bytes) -> int | None:
+        """The ordinal of a release key in this segment, None when absent."""
+        if self.n == 0 or len(key) != 20:
+            return None
+        # Compare raw bytes: an 'S20' item as a scalar drops its trailing zero bytes.
+        i = int(np.searchsorted(self.keys, np.bytes_(key)))
+        if i < self.n and self.keys[i : i + 1].tobytes() == key:
+            return int(self.key_order[i])
+        return None
+
+    def count_newer(self, cutoff: int) -> int:
+        """How many releases were posted at or after cutoff (ordinals are newest first)."""
+        posted = self.posted
+        lo, hi = 0, self.n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if posted[mid] >= cutoff:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo

@@ -1,0 +1,1 @@
+"""The Newznab API: request parameters, XML/JSON rendering, and the `/api` and `/rss` routes."""

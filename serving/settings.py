@@ -1,0 +1,64 @@
+"""All serving configuration in one place, validated at start.
+
+Read from, lowest to highest priority: defaults, a TOML config file (`config_file`,
+or the `USENET_INDEXER_CONFIG` environment variable), `USENET_INDEXER_*` environment
+variables, then whatever the caller passes (the CLI's flags).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="USENET_INDEXER_", extra="forbid")
+
+    catalog: str = Field(description="catalog root: a folder or an fsspec URL")
+    api_keys: list[str] = Field(default_factory=list, description="accepted API keys")
+    open_api: bool = Field(False, description="serve the API without a key (only if set)")
+    site_title: str = "usenet-indexer"
+    site_url: str | None = Field(None, description="public base URL for links in feeds")
+    default_limit: int = Field(100, ge=1)
+    max_limit: int = Field(100, ge=1)
+    retention_days: int = Field(4000, ge=1)
+    daily_requests: int = Field(10_000, ge=0, description="per key; 0 means no limit")
+    daily_downloads: int = Field(2_000, ge=0, description="per key; 0 means no limit")
+    refresh_seconds: float = Field(
+        30.0, gt=0, description="how often new partitions are looked for"
+    )
+    index_dir: str | None = Field(None, description="where index segments go (a temp dir if unset)")
+    build_in_process: bool = Field(False, description="build index segments in the server process")
+    page_size: int = Field(50, ge=1, le=500)
+    max_query_chars: int = Field(512, ge=16)
+
+    @field_validator("api_keys", mode="before")
+    @classmethod
+    def _split_keys(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [k for k in value.replace(",", " ").split() if k]
+        return value
+
+
+def load_settings(config_file: str | None = None, **overrides: Any) -> Settings:
+    """Settings from the config file (if any), the environment and explicit overrides."""
+    path = config_file or os.environ.get("USENET_INDEXER_CONFIG")
+    values: dict[str, Any] = {}
+    if path:
+        with Path(path).open("rb") as fh:
+            values.update(tomllib.load(fh))
+    env = Settings.model_config.get("env_prefix", "")
+    for name in Settings.model_fields:
+        # The environment beats the file; explicit overrides beat both.
+        if f"{env}{name}".upper() in os.environ:
+            values.pop(name, None)
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    settings = Settings(**values)
+    if settings.default_limit > settings.max_limit:
+        raise ValueError("default_limit must not exceed max_limit")
+    return settings

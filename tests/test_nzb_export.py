@@ -1,0 +1,52 @@
+"""`usenet-indexer nzb`: one valid NZB per newest release version, all versions' segments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+from lxml import etree
+
+from pipelines.catalog.layout import table_glob
+from pipelines.catalog.synthetic import write_synthetic_catalog
+from pipelines.cli import main
+from pipelines.nzb.writer import DTD_PATH
+
+DTD = etree.DTD(str(DTD_PATH))
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory) -> str:
+    root = str(tmp_path_factory.mktemp("catalog"))
+    write_synthetic_catalog(root, 1_500, groups=1, per_range=500, seed=8, spanning_share=0.1)
+    return root
+
+
+def test_every_release_gets_a_valid_nzb_with_all_its_segments(catalog, tmp_path, capsys):
+    out = tmp_path / "nzbs"
+    assert main(["nzb", "--catalog", catalog, "--out", str(out)]) == 0
+    assert "wrote 1500 NZB files" in capsys.readouterr().out
+    glob = table_glob(catalog, "releases")
+    newest = duckdb.sql(
+        f"SELECT release_key, segments, finished FROM read_parquet('{glob}') "
+        "QUALIFY row_number() OVER (PARTITION BY release_key ORDER BY finished DESC, "
+        "written_range DESC) = 1"
+    ).fetchall()
+    assert len(newest) == 1500 == len(list(out.glob("*.nzb")))
+    for key, segments, _finished in newest:
+        path = out / f"{bytes(key).hex()}.nzb"
+        doc = etree.parse(str(path))
+        assert DTD.validate(doc), DTD.error_log
+        assert len(doc.getroot().findall(".//{*}segment")) == segments
+
+
+def test_one_key_and_bad_keys(catalog, tmp_path, capsys):
+    key = next(Path(catalog, "releases").rglob("*.parquet"))
+    first = duckdb.sql(f"SELECT release_key FROM read_parquet('{key}') LIMIT 1").fetchall()[0][0]
+    out = tmp_path / "one"
+    assert main(["nzb", "--catalog", catalog, "--out", str(out), "--key", bytes(first).hex()]) == 0
+    assert [p.name for p in out.iterdir()] == [f"{bytes(first).hex()}.nzb"]
+    assert main(["nzb", "--catalog", catalog, "--out", str(out), "--key", "zz"]) == 2
+    assert main(["nzb", "--catalog", catalog, "--out", str(out), "--key", "ab" * 20]) == 1
+    assert "not found: " + "ab" * 20 in capsys.readouterr().out

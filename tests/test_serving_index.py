@@ -1,0 +1,200 @@
+"""The search index against a plain DuckDB reference, and its refresh as partitions land."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pipelines.catalog.layout import table_glob
+from pipelines.catalog.synthetic import GROUPS, write_synthetic_catalog
+from serving import text
+from serving.index.manager import IndexManager
+from serving.index.searcher import SearchQuery
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory) -> str:
+    root = str(tmp_path_factory.mktemp("catalog"))
+    write_synthetic_catalog(root, 6_000, groups=3, per_range=1_000, seed=3)
+    return root
+
+
+@pytest.fixture(scope="module")
+def manager(catalog):
+    # Small batches: the full build makes several segments, so every query below also
+    # checks the merge across segments and the version rules between them.
+    m = IndexManager(catalog, in_process=True, batch_rows=2_500)
+    m.refresh()
+    assert len(m.snapshot.segments) >= 3
+    yield m
+    m.close()
+
+
+@pytest.fixture(scope="module")
+def newest(catalog) -> list[dict]:
+    """The reference: newest version per key by the catalog's rule, newest posting first."""
+    sql = f"""
+        SELECT * FROM read_parquet('{table_glob(catalog, "releases")}')
+        QUALIFY row_number() OVER (
+            PARTITION BY release_key ORDER BY finished DESC, written_range DESC) = 1
+        ORDER BY posted_first DESC, release_key"""
+    return duckdb.sql(sql).to_arrow_table().to_pylist()
+
+
+def _reference(rows: list[dict], q: SearchQuery) -> list[bytes]:
+    out = []
+    for r in rows:
+        names = [r["name"], *(r["members"] or [])]
+        words = {w for n in names for w in text.words(n)}
+        if not set(q.words) <= words:
+            continue
+        if q.categories and not any(
+            r["category"] == c or (c % 1000 == 0 and r["category"] // 1000 * 1000 == c)
+            for c in q.categories
+        ):
+            continue
+        if q.groups and r["group"] not in q.groups:
+            continue
+        if q.min_posted is not None and r["posted_first"] < q.min_posted:
+            continue
+        if q.min_bytes is not None and r["bytes"] < q.min_bytes:
+            continue
+        if q.max_bytes is not None and r["bytes"] > q.max_bytes:
+            continue
+        out.append(r["release_key"])
+    return out
+
+
+def test_one_version_per_release(manager, newest):
+    assert manager.snapshot.stats()["releases"] == len(newest)
+    got = manager.snapshot.search(SearchQuery(limit=len(newest)))
+    assert [r["release_key"] for r in got.rows] == [r["release_key"] for r in newest]
+    provisional = [r for r in newest if not r["finished"]]
+    assert provisional, "the synthetic catalog should leave some releases provisional"
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_search_matches_the_reference(manager, newest, data):
+    row = newest[data.draw(st.integers(0, len(newest) - 1))]
+    words = text.words(row["name"])
+    picked = data.draw(st.lists(st.sampled_from(words), min_size=0, max_size=3, unique=True))
+    if data.draw(st.booleans()):
+        picked.append(data.draw(st.sampled_from(["love", "1080p", "x264", "zzzz", "s01e01"])))
+    cats = data.draw(
+        st.lists(st.sampled_from([2000, 2040, 5000, 5040, 3010, 7000, 8010, 9999]), max_size=2)
+    )
+    groups = data.draw(st.lists(st.sampled_from(GROUPS[:4]), max_size=2))
+    q = SearchQuery(
+        words=tuple(dict.fromkeys(picked)),
+        categories=tuple(cats),
+        groups=tuple(groups),
+        min_posted=data.draw(
+            st.none() | st.integers(row["posted_first"] - 10**8, row["posted_first"])
+        ),
+        min_bytes=data.draw(st.none() | st.integers(0, 10**9)),
+        max_bytes=data.draw(st.none() | st.integers(10**6, 10**11)),
+        offset=data.draw(st.integers(0, 30)),
+        limit=data.draw(st.integers(1, 50)),
+    )
+    expected = _reference(newest, q)
+    got = manager.snapshot.search(q)
+    assert got.total == len(expected)
+    assert [r["release_key"] for r in got.rows] == expected[q.offset : q.offset + q.limit]
+
+
+def test_album_members_and_episode_tags_are_searchable(manager, newest):
+    album = next(r for r in newest if r["members"])
+    member = album["members"][-1]  # IMG_0007.jpg -> img 0007 jpg
+    hits = manager.snapshot.search(SearchQuery(words=tuple(text.words(member)), limit=500))
+    assert album["release_key"] in {r["release_key"] for r in hits.rows}
+    tv = next(r for r in newest if r["category"] // 1000 == 5)
+    tag = next(w for w in text.words(tv["name"]) if text.episode_terms(w))
+    season, episode = (int(x) for x in tag[1:].split("e"))
+    found = manager.snapshot.search(
+        SearchQuery(terms=(text.season_term(season, episode),), limit=500)
+    )
+    assert tv["release_key"] in {r["release_key"] for r in found.rows}
+    assert all(tag in text.words(r["name"]) for r in found.rows)
+
+
+def test_find_by_key_including_trailing_zero_bytes(manager, newest):
+    for row in newest[:50]:
+        assert manager.snapshot.find(row["release_key"])["name"] == row["name"]
+    assert manager.snapshot.find(b"\x00" * 20) is None
+    assert manager.snapshot.find(b"short") is None
+    # A key whose last byte is zero must still be found (numpy strips trailing NULs).
+    zero = next((r for r in newest if r["release_key"].endswith(b"\x00")), None)
+    if zero is None:
+        pytest.skip("no key ending in a zero byte in this catalog")
+    assert manager.snapshot.find(zero["release_key"])["name"] == zero["name"]
+
+
+def test_a_landed_range_becomes_a_delta_segment(tmp_path):
+    root = str(tmp_path / "cat")
+    write_synthetic_catalog(root, 2_000, groups=1, per_range=1_000, seed=5, spanning_share=0.05)
+    m = IndexManager(root, in_process=True)
+    try:
+        assert m.refresh().kind == "full"
+        before = m.snapshot.stats()["releases"]
+        provisional = m.snapshot.search(SearchQuery(limit=5000)).rows
+        open_keys = {r["release_key"] for r in provisional if not r["finished"]}
+        assert open_keys
+        # The group's next range lands: it finishes the carried releases (same keys).
+        extra = tmp_path / "extra"
+        write_synthetic_catalog(
+            str(extra), 3_000, groups=1, per_range=1_000, seed=5, spanning_share=0.05
+        )
+        for table in ("releases", "release_files", "ranges"):
+            for path in sorted((extra / table).rglob("*-*.parquet")):
+                target = Path(root) / path.relative_to(extra)
+                if not target.exists():
+                    shutil.copy(path, target)
+        report = m.refresh()
+        assert report.kind == "delta" and report.partitions == 1
+        assert len(m.snapshot.segments) == 2
+        rows = m.snapshot.search(SearchQuery(limit=10_000)).rows
+        keys = [r["release_key"] for r in rows]
+        assert len(keys) == len(set(keys)), "a release shows once, its newest version"
+        assert m.snapshot.stats()["releases"] == len(keys) > before
+        finished = {r["release_key"] for r in rows if r["finished"]}
+        assert open_keys & finished, "the new range's finished versions replace the provisional"
+        assert m.refresh().kind == "none"
+        # A redone range replaces a file: the index rebuilds whole.
+        victim = sorted(Path(root, "releases").rglob("*.parquet"))[0]
+        os.utime(victim, (1, 1))
+        assert m.refresh().kind == "full"
+        assert m.snapshot.stats()["releases"] == len(keys)
+    finally:
+        m.close()
+
+
+@pytest.mark.slow
+def test_worker_process_build_matches_in_process(catalog, manager):
+    m = IndexManager(catalog, in_process=False)
+    try:
+        m.refresh()
+        q = SearchQuery(words=("love",), limit=100)
+        a, b = m.snapshot.search(q), manager.snapshot.search(q)
+        assert a.total == b.total
+        assert [r["release_key"] for r in a.rows] == [r["release_key"] for r in b.rows]
+    finally:
+        m.close()
+
+
+def test_empty_catalog_serves_empty_results(tmp_path):
+    m = IndexManager(str(tmp_path), in_process=True)
+    try:
+        m.refresh()
+        assert m.snapshot.search(SearchQuery(words=("x",))).total == 0
+        assert m.snapshot.stats()["releases"] == 0
+    finally:
+        m.close()
