@@ -217,7 +217,7 @@ def _removals(s: bytes, p: Parsed, part_span, counter_span, name_span) -> list[t
     return spans
 
 
-def normalise(kept: bytes) -> bytes:
+def normalise(kept: bytes, fold: bool = True) -> bytes:
     """Drop brackets left empty, collapse spaces and `-` separators, strip, fold case."""
     out = bytearray()
     pairs = {0x29: 0x28, 0x5D: 0x5B, 0x7D: 0x7B}
@@ -242,12 +242,20 @@ def normalise(kept: bytes) -> bytes:
         if pending:
             result.append(b"-")
             pending = False
-        result.append(tok.lower())
+        result.append(tok.lower() if fold else tok)
     return b" ".join(result)
 
 
 def parse(s: bytes) -> tuple[Parsed, bytes]:
     """All fields of one subject, and its identity text."""
+    p, kept = parse_kept(s)
+    identity = normalise(kept)
+    p.identity_key = key_of(identity) if identity else 0
+    return p, identity
+
+
+def parse_kept(s: bytes) -> tuple[Parsed, bytes]:
+    """All fields but identity_key, and the subject with its file parts blanked out."""
     p = Parsed()
     parts = list(PART_RE.finditer(s))
     part_span = (-1, -1)
@@ -281,11 +289,15 @@ def parse(s: bytes) -> tuple[Parsed, bytes]:
     kept = bytearray(s)
     for a, b in _removals(s, p, part_span, counter_span, (rs, re_)):
         kept[a:b] = b" " * (b - a)
-    identity = normalise(bytes(kept))
-    p.identity_key = key_of(identity) if identity else 0
     p.random_subject = p.part < 0 and p.file_index < 0 and random_subject(s)
-    return p, identity
+    return p, bytes(kept)
 
 
 def identity_text(s: bytes) -> bytes:
     return parse(s)[1]
+
+
+def display_text(s: bytes) -> bytes:
+    """The identity as the poster wrote it (case kept): equal identities, equal texts
+    but for ASCII case."""
+    return normalise(parse_kept(s)[1], fold=False)
