@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +41,18 @@ def test_same_seed_same_bytes(tmp_path: Path) -> None:
     a, b = files_of(tmp_path / "a"), files_of(tmp_path / "b")
     assert any(name.endswith(".xover.zz") for name in a)
     assert a == b
+
+
+def test_same_bytes_in_another_process(tmp_path: Path) -> None:
+    """No dependence on string hashing (PYTHONHASHSEED) or anything else per process."""
+    generate_corpus(str(tmp_path / "a"), SMALL)
+    code = (
+        "import sys; from pipelines.generate import GenerateConfig, generate_corpus; "
+        f"generate_corpus(sys.argv[1], GenerateConfig(**{SMALL.to_json()!r}))"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    subprocess.run([sys.executable, "-c", code, str(tmp_path / "b")], check=True, env=env)
+    assert files_of(tmp_path / "a") == files_of(tmp_path / "b")
 
 
 def test_other_seed_other_corpus(tmp_path: Path) -> None:
