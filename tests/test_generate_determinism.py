@@ -145,3 +145,20 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert '"uploads_per_kind"' in capsys.readouterr().out
     assert _run([out + "2", "--chunk", "10", "--range-size", "5", "--quiet"]) == 2
     assert "chunk" in capsys.readouterr().err
+
+
+def test_writes_through_fsspec() -> None:
+    """OUT can be any fsspec URL; here the in-memory file system."""
+    import fsspec
+
+    from pipelines.corpus.check import check_corpus
+
+    url = f"memory://generate-test-{os.getpid()}/out"
+    try:
+        summary = generate_corpus(url, SMALL)
+        check = check_corpus(f"{url}/corpus")
+        assert check.clean and check.lines == summary.lines
+        fs = fsspec.filesystem("memory")
+        assert fs.exists(f"{url}/truth/uploads.parquet") and fs.exists(f"{url}/generate.json")
+    finally:
+        fsspec.filesystem("memory").rm(f"memory://generate-test-{os.getpid()}", recursive=True)
