@@ -80,7 +80,7 @@ _EXT_STRIP = np.array([t[2] for t in _table], dtype=np.bool_)
 
 
 # Byte classes, one table lookup instead of a chain of comparisons in the hot loops.
-_DIGIT, _UPPER, _LOWER, _HEX, _VOWEL, _HOT, _WORD = 1, 2, 4, 8, 16, 32, 64
+_DIGIT, _UPPER, _LOWER, _HEX, _VOWEL, _HOT, _WORD, _UNIT_START = 1, 2, 4, 8, 16, 32, 64, 128
 _CC = np.zeros(256, dtype=np.uint8)
 for _c in range(256):
     _f = 0
@@ -96,6 +96,8 @@ for _c in range(256):
         _f |= _HOT
     if _f & (_DIGIT | _UPPER | _LOWER) or _c == 95 or _c >= 128:
         _f |= _WORD
+    if chr(_c) in "bkmgtBKMGT":  # the first letter of a size unit
+        _f |= _UNIT_START
     _CC[_c] = _f
 
 
@@ -451,6 +453,8 @@ def _size_at(buf, j, s, e):
     while k + 1 < e and (buf[k] == 46 or buf[k] == 44) and _is_digit(buf[k + 1]):
         k = _digit_end(buf, k + 1, e)
     k2 = k + 1 if k < e and buf[k] == 32 else k
+    if k2 >= e or not _CC[buf[k2]] & _UNIT_START:
+        return -1
     for u in range(_UNIT_LENS.shape[0]):
         n = _UNIT_LENS[u]
         if k2 + n > e:

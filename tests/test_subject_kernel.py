@@ -525,3 +525,37 @@ def test_binsearch_subjects():
     # all but one (a lone quoted .zip) carry a file counter
     assert sum(r["file_index"] < 0 for r in rows) == 1
     assert all(r["has_yenc"] and not r["random_subject"] for r in rows)
+
+
+def _sibling(subject: bytes, row: dict) -> bytes | None:
+    """Another file of the same upload, written the same way: next counter, other name."""
+    if row["name_start"] < 0 or row["file_index"] < 0:
+        return None
+    name = subject[row["name_start"] : row["name_end"]]
+    base = ref.stem(name) or b"x"
+    other = base + (b".vol07+08.par2" if not name.lower().endswith(b".par2") else b".part02.rar")
+    out = subject[: row["name_start"]] + other + subject[row["name_end"] :]
+    old = f"{row['file_index']}/{row['file_total']}".encode()
+    new = f"{row['file_index'] + 1}/{row['file_total']}".encode()
+    return out.replace(old, new, 1) if old in out else None
+
+
+@needs_data
+def test_files_of_one_real_upload_share_the_identity():
+    subjects = [s + b" (1/7)" for s in _collection_subjects()]
+    rows = _check_against_reference(subjects)
+    pairs = [(s, _sibling(s, r)) for s, r in zip(subjects, rows, strict=True)]
+    pairs = [(a, b.replace(b" (1/7)", b" (3/9)")) for a, b in pairs if b is not None]
+    assert len(pairs) > 400
+    siblings = _check_against_reference([b for _, b in pairs])
+    originals = _check_against_reference([a for a, _ in pairs])
+    same = [
+        o["identity_key"] == s["identity_key"] for o, s in zip(originals, siblings, strict=True)
+    ]
+    assert sum(same) / len(same) > 0.97, [
+        (a, b) for (a, b), ok in zip(pairs, same, strict=True) if not ok
+    ][:5]
+    # and different uploads do not collide: distinct identities stay distinct
+    identities = {ref.identity_text(a) for a, _ in pairs}
+    keys = {o["identity_key"] for o in originals}
+    assert len(keys) == len(identities)
