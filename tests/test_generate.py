@@ -148,8 +148,9 @@ def test_files_and_parts_are_consistent(lines: list[Line], uploads: list[dict]) 
         assert u["files"], u["name"]
         assert u["posted_first"] <= u["posted_last"]
         complete = all(len(f["message_ids"]) == f["part_total"] for f in u["files"])
-        if u["file_total"] is not None:
-            complete = complete and len(u["files"]) == u["file_total"]
+        if u["file_total"] is not None:  # an `[00/N]` .nzb is not one of the N
+            counted = [f for f in u["files"] if not f["name"].endswith(".nzb")]
+            complete = complete and len(counted) == u["file_total"]
         assert u["complete"] == complete, u["name"]
         for f in u["files"]:
             assert 1 <= len(f["message_ids"]) <= f["part_total"]
@@ -216,6 +217,8 @@ def test_file_kinds_and_names(uploads: list[dict]) -> None:
         r"\.(mp3|flac)$",
         r"\.epub$",
         r"^(cover|folder|front)\.jpg$",
+        r"\.nzb$",
+        r"\.S\d\dE\d\d\..*\.(mkv|mp4|avi)$",
     ]
     for pattern in patterns:
         assert any(re.search(pattern, n) for n in names), pattern

@@ -88,6 +88,7 @@ def test_subject_styles_vary(corpus: tuple) -> None:
         r"\d+[.,]\d\d [MG]B",
         r" - [^\"]+\.\w{2,4} yEnc",  # an unquoted file name
         r"\] - \"[^\"]+\" - [^\[]+ yEnc",  # the release name after the counter
+        r"[\[(]0+/\d+[\])] - \"[^\"]+\.nzb\"",  # the set's .nzb as file 0
     ):
         assert any(re.search(pattern, s) for s in subjects), pattern
     assert len({u["style"] for u in uploads}) >= 10

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from dataclasses import dataclass, field
 
 from pipelines.generate import names
@@ -145,6 +146,15 @@ def video_release(rng: random.Random, cap: int) -> ReleaseSpec:
     total = draw_size(rng, "video", cap)
     ext = "avi" if "XviD" in name else rng.choice(("mkv", "mkv", "mp4"))
     par2 = par2_set(rng, name, total)
+    season = re.search(r"\.S(\d\d)\.(COMPLETE\.|MULTi\.)?", name)
+    if season and rng.random() < 0.6:  # a season pack: one file an episode, the pack's par2
+        n = rng.randint(4, 13)
+        episodes = [
+            (name.replace(season.group(0), f".S{season.group(1)}E{e:02d}.") + f".{ext}", total // n)
+            for e in range(1, n + 1)
+        ]
+        files = _ordered(rng, [par2[:1], episodes, par2[1:]])
+        return ReleaseSpec("video", category, name, files, shared_stem=False)
     files = _ordered(rng, [par2[:1], [(f"{name}.{ext}", total)], par2[1:]])
     return ReleaseSpec("video", category, name, files)
 

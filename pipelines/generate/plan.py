@@ -55,6 +55,7 @@ RATES = {
     "long": 0.06,
     "repost": 0.04,
     "session": 0.4,
+    "nzb_first": 0.05,
 }
 # Every corpus starts with these, one feature an upload, so each is surely present;
 # "poster" i picks the i-th poster, the first posters being one of each posting tool.
@@ -70,6 +71,7 @@ DECK: tuple[dict[str, Any], ...] = (
     {"kind": "rar_parts", "missing_segments": 0.04},
     {"kind": "rar_parts", "missing_files": 1},
     {"kind": "rar_parts", "long": True},
+    {"kind": "rar_parts", "nzb_first": True},
     {"kind": "video", "repost": True},
 )
 REPOST_GAP = (6 * 3600, 30 * 3600)  # well past the 3 h upload gap: a release of its own
@@ -154,7 +156,7 @@ class Planner:
         features: dict[str, Any] = {"kind": kind}
         if kind in ("album", "batch"):
             return features
-        for key in ("crosspost", "long", "repost"):
+        for key in ("crosspost", "long", "repost", "nzb_first"):
             if r.random() < RATES[key]:
                 features[key] = True
         for enc in ("rfc2047_b", "rfc2047_q", "rfc2047_hidden", "latin1", "utf8"):
@@ -218,7 +220,9 @@ class Planner:
         needs_name = not spec.shared_stem or bool(subject_name)
         # obfuscated posts keep their counters (only the names are random), and a missing
         # file shows only against a file counter
-        needs_counter = spec.kind == "obfuscated" or bool(features.get("missing_files"))
+        needs_counter = spec.kind == "obfuscated" or bool(
+            features.get("missing_files") or features.get("nzb_first")
+        )
         session = self._session(home, needs_name, needs_counter, features.get("poster"))
         segments = sum(math.ceil(s / session.poster.article_size) for _, s in spec.files)
         duration = self._duration(segments, bool(features.get("long")))
@@ -238,6 +242,7 @@ class Planner:
             subject_name=subject_name,
             missing_files=int(features.get("missing_files", 0)),
             missing_segments=float(features.get("missing_segments", 0.0)),
+            nzb_first=bool(features.get("nzb_first")),
             extra={"post": str(self.rng.randint(10_000, 299_999)), "board": self._board(home)},
         )
         upload = self.writer.post_release(len(self.uploads), spec, plan)
@@ -263,6 +268,7 @@ class Planner:
             connections=plan.connections,
             encoding=plan.encoding,
             subject_name=plan.subject_name,
+            nzb_first=plan.nzb_first,
             extra=plan.extra,
         )
         upload = self.writer.post_release(

@@ -77,6 +77,7 @@ class Plan:
     subject_name: str = ""  # the name as the subject shows it, when not the release name
     missing_files: int = 0
     missing_segments: float = 0.0  # share of segments lost in the damaged files
+    nzb_first: bool = False  # an `.nzb` of the set posted first as file 0: `[00/27]`
     extra: dict[str, str] = field(default_factory=dict)  # template fields: post, board
 
 
@@ -97,8 +98,13 @@ class UploadWriter:
         self, upload_id: int, spec: ReleaseSpec, plan: Plan, repost_of: int | None = None
     ) -> Upload:
         size = plan.poster.article_size
-        totals = [max(1, math.ceil(s / size)) for _, s in spec.files]
-        n_files = len(spec.files)
+        posted = list(spec.files)
+        nzb = plan.nzb_first and plan.style.has_counter
+        if nzb:  # numbered 0: not counted in the file total
+            posted.insert(0, (f"{spec.name}.nzb", 5_000 + len(spec.files) * 1_500))
+        totals = [max(1, math.ceil(s / size)) for _, s in posted]
+        n_files = len(posted)
+        announced = n_files - 1 if nzb else n_files
         times = self.schedule(plan.start, plan.duration, sum(totals), plan.connections)
         missing = self._missing_files(n_files, plan.missing_files)
         damaged = self._damaged_files(n_files, missing, plan.missing_segments)
@@ -112,21 +118,20 @@ class UploadWriter:
         files: list[PostedFile] = []
         spans: list[tuple[float, float]] = []
         offset = 0
-        for index, ((file_name, file_size), total) in enumerate(
-            zip(spec.files, totals, strict=True)
-        ):
+        for index, ((file_name, file_size), total) in enumerate(zip(posted, totals, strict=True)):
+            number = index if nzb else index + 1
             t = times[offset : offset + total]
             offset += total
             if index in missing:
                 continue
             extra["fsize"] = str(file_size)
             head, tail = split_template(
-                plan.style, name_text, file_name, index + 1, n_files, total, extra
+                plan.style, name_text, file_name, number, announced, total, extra
             )
             keep = self._kept_parts(total, damaged.get(index, 0.0))
             posted_times = t[keep - 1]
             message_ids = self.post_file(
-                src, plan, head, tail, keep, total, posted_times, file_size, (index + 1, n_files)
+                src, plan, head, tail, keep, total, posted_times, file_size, (number, announced)
             )
             files.append(PostedFile(file_name, total, message_ids))
             spans.append((float(posted_times.min()), float(posted_times.max())))
@@ -145,7 +150,7 @@ class UploadWriter:
             poster=plan.sender,
             groups=plan.groups,
             files=files,
-            file_total=n_files if plan.style.has_counter else None,
+            file_total=announced if plan.style.has_counter else None,
             complete=complete,
             readable=spec.kind != "obfuscated",
             pending=spec.kind == "obfuscated",
