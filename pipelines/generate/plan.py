@@ -1,11 +1,9 @@
 """The corpus plan: which uploads and noise each group gets, by whom, when.
 
-Per group, about two thirds of the lines go to uploads and a third to noise (random
-subjects, `[PRiVATE]` hashes, a few text posts), as measured on real corpora. The
-first uploads work through a deck of features so every corpus big enough holds each
-kind and each oddity at least once; after that features are drawn at their rates.
-Posters work in sessions: several uploads in a row, close together, each with its own
-name.
+Groups take turns (the one with the most lines still to fill goes next) until each
+has its share of uploads; then each gets its noise. Features come from the deck and
+the rates in `features`. Posters work in sessions: several uploads in a row, close
+together, each with its own name.
 """
 
 from __future__ import annotations
@@ -20,6 +18,7 @@ import numpy as np
 from pipelines.generate import names
 from pipelines.generate.config import GenerateConfig
 from pipelines.generate.dates import TWO_DIGIT_STYLE
+from pipelines.generate.features import DECK, RATES, SHARES, UPLOAD_SHARE, draw_features
 from pipelines.generate.files import ReleaseSpec, build_release
 from pipelines.generate.noise import NoiseWriter
 from pipelines.generate.rand import Tokens
@@ -29,51 +28,6 @@ from pipelines.generate.subjects import BY_NAME, Style, fits, pick_style
 from pipelines.generate.tools import TOOLS, MessageIds, Poster, make_poster, random_sender
 from pipelines.generate.uploads import Plan, Upload, UploadWriter
 
-SHARES = {"random_subject": 0.25, "private_hash": 0.09, "text_post": 0.004}
-UPLOAD_SHARE = 1.0 - sum(SHARES.values())
-KIND_WEIGHTS = {
-    "rar_parts": 18,
-    "rar_old": 8,
-    "video": 10,
-    "obfuscated": 16,
-    "music": 8,
-    "ebook": 8,
-    "sevenzip": 5,
-    "software": 6,
-    "album": 2,
-    "batch": 2,
-}
-RATES = {
-    "crosspost": 0.12,
-    "rfc2047_b": 0.015,
-    "rfc2047_q": 0.01,
-    "rfc2047_hidden": 0.008,
-    "latin1": 0.015,
-    "utf8": 0.01,
-    "missing_segments": 0.06,
-    "missing_files": 0.03,
-    "long": 0.06,
-    "repost": 0.04,
-    "session": 0.4,
-    "nzb_first": 0.05,
-}
-# Every corpus starts with these, one feature an upload, so each is surely present;
-# "poster" i picks the i-th poster, the first posters being one of each posting tool.
-DECK: tuple[dict[str, Any], ...] = (
-    *({"kind": k, "poster": i} for i, k in enumerate(KIND_WEIGHTS)),
-    {"kind": "rar_parts", "crosspost": True, "poster": 8},
-    {"kind": "video", "crosspost": True},
-    {"kind": "video", "encoding": "rfc2047_b"},
-    {"kind": "rar_parts", "encoding": "rfc2047_q"},
-    {"kind": "video", "encoding": "rfc2047_hidden"},
-    {"kind": "rar_old", "encoding": "latin1"},
-    {"kind": "sevenzip", "encoding": "utf8"},
-    {"kind": "rar_parts", "missing_segments": 0.04},
-    {"kind": "rar_parts", "missing_files": 1},
-    {"kind": "rar_parts", "long": True},
-    {"kind": "rar_parts", "nzb_first": True},
-    {"kind": "video", "repost": True},
-)
 REPOST_GAP = (6 * 3600, 30 * 3600)  # well past the 3 h upload gap: a release of its own
 HOUR = 3600.0
 
@@ -136,7 +90,7 @@ class Planner:
         deck = list(DECK)
         while max(self.budget) > 0:
             home = max(range(len(self.budget)), key=lambda g: (self.budget[g], -g))
-            features = deck.pop(0) if deck else self._draw_features()
+            features = deck.pop(0) if deck else draw_features(self.rng)
             self._upload(home, features)
         for group in range(self.config.groups):
             self._noise(group)
@@ -149,25 +103,6 @@ class Planner:
             self.start,
             int(self.start + self.span),
         )
-
-    def _draw_features(self) -> dict[str, Any]:
-        r = self.rng
-        kind = r.choices(list(KIND_WEIGHTS), list(KIND_WEIGHTS.values()))[0]
-        features: dict[str, Any] = {"kind": kind}
-        if kind in ("album", "batch"):
-            return features
-        for key in ("crosspost", "long", "repost", "nzb_first"):
-            if r.random() < RATES[key]:
-                features[key] = True
-        for enc in ("rfc2047_b", "rfc2047_q", "rfc2047_hidden", "latin1", "utf8"):
-            # film and TV titles: the posts that carry them in their own script
-            if r.random() < RATES[enc] and kind in ("rar_parts", "rar_old", "video", "sevenzip"):
-                features["encoding"] = enc
-        if r.random() < RATES["missing_segments"]:
-            features["missing_segments"] = r.uniform(0.01, 0.1)
-        if r.random() < RATES["missing_files"]:
-            features["missing_files"] = r.randint(1, 2)
-        return features
 
     def _groups(self, home: int, crosspost: bool) -> tuple[int, ...]:
         if not crosspost or self.config.groups < 2:
