@@ -296,3 +296,33 @@ def test_capture_command_needs_its_password(
                  "TEST_NNTP_MISSING", "--group", "g", "--corpus", str(tmp_path)])  # fmt: skip
     assert code == 2
     assert "TEST_NNTP_MISSING" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> str:
+    from pipelines.generate import GenerateConfig, generate_corpus
+
+    out = str(tmp_path_factory.mktemp("generated"))
+    generate_corpus(
+        out, GenerateConfig(groups=2, articles=3000, seed=3, range_size=2000, chunk=500)
+    )
+    return f"{out}/corpus"
+
+
+@pytest.mark.parametrize("variant", ["plain", "xfeature", "xzver", "deflate"])
+def test_capture_of_a_generated_corpus_is_identical(
+    generated: str, tmp_path: Path, variant: str
+) -> None:
+    faults = Faults(cut_every=5, drop_every=9)
+    with NNTPServer(generated, options=ServerOptions(faults=faults)) as srv:
+        groups = sorted(srv.corpus.groups)
+        cap = capture(srv.port, str(tmp_path), variant, groups=groups,
+                      plan=PlanSettings(2000, 500, headroom=0))  # fmt: skip
+        summary = cap.run()
+    assert summary.retries > 0
+    served = corpus_lines(generated)
+    got = corpus_lines(str(tmp_path))
+    assert sorted(got) == groups
+    for group in groups:
+        assert got[group][0] == served[group][0]  # line for line, bytes for bytes
+        assert got[group][1] == served[group][1]  # and exactly as many bad lines

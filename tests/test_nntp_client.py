@@ -18,7 +18,7 @@ from sabctools import yenc_encode
 
 from pipelines.corpus.codec import inflate
 from pipelines.nntp.client import NNTPClient
-from pipelines.nntp.compression import read_xfeature_reply, ydecode
+from pipelines.nntp.compression import InflateCheck, read_xfeature_reply, ydecode
 from pipelines.nntp.errors import (
     AuthError,
     NoArticle,
@@ -326,3 +326,34 @@ def test_commands_are_safe_from_threads(server: NNTPServer) -> None:
         t.join(20)
     assert not errors
     assert server.stats.peak >= 2
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.sampled_from(["raw", "zlib", "gzip"]),
+    st.integers(1, 400),
+    st.lists(st.integers(1, 70_000), min_size=1, max_size=40),
+)
+def test_inflate_check_finds_the_end_whatever_the_pieces(
+    kind: str, repeat: int, cuts: list[int]
+) -> None:
+    # very repetitive text: a few compressed bytes hold far more than one output piece
+    text = b"".join(b"%d\tsame subject\tposter\tdate\t<id>\t\t1\t1\r\n" % i for i in range(repeat))
+    text += b"7\t" + b"x" * 300_000 + b"\r\n"
+    wbits = {"raw": -15, "zlib": 15, "gzip": 31}[kind]
+    obj = zlib.compressobj(6, zlib.DEFLATED, wbits)
+    stream = obj.compress(text) + obj.flush()
+    check = InflateCheck(kind)
+    at = 0
+    for size in cuts:
+        if check.eof or at >= len(stream):
+            break
+        check.feed(stream[at : at + size])
+        at += size
+    if at < len(stream):
+        check.feed(stream[at:])
+    check.feed(b".\r\n")
+    assert check.eof and check.unused == b".\r\n"
+    stored = check.stored()
+    assert stored.lines == repeat + 1 and stored.text_bytes == len(text)
+    assert inflate(stored.payload).data == text

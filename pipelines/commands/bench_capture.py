@@ -13,7 +13,8 @@ def add_parser(sub: Any) -> None:
         "bench-capture",
         help="measure capture throughput against a paced serve-nntp (1..N connections)",
         description="Starts serve-nntp in its own process, paced like a provider, and "
-        "captures from it with each connection count for a fixed time; prints lines/s, the "
+        "captures the same number of chunks per connection with each connection count; "
+        "prints lines/s, the "
         "scaling against one connection, and the client's CPU per 100 k lines/s.",
     )
     p.add_argument("--connections", default="1,2,5,10,20", help="comma list (default 1,2,5,10,20)")
@@ -21,7 +22,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--variant", default="xfeature", choices=["plain", "xfeature", "xzver", "deflate"]
     )
-    p.add_argument("--seconds", type=float, default=4.0, help="length of each run")
+    p.add_argument("--chunks-each", type=int, default=4, help="chunks per connection and run")
     p.add_argument("--chunk-size", type=int, default=25_000)
     p.add_argument(
         "--lines",
@@ -37,15 +38,19 @@ def run(args: argparse.Namespace) -> int:
     from pipelines.capture.bench import make_corpus, run_once, start_server
 
     counts = [int(x) for x in args.connections.split(",") if x]
-    lines = args.lines or int(max(counts) * args.rate * (args.seconds + 2))
+    # generated groups have gaps: ~0.7 lines per article number
+    lines = args.lines or int(max(counts) * args.chunks_each * args.chunk_size * 0.8)
     work = args.work_dir or tempfile.mkdtemp(prefix="bench-capture-")
     print(f"bench-capture: sample corpus of {lines:,} lines in {work}", flush=True)
-    corpus = make_corpus(work, lines, args.chunk_size)
-    server, port = start_server(corpus, args.rate, [])
+    corpus, bounds = make_corpus(work, lines, args.chunk_size)
+    # the server builds every reply first, as a provider answers from its own storage
+    server, port = start_server(
+        corpus, args.rate, ["--prebuild", args.variant, "--cache-mb", "2048"]
+    )
     runs = []
     try:
         for n in counts:
-            runs.append(run_once(port, n, args.variant, args.seconds, args.chunk_size))
+            runs.append(run_once(port, n, args.variant, args.chunks_each, args.chunk_size, bounds))
             s = runs[-1].summary
             print(f"  {n:>2} connections: {s.lines:,} lines in {s.seconds:.1f} s", flush=True)
     finally:
@@ -55,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             shutil.rmtree(work, ignore_errors=True)
     one = runs[0].summary.lines_per_second / max(runs[0].connections, 1)
     print(f"\nvariant {args.variant}, paced at {args.rate:,.0f} lines/s per connection, "
-          f"{args.chunk_size:,}-line chunks, {args.seconds:.0f} s runs")  # fmt: skip
+          f"chunks of {args.chunk_size:,} articles, {args.chunks_each} per connection")  # fmt: skip
     print("connections | lines/s | per connection | x (N x one) | MB/s | client CPU % of a core "
           "| CPU % per 100k lines/s")  # fmt: skip
     for r in runs:

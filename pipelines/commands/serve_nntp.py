@@ -51,6 +51,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--tls-cert", help="PEM certificate (with --tls-key): offer STARTTLS")
     p.add_argument("--tls-key", help="PEM private key")
     p.add_argument("--implicit-tls", action="store_true", help="TLS from the first byte")
+    p.add_argument("--cache-mb", type=int, default=512, help="memory for built replies")
+    p.add_argument(
+        "--prebuild",
+        choices=["plain", "xfeature", "xzver", "deflate"],
+        help="build every stored chunk's reply in this variant before listening",
+    )
     p.set_defaults(run=run)
 
 
@@ -79,12 +85,16 @@ def run(args: argparse.Namespace) -> int:
         faults=faults,
         tls_context=context,
         implicit_tls=args.implicit_tls,
+        cache_bytes=args.cache_mb << 20,
     )
     try:
         server = NNTPServer(args.corpus, args.host, args.port, options)
     except FileNotFoundError as exc:
         print(f"serve-nntp: {exc}", file=sys.stderr)
         return 2
+    if args.prebuild:
+        built = server.replies.prebuild(args.prebuild)
+        print(f"serve-nntp: built {built} {args.prebuild} replies", file=sys.stderr, flush=True)
     groups = ", ".join(sorted(server.corpus.groups)) or "none"
     server.start()
     print(f"serve-nntp: listening on {args.host}:{server.port}; groups: {groups}", flush=True)

@@ -42,6 +42,7 @@ _INFLATE_ERRORS = (zlib.error, _zmod.error)
 
 ZLIB_HEADER = b"\x78\x01"  # deflate, 32 KiB window, no dictionary, fastest level
 VARIANTS = ("plain", "xfeature", "xzver", "deflate")
+_TEXT_PIECE = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -86,15 +87,25 @@ class InflateCheck:
         if self.eof:
             self.unused += piece
             return
-        try:
-            text = self._obj.decompress(piece)
-        except _INFLATE_ERRORS as exc:
-            raise TruncatedReply(f"compressed overview does not inflate: {exc}") from exc
         self.pieces.append(piece)
-        if self._obj.eof:
-            self.unused = self._obj.unused_data
-            if self.unused:
-                self.pieces[-1] = piece[: len(piece) - len(self.unused)]
+        data = piece
+        while True:
+            try:
+                # bounded output: the text is counted while still in the CPU's cache
+                text = self._obj.decompress(data, _TEXT_PIECE)
+            except _INFLATE_ERRORS as exc:
+                raise TruncatedReply(f"compressed overview does not inflate: {exc}") from exc
+            data = self._obj.unconsumed_tail
+            self._count(text)
+            if self._obj.eof:
+                self.unused = self._obj.unused_data
+                if self.unused:
+                    self.pieces[-1] = piece[: len(piece) - len(self.unused)]
+                return
+            if not data and len(text) < _TEXT_PIECE:
+                return  # a full piece may leave text pending inside: drain it first
+
+    def _count(self, text: bytes) -> None:
         if text:
             self.lines += text.count(b"\n")
             if self.kind == "raw":

@@ -108,7 +108,8 @@ class Wire:
         while True:
             end = self.buf.find(_TERMINATOR, start)
             if end >= 0:
-                block = bytes(self.buf[: end + 2])
+                with memoryview(self.buf) as view:
+                    block = bytes(view[: end + 2])
                 del self.buf[: end + 5]
                 return unstuff(block)
             start = max(0, len(self.buf) - 4)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from sabctools import yenc_encode
 
-from pipelines.corpus.codec import deflate, sniff
+from pipelines.corpus.codec import deflate, inflate, sniff
 from pipelines.nntp.wire import stuff
 from pipelines.nntpserver.served import ServedCorpus
 
@@ -29,11 +29,14 @@ class Reply:
 
 
 class ReplyCache:
-    def __init__(self, corpus: ServedCorpus, gzip_flavour: str = "raw") -> None:
+    def __init__(
+        self, corpus: ServedCorpus, gzip_flavour: str = "raw", cache_bytes: int = _CACHE_BYTES
+    ) -> None:
         if gzip_flavour not in ("raw", "zlib"):
             raise ValueError("gzip flavour must be 'raw' or 'zlib'")
         self.corpus = corpus
         self.gzip_flavour = gzip_flavour
+        self.cache_bytes = cache_bytes
         self._cache: OrderedDict[tuple[str, int, int, str], Reply] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
@@ -49,10 +52,19 @@ class ReplyCache:
         with self._lock:
             self._cache[key] = reply
             self._bytes += len(reply.data)
-            while self._bytes > _CACHE_BYTES and len(self._cache) > 1:
+            while self._bytes > self.cache_bytes and len(self._cache) > 1:
                 _, old = self._cache.popitem(last=False)
                 self._bytes -= len(old.data)
         return reply
+
+    def prebuild(self, variant: str) -> int:
+        """Build the reply to every stored chunk now (benchmarks: a provider's warm cache)."""
+        built = 0
+        for name, group in self.corpus.groups.items():
+            for chunk in group.chunks:
+                self.overview(name, chunk.first, chunk.last, variant)
+                built += 1
+        return built
 
     def _build(self, group: str, first: int, last: int, variant: str) -> Reply:
         found = self.corpus.stored_payload(group, first, last)
@@ -61,7 +73,11 @@ class ReplyCache:
             stored, lines = found
             if sniff(stored) == "zlib" and not stored[1] & 0x20:
                 return self._compressed(stored[2:-4], stored, lines, variant)
-        text = self.corpus.lines(group, first, last)
+        inflated = inflate(found[0]) if found is not None else None
+        if inflated is not None and inflated.complete:
+            text = inflated.data  # a whole stored chunk: no need to index its lines
+        else:
+            text = self.corpus.lines(group, first, last)
         lines = text.count(b"\n")
         if variant == "plain":
             return Reply(stuff(text) + b".\r\n", lines)

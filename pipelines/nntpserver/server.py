@@ -53,6 +53,7 @@ class ServerOptions:
     faults: Faults = field(default_factory=Faults)
     tls_context: ssl.SSLContext | None = None
     implicit_tls: bool = False
+    cache_bytes: int = 512 << 20  # built replies kept for the next asker
 
 
 @dataclass
@@ -435,7 +436,7 @@ class NNTPServer:
     ) -> None:
         self.corpus = corpus if isinstance(corpus, ServedCorpus) else ServedCorpus(corpus)
         self.options = options or ServerOptions()
-        self.replies = ReplyCache(self.corpus, self.options.gzip_flavour)
+        self.replies = ReplyCache(self.corpus, self.options.gzip_flavour, self.options.cache_bytes)
         self.stats = ServerStats()
         self.host, self.port = host, port
         self._tcp: _TCPServer | None = None
