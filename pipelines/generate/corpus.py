@@ -161,8 +161,8 @@ def generate_range_lines(
     """One group's first `n_lines` overview lines in article order, in memory.
 
     Returns (CRLF lines, first article number, last article number). For benchmarks of
-    later stages; the lines are those `generate --groups 1` would write for that many
-    articles, cut to exactly `n_lines`.
+    later stages: the lines `generate --groups 1 --articles n_lines` writes (a few more
+    articles asked for, in the rare case that falls short), cut to exactly `n_lines`.
     """
     if n_lines < 1:
         raise ValueError(f"n_lines must be positive, not {n_lines}")
