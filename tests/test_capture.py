@@ -326,3 +326,34 @@ def test_capture_of_a_generated_corpus_is_identical(
     for group in groups:
         assert got[group][0] == served[group][0]  # line for line, bytes for bytes
         assert got[group][1] == served[group][1]  # and exactly as many bad lines
+
+
+def test_ctrl_c_finishes_the_chunks_in_flight_and_writes_the_manifests(
+    served: tuple[str, dict[str, list[bytes]]], tmp_path: Path
+) -> None:
+    import _thread
+    import threading
+
+    with NNTPServer(served[0], options=ServerOptions(lines_per_second=2000)) as srv:
+        cap = capture(srv.port, str(tmp_path), connections=2)
+        timer = threading.Timer(0.6, _thread.interrupt_main)
+        timer.start()
+        try:
+            summary = cap.run()
+        finally:
+            timer.cancel()
+    assert summary.stopped == "interrupted"
+    assert 0 < summary.chunks < 24
+    reader = CorpusReader(str(tmp_path))
+    manifests = 0
+    for group in reader.groups():
+        for info in reader.ranges(group):
+            manifests += info.manifest is not None
+            report = RangeReport(group, info.ref.first, info.ref.last)
+            data = b"".join(c.data for c in reader.read_range(info, report))
+            assert sum(report.bad_lines.values()) == 0 and report.chunks_truncated == 0
+            if info.complete:  # a complete range holds exactly the served lines of its span
+                span = [x for x in served[1][group]
+                        if info.ref.first <= int(x.split(b"\t")[0]) <= info.ref.last]  # fmt: skip
+                assert data == b"".join(span)
+    assert manifests >= 1  # the open ranges' manifests were written on the way out

@@ -180,22 +180,30 @@ class Capture:
     def run(
         self, tail: bool = False, interval: float = 300.0, passes: int | None = None
     ) -> CaptureSummary:
-        """History first; with `tail`, then a pass every `interval` seconds (or `passes` times)."""
+        """History first; with `tail`, then a pass every `interval` seconds (or `passes` times).
+
+        Ctrl-C ends the run like a stop: workers finish their chunks, the manifests of what
+        is stored are written, and the summary says "interrupted".
+        """
         done = 0
+        stopped = ""
+        error: BaseException | None = None
         try:
             while True:
                 schedule = self.run_pass()
                 done += 1
-                if schedule.error is not None or (schedule.stopped and not tail):
+                stopped, error = schedule.stopped, schedule.error
+                if error is not None or (stopped and not tail):
                     break
                 if self._stop.is_set() or not tail or (passes is not None and done >= passes):
                     break
                 if self._stop.wait(interval):
                     break
+        except KeyboardInterrupt:
+            stopped = "interrupted"
         finally:
             self.pools.close()
-        stopped = schedule.stopped if schedule.stopped else ""
         summary = self.progress.finish(stopped)
-        if schedule.error is not None:
-            raise CaptureError(schedule.stopped, summary) from schedule.error
+        if error is not None:
+            raise CaptureError(stopped, summary) from error
         return summary

@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"capture: stopped: {exc}", file=sys.stderr)
         return 1
     print(summary.format())
-    return 0
+    return 130 if summary.stopped == "interrupted" else 0
 
 
 def main(argv: list[str] | None = None) -> int:
