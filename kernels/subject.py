@@ -59,11 +59,13 @@ _BY_CLASS = {
     EBOOK: "epub pdf mobi azw3 azw cbr cbz cb7 djvu lit fb2 prc",
     DISC: "iso img bin cue nrg mdf mds ccd vcd",
     EXECUTABLE: "exe dmg apk msi bat jar deb rpm pkg xapk ipa",
-    TEXT: "txt srt sub idx ssa ass md5 sha1 url htm html log diz",
+    TEXT: "txt srt sub idx ssa ass md5 sha1 url htm html log diz m3u m3u8 pls",
 }
 EXTENSIONS: dict[str, int] = {e: c for c, names in _BY_CLASS.items() for e in names.split()}
-# Archive and sidecar suffixes that a file's stem leaves out (with .par2, .rar and volumes).
-STRIPPED_EXTENSIONS = frozenset({"7z", "zip", "sfv", "nfo", "nzb"})
+# Suffixes a file's stem leaves out (with .par2, .rar and volumes): every known extension,
+# so that `Name.mkv`, `Name.par2`, `Name.vol03+04.par2` and `Name.nfo`, posted with nothing
+# in the subject but the file part, share the stem `Name` and are one release.
+STRIPPED_EXTENSIONS = frozenset(EXTENSIONS)
 
 
 def _ext_code(ext: str) -> int:
@@ -714,13 +716,14 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
         yenc = False
         for k in range(e - s):
             removed[k] = False
-        j = s
-        while j < e:
+        prev = 0
+        for j in range(s, e):
             c = buf[j]
             f = _CC[c]
+            inside_word = f & prev & _WORD
+            prev = f
             # counters, sizes and yEnc never start inside a word (brackets are not words)
-            if not f & _HOT or (f & _WORD and j > s and _CC[buf[j - 1]] & _WORD):
-                j += 1
+            if not f & _HOT or inside_word:
                 continue
             kind = 5
             ce = -1
@@ -769,7 +772,6 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
                     c_before_e = ce
                     c_before_1 = v1
                     c_before_2 = v2
-            j += 1
         has_yenc[li] = yenc
         cs = -1
         cend = -1

@@ -32,8 +32,8 @@ def test_to_text_falls_back_from_utf8_to_cp1252_to_latin1():
         ("Name.7z.001", "Name"),
         ("Name.zip.001", "Name"),
         ("Name.nfo", "Name"),
-        ("Show.S01E01.mkv", "Show.S01E01.mkv"),
-        ("Karel Gott.mp3.vol0+1.PAR2", "Karel Gott.mp3"),
+        ("Show.S01E01.mkv", "Show.S01E01"),
+        ("Karel Gott.mp3.vol0+1.PAR2", "Karel Gott"),
         ("Été.rar", "Été"),
     ],
 )
