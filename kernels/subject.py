@@ -24,83 +24,44 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from kernels.hashing import _hash_span, as_buffer, check_spans, leaf_kernel
-
-# What a file is, from its name (ext_class).
-NONE = 0  # no file name
-RAR_FIRST = 1  # first archive volume: .part01.rar, .rar, .7z, .7z.001, .001, .zip
-ARCHIVE_VOL = 2  # later volumes: .part02.rar, .r00, .z01, .7z.002, .002
-PAR2_INDEX = 3
-PAR2_VOL = 4
-NFO = 5
-SFV = 6
-NZB = 7
-VIDEO = 8
-AUDIO = 9
-IMAGE = 10
-EBOOK = 11
-DISC = 12
-EXECUTABLE = 13
-TEXT = 14
-OTHER = 15  # a name with no known extension
-EXT_CLASS_NAMES = (
-    *("none", "rar_first", "archive_vol", "par2_index", "par2_vol", "nfo", "sfv", "nzb"),
-    *("video", "audio", "image", "ebook", "disc", "executable", "text", "other"),
+from kernels.names import (  # noqa: F401 - the ext classes are part of this module's API
+    _CC,
+    _EXT_CLASSES,
+    _EXT_CODES,
+    _EXT_STRIP,
+    _HOT,
+    _UNIT_START,
+    _WORD,
+    ARCHIVE_VOL,
+    AUDIO,
+    DISC,
+    EBOOK,
+    EXECUTABLE,
+    EXT_CLASS_NAMES,
+    EXTENSIONS,
+    IMAGE,
+    NFO,
+    NONE,
+    NZB,
+    OTHER,
+    PAR2_INDEX,
+    PAR2_VOL,
+    RAR_FIRST,
+    SFV,
+    STRIPPED_EXTENSIONS,
+    TEXT,
+    VIDEO,
+    _classify,
+    _digit_end,
+    _find_name,
+    _is_digit,
+    _is_word,
+    _lower,
+    _random_subject,
+    _random_token,
+    _stem_end,
+    _value,
 )
-
-_BY_CLASS = {
-    RAR_FIRST: "rar 7z zip",
-    PAR2_INDEX: "par2",
-    NFO: "nfo",
-    SFV: "sfv",
-    NZB: "nzb",
-    VIDEO: "mkv mp4 avi m4v ts wmv mpg mpeg mov divx xvid vob m2ts mts webm flv 3gp ogm rm rmvb",
-    AUDIO: "mp3 flac m4a ogg wav aac ape wma opus m4b alac aiff dts ac3 mka",
-    IMAGE: "jpg jpeg png gif bmp tif tiff webp heic",
-    EBOOK: "epub pdf mobi azw3 azw cbr cbz cb7 djvu lit fb2 prc",
-    DISC: "iso img bin cue nrg mdf mds ccd vcd",
-    EXECUTABLE: "exe dmg apk msi bat jar deb rpm pkg xapk ipa",
-    TEXT: "txt srt sub idx ssa ass md5 sha1 url htm html log diz m3u m3u8 pls",
-}
-EXTENSIONS: dict[str, int] = {e: c for c, names in _BY_CLASS.items() for e in names.split()}
-# Suffixes a file's stem leaves out (with .par2, .rar and volumes): every known extension,
-# so that `Name.mkv`, `Name.par2`, `Name.vol03+04.par2` and `Name.nfo`, posted with nothing
-# in the subject but the file part, share the stem `Name` and are one release.
-STRIPPED_EXTENSIONS = frozenset(EXTENSIONS)
-
-
-def _ext_code(ext: str) -> int:
-    code = 0
-    for i, ch in enumerate(ext.encode()):
-        code |= ch << (8 * i)
-    return code
-
-
-_table = sorted((_ext_code(e), c, e in STRIPPED_EXTENSIONS) for e, c in EXTENSIONS.items())
-_EXT_CODES = np.array([t[0] for t in _table], dtype=np.int64)
-_EXT_CLASSES = np.array([t[1] for t in _table], dtype=np.uint8)
-_EXT_STRIP = np.array([t[2] for t in _table], dtype=np.bool_)
-
-
-# Byte classes, one table lookup instead of a chain of comparisons in the hot loops.
-_DIGIT, _UPPER, _LOWER, _HEX, _VOWEL, _HOT, _WORD, _UNIT_START = 1, 2, 4, 8, 16, 32, 64, 128
-_CC = np.zeros(256, dtype=np.uint8)
-for _c in range(256):
-    _f = 0
-    if 48 <= _c <= 57:
-        _f |= _DIGIT | _HEX
-    elif 65 <= _c <= 90:
-        _f |= _UPPER | (_HEX if _c <= 70 else 0)
-    elif 97 <= _c <= 122:
-        _f |= _LOWER | (_HEX if _c <= 102 else 0)
-    if chr(_c) in "aeiouyAEIOUY":
-        _f |= _VOWEL
-    if chr(_c) in "0123456789Ff[({Yy":  # where a counter, size text or yEnc can start
-        _f |= _HOT
-    if _f & (_DIGIT | _UPPER | _LOWER) or _c == 95 or _c >= 128:
-        _f |= _WORD
-    if chr(_c) in "bkmgtBKMGT":  # the first letter of a size unit
-        _f |= _UNIT_START
-    _CC[_c] = _f
 
 
 @dataclass(frozen=True)
@@ -124,199 +85,6 @@ class SubjectFields:
 
     def __len__(self) -> int:
         return len(self.part)
-
-
-# --- byte helpers -----------------------------------------------------------------
-
-
-@leaf_kernel
-def _is_digit(c):
-    return 48 <= c <= 57
-
-
-@leaf_kernel
-def _is_word(c):
-    # letters, digits, `_` and any UTF-8 byte: what a word boundary must not cut
-    return (48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122) or c == 95 or c >= 128
-
-
-@leaf_kernel
-def _is_alnum(c):
-    return (48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122)
-
-
-@leaf_kernel
-def _lower(c):
-    if 65 <= c <= 90:
-        return c + 32
-    return c
-
-
-@leaf_kernel
-def _is_hex(c):
-    return (48 <= c <= 57) or (65 <= c <= 70) or (97 <= c <= 102)
-
-
-@leaf_kernel
-def _is_vowel(c):
-    c = _lower(c)
-    return c == 97 or c == 101 or c == 105 or c == 111 or c == 117 or c == 121
-
-
-@leaf_kernel
-def _digit_end(buf, i, e):
-    while i < e and 48 <= buf[i] <= 57:
-        i += 1
-    return i
-
-
-@leaf_kernel
-def _value(buf, a, b):
-    v = 0
-    for i in range(a, b):
-        v = v * 10 + (buf[i] - 48)
-    return v
-
-
-@leaf_kernel
-def _digits_back(buf, lo, i, limit):
-    """Start of the run of digits that ends right before i (not below lo).
-
-    Stops after limit + 1 digits: callers only need to know the run is not longer.
-    """
-    j = i
-    lo = max(lo, i - limit - 1)
-    while j > lo and 48 <= buf[j - 1] <= 57:
-        j -= 1
-    return j
-
-
-@leaf_kernel
-def _ends_ci(buf, a, b, word):
-    """Does buf[a:b] end with the lower-case ASCII bytes of word, in any case?"""
-    n = word.shape[0]
-    ok = b - a >= n
-    k = 0
-    while ok and k < n:
-        ok = _lower(buf[b - n + k]) == word[k]
-        k += 1
-    return ok
-
-
-_DOT_PAR2 = np.frombuffer(b".par2", dtype=np.uint8)
-_DOT_RAR = np.frombuffer(b".rar", dtype=np.uint8)
-_DOT_VOL = np.frombuffer(b".vol", dtype=np.uint8)
-_DOT_PART = np.frombuffer(b".part", dtype=np.uint8)
-_DOT_7Z = np.frombuffer(b".7z", dtype=np.uint8)
-_PRIVATE = np.frombuffer(b"[private]", dtype=np.uint8)
-
-
-# --- file names ---------------------------------------------------------------------
-
-
-@leaf_kernel
-def _classify(buf, a, b, codes, classes, strips):
-    """(ext_class, volume, suffix length to strip) of the name buf[a:b]."""
-    if _ends_ci(buf, a, b, _DOT_PAR2):
-        q = b - 5
-        d2 = _digits_back(buf, a, q, 6)
-        if 1 <= q - d2 <= 6 and d2 - 1 > a and (buf[d2 - 1] == 43 or buf[d2 - 1] == 45):
-            d1 = _digits_back(buf, a, d2 - 1, 6)
-            if 1 <= d2 - 1 - d1 <= 6 and _ends_ci(buf, a, d1, _DOT_VOL):
-                return PAR2_VOL, _value(buf, d1, d2 - 1), b - (d1 - 4)
-        return PAR2_INDEX, -1, 5
-    if _ends_ci(buf, a, b, _DOT_RAR):
-        q = b - 4
-        d = _digits_back(buf, a, q, 4)
-        if 1 <= q - d <= 4 and _ends_ci(buf, a, d, _DOT_PART):
-            vol = _value(buf, d, q)
-            return (RAR_FIRST if vol == 1 else ARCHIVE_VOL), vol, b - (d - 5)
-        return RAR_FIRST, -1, 4
-    d = _digits_back(buf, a, b, 3)
-    nd = b - d
-    if nd == 3 and d - 1 >= a and buf[d - 1] == 46:
-        vol = _value(buf, d, b)
-        cls = RAR_FIRST if vol == 1 else ARCHIVE_VOL
-        if _ends_ci(buf, a, d - 1, _DOT_7Z):
-            return cls, vol, 7
-        return cls, vol, 4
-    if 2 <= nd <= 3 and d - 2 >= a and buf[d - 2] == 46 and _lower(buf[d - 1]) == 114:
-        return ARCHIVE_VOL, _value(buf, d, b), nd + 2
-    if nd == 2 and d - 2 >= a and buf[d - 2] == 46 and _lower(buf[d - 1]) == 122:
-        return ARCHIVE_VOL, _value(buf, d, b), 4
-    # a plain extension: 2-4 ASCII letters/digits after the last dot
-    j = b
-    while j > a and b - j <= 4 and _is_alnum(buf[j - 1]):
-        j -= 1
-    if 2 <= b - j <= 4 and j - 1 >= a and buf[j - 1] == 46:
-        code = np.int64(0)
-        for k in range(b - j):
-            code |= np.int64(_lower(buf[j + k])) << np.int64(8 * k)
-        lo = 0
-        hi = codes.shape[0]
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if codes[mid] < code:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo < codes.shape[0] and codes[lo] == code:
-            return np.int64(classes[lo]), -1, (b - j + 1) if strips[lo] else 0
-    return OTHER, -1, 0
-
-
-@leaf_kernel
-def _stem_end(buf, a, b, codes, classes, strips):
-    while b > a:
-        strip = _classify(buf, a, b, codes, classes, strips)[2]
-        if strip == 0:
-            break
-        b -= strip
-    return b
-
-
-@leaf_kernel
-def _find_name(buf, s, e, codes, classes, strips):
-    """(name_start, name_end, removal_start, removal_end), all -1 when there is none."""
-    q_open = -1
-    ns = -1
-    ne = -1
-    rs = -1
-    rend = -1
-    for i in range(s, e):
-        if buf[i] == 34:
-            if q_open < 0:
-                q_open = i
-            else:
-                if i - q_open > 1:
-                    ns = q_open + 1
-                    ne = i
-                    rs = q_open
-                    rend = i + 1
-                q_open = -1
-    if ns >= 0:
-        return ns, ne, rs, rend
-    i = s
-    while i < e:
-        if buf[i] == 32 or buf[i] == 34:
-            i += 1
-            continue
-        a = i
-        while i < e and buf[i] != 32 and buf[i] != 34:
-            i += 1
-        b = i
-        while a < b and (buf[a] == 40 or buf[a] == 91 or buf[a] == 123 or buf[a] == 60):
-            a += 1
-        while b > a:
-            c = buf[b - 1]
-            if c == 41 or c == 93 or c == 125 or c == 62 or c == 58 or c == 44 or c == 59:
-                b -= 1
-            else:
-                break
-        if a < b and _classify(buf, a, b, codes, classes, strips)[0] != OTHER:
-            ns = a
-            ne = b
-    return ns, ne, ns, ne
 
 
 # --- counters ------------------------------------------------------------------------
@@ -478,128 +246,6 @@ def _yenc_at(buf, j, s, e):
     if _lower(buf[j + 1]) != 101 or _lower(buf[j + 2]) != 110 or _lower(buf[j + 3]) != 99:
         return False
     return j + 4 == e or not _is_word(buf[j + 4])
-
-
-# --- random names -----------------------------------------------------------------
-
-
-@leaf_kernel
-def _wordlike(buf, a, b):
-    n = b - a
-    if n < 3:
-        return False
-    vowels = 0
-    run = 0
-    longest = 0
-    for i in range(a, b):
-        if _CC[buf[i]] & _VOWEL:
-            vowels += 1
-            run = 0
-        else:
-            run += 1
-            longest = max(longest, run)
-    return vowels * 5 >= n and longest <= 4
-
-
-@leaf_kernel
-def _is_uuid(buf, a, b):
-    if b - a != 36:
-        return False
-    for i in range(36):
-        c = buf[a + i]
-        if i == 8 or i == 13 or i == 18 or i == 23:
-            if c != 45:
-                return False
-        elif not _CC[c] & _HEX:
-            return False
-    return True
-
-
-@leaf_kernel
-def _random_token(buf, a, b):
-    """Does buf[a:b] look like a random string (hex hash, high-entropy token)?"""
-    n = b - a
-    if n < 12:
-        return False
-    all_hex = True
-    runs = 1
-    letters = 0
-    prev = 0
-    for i in range(a, b):
-        f = _CC[buf[i]]
-        cls = f & 7
-        if cls == 0:
-            # not a letter or digit (UTF-8 letters included: a title in another script)
-            return _is_uuid(buf, a, b)
-        if i > a and cls != prev:
-            runs += 1
-        prev = cls
-        if cls != _DIGIT:
-            letters += 1
-        if not f & _HEX:
-            all_hex = False
-    if n >= 16 and all_hex:
-        return True
-    # words: letter runs split where lower case meets upper case (CamelCase)
-    wordlike = 0
-    i = a
-    while i < b:
-        if _CC[buf[i]] & _DIGIT:
-            i += 1
-            continue
-        w = i
-        while i < b and _CC[buf[i]] & _UPPER:
-            i += 1
-        while i < b and _CC[buf[i]] & _LOWER:
-            i += 1
-        if _wordlike(buf, w, i):
-            wordlike += i - w
-    if runs >= 6 and runs * 3 >= n and wordlike * 4 < letters * 3:
-        return True
-    return letters >= 8 and wordlike * 5 < letters * 2
-
-
-@leaf_kernel
-def _random_subject(buf, s, e):
-    while s < e and buf[s] == 32:
-        s += 1
-    while e > s and buf[e - 1] == 32:
-        e -= 1
-    private = False
-    if e - s >= 9:
-        private = True
-        for k in range(9):
-            if _lower(buf[s + k]) != _PRIVATE[k]:
-                private = False
-                break
-    if private:
-        s += 9
-        while s < e and buf[s] == 32:
-            s += 1
-    if e - s < 16:
-        return False
-    hexes = 0
-    hexdash = True
-    b64 = True
-    for i in range(s, e):
-        c = buf[i]
-        if c == 32:
-            return False
-        if _is_hex(c):
-            hexes += 1
-        elif c != 45:
-            hexdash = False
-        if not (_is_alnum(c) or c == 43 or c == 47 or c == 61):
-            b64 = False
-    if hexdash and hexes >= 16:
-        return True
-    if b64:
-        if private:
-            return True
-        while e > s and buf[e - 1] == 61:
-            e -= 1
-        return _random_token(buf, s, e)
-    return False
 
 
 # --- the identity -------------------------------------------------------------------
