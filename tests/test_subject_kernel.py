@@ -559,3 +559,33 @@ def test_files_of_one_real_upload_share_the_identity():
     identities = {ref.identity_text(a) for a, _ in pairs}
     keys = {o["identity_key"] for o in originals}
     assert len(keys) == len(identities)
+
+
+@pytest.mark.parametrize(
+    "subject, part, file_counter, name, identity",
+    [
+        (b"[1/5] (1/5)", (1, 5), (1, 5), None, b""),  # only counters
+        (b'"unbalanced.rar yEnc (1/2)', (1, 2), (-1, -1), b"unbalanced.rar", b'"'),
+        (b"(1234567890/5) [99999999999/1]", (-1, -1), (-1, -1), None, None),  # too long
+        (b"(999999999/999999999)", (999999999, 999999999), (-1, -1), None, b""),
+        (b"((1/2))", (1, 2), (-1, -1), None, b""),  # nested: both parens left empty
+        (
+            b'\xff\xfe\x80 "\xe9t\xe9.mkv" yEnc (1/2)',
+            (1, 2),
+            (-1, -1),
+            b"\xe9t\xe9.mkv",
+            b"\xff\xfe\x80",
+        ),
+        (b"- - - [] () {} - -", (-1, -1), (-1, -1), None, b""),
+        (b'a "b" "c.rar', (-1, -1), (-1, -1), b"b", b'a "c.rar'),
+    ],
+)
+def test_adversarial_expectations(subject, part, file_counter, name, identity):
+    row = _check_against_reference([subject])[0]
+    assert (row["part"], row["part_total"]) == part
+    assert (row["file_index"], row["file_total"]) == file_counter
+    got = subject[row["name_start"] : row["name_end"]] if row["name_start"] >= 0 else None
+    assert got == name
+    if identity is not None:
+        assert ref.identity_text(subject) == identity
+        assert (row["identity_key"] == 0) == (identity == b"")
