@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from pipelines.capture.planner import PlanSettings, fetch_limit, group_ranges
@@ -82,19 +82,20 @@ class Capture:
                 out[group] = client.group(group)
         return out
 
-    def targets(self, bounds: dict[str, GroupInfo]) -> list[Target]:
+    def targets(self, bounds: dict[str, GroupInfo]) -> Iterator[Target]:
+        """Each group's ranges in fetch order, group after group, made as they are asked for."""
         plan = self.settings.plan
-        out: list[Target] = []
+        limits = {}
         for group in self.groups:
             info = bounds[group]
             limit = fetch_limit(info.high, plan)
-            if info.count == 0 or limit < info.low:
-                continue
-            out.extend(
-                Target(ref, info.low, limit) for ref in group_ranges(group, info.low, limit, plan)
-            )
-            self.high_water[group] = limit
-        return out
+            if info.count and limit >= info.low:
+                limits[group] = limit
+                self.high_water[group] = limit
+        for group, limit in limits.items():
+            low = bounds[group].low
+            for ref in group_ranges(group, low, limit, plan):
+                yield Target(ref, low, limit)
 
     def run_pass(self) -> Schedule:
         """Fetch everything missing up to each group's current limit; returns the schedule."""
@@ -131,7 +132,7 @@ class Capture:
             self.progress.count("splits", schedule.splits)
         return schedule
 
-    def _new_schedule(self, targets: list[Target]) -> Schedule:
+    def _new_schedule(self, targets: Iterable[Target]) -> Schedule:
         return Schedule(
             targets,
             self.writer,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from pipelines.capture.planner import missing_spans, usable_chunks
@@ -67,7 +67,7 @@ class Limits:
 class Schedule:
     def __init__(
         self,
-        targets: list[Target],
+        targets: Iterable[Target],
         writer: CorpusWriter,
         reader: CorpusReader,
         limits: Limits,
@@ -77,7 +77,9 @@ class Schedule:
         known_complete: set[RangeRef] | None = None,
         on_plan: Callable[[int], None] | None = None,
     ) -> None:
-        self._targets = deque(targets)
+        # targets come lazily: a whole retention is millions of ranges, planned as they open
+        self._targets = iter(targets)
+        self._next: Target | None = next(self._targets, None)
         self.writer = writer
         self.reader = reader
         self.limits = limits
@@ -113,7 +115,7 @@ class Schedule:
                         rng.in_flight.add(task)
                         return task
                 if not self._open:
-                    if self._targets and not self.stopped:
+                    if self._next is not None and not self.stopped:
                         self.stopped = self._limit_reason()
                     return None
                 self._cond.wait(0.5)
@@ -208,8 +210,9 @@ class Schedule:
         )
 
     def _open_more(self) -> None:
-        while self._targets and self._room():
-            target = self._targets.popleft()
+        while self._next is not None and self._room():
+            target = self._next
+            self._next = next(self._targets, None)
             ref = target.ref
             if ref in self.known_complete:
                 continue
