@@ -236,16 +236,19 @@ def _yenc_fields(line: bytes) -> dict[str, str]:
 
 
 def ydecode(text: bytes) -> bytes:
-    """Decode yEnc data lines (CRLF ends, dots already unstuffed); vectorized with numpy."""
-    flat = text.replace(b"\r\n", b"").replace(b"\n", b"")
-    arr = np.frombuffer(flat, dtype=np.uint8)
-    escapes = np.flatnonzero(arr == 61)
-    if len(escapes):
-        if escapes[-1] == len(arr) - 1:
-            raise ProtocolError("yEnc data ends with a lone escape")
-        arr = arr.copy()
-        arr[escapes + 1] -= 64
-        keep = np.ones(len(arr), dtype=bool)
-        keep[escapes] = False
-        arr = arr[keep]
-    return (arr - np.uint8(42)).tobytes()
+    """Decode yEnc data lines (dots already unstuffed); vectorized with numpy.
+
+    Every byte is the data byte + 42; '=' escapes the next byte, which carries + 64 more;
+    CR and LF only end lines (yEnc escapes them in the data).
+    """
+    arr = np.frombuffer(text, dtype=np.uint8)
+    escape = arr == 61
+    drop = escape | (arr == 13)
+    drop |= arr == 10
+    out = arr - np.uint8(42)
+    at = np.flatnonzero(escape) + 1
+    if len(at):
+        if at[-1] >= len(arr) or drop[at[-1]]:
+            raise ProtocolError("yEnc data ends a line with a lone escape")
+        out[at] -= np.uint8(64)
+    return out[~drop].tobytes()
