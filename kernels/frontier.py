@@ -3,8 +3,9 @@
 The frontier is the median of the last RING plausible dates; a date is plausible when
 it lies within PLAUSIBLE seconds of the frontier. RING implausible dates in a row that
 agree among themselves (the group paused, or its history jumped) move it. Each line gets
-an *effective date*: its own when plausible, else the frontier it was read against, so a
-skewed clock or a bogus year can neither hold a release open nor close it early.
+an *effective date*: its own when plausible, else the last plausible date before it (the
+frontier while there is none), so a skewed clock or a bogus year can neither hold a
+release open nor close it early, nor tear a file in two.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ class FrontierState:
     ring_pos: int = 0
     odd: np.ndarray = field(default_factory=lambda: np.zeros(RING, np.int64))
     odd_len: int = 0  # implausible dates in a row so far
+    last_good: int = 0  # the last plausible date read
 
 
 @kernel
-def _advance(dates, ok, frontier, ring, ring_len, ring_pos, odd, odd_len, plausible):
+def _advance(dates, ok, frontier, ring, ring_len, ring_pos, odd, odd_len, last_good, plausible):
     n = dates.shape[0]
     size = ring.shape[0]
     effective = np.empty(n, np.int64)
@@ -48,17 +50,18 @@ def _advance(dates, ok, frontier, ring, ring_len, ring_pos, odd, odd_len, plausi
             frontier = np.int64(np.median(first[:k]))
     for i in range(n):
         if not ok[i] or frontier == 0:
-            effective[i] = frontier
+            effective[i] = last_good if last_good != 0 else frontier
             continue
         d = dates[i]
         if abs(d - frontier) <= plausible:
             effective[i] = d
+            last_good = d
             ring[ring_pos] = d
             ring_pos = (ring_pos + 1) % size
             ring_len = min(ring_len + 1, size)
             odd_len = 0
         else:
-            effective[i] = frontier
+            effective[i] = last_good if last_good != 0 else frontier
             odd[odd_len] = d
             odd_len += 1
             if odd_len == size:
@@ -73,10 +76,11 @@ def _advance(dates, ok, frontier, ring, ring_len, ring_pos, odd, odd_len, plausi
                     for j in range(max(0, i - size + 1), i + 1):
                         if ok[j]:
                             effective[j] = dates[j]
+                    last_good = d
                 odd_len = 0
     if ring_len > 0:
         frontier = np.int64(np.median(ring[:ring_len]))
-    return effective, frontier, ring_len, ring_pos, odd_len
+    return effective, frontier, ring_len, ring_pos, odd_len, last_good
 
 
 def advance(state: FrontierState, dates: np.ndarray, ok: np.ndarray) -> np.ndarray:
@@ -87,7 +91,7 @@ def advance(state: FrontierState, dates: np.ndarray, ok: np.ndarray) -> np.ndarr
     """
     dates = np.ascontiguousarray(dates, np.int64)
     ok = np.ascontiguousarray(ok, np.bool_)
-    effective, frontier, ring_len, ring_pos, odd_len = _advance(
+    effective, frontier, ring_len, ring_pos, odd_len, last_good = _advance(
         dates,
         ok,
         np.int64(state.frontier),
@@ -96,8 +100,10 @@ def advance(state: FrontierState, dates: np.ndarray, ok: np.ndarray) -> np.ndarr
         state.ring_pos,
         state.odd,
         state.odd_len,
+        np.int64(state.last_good),
         np.int64(PLAUSIBLE),
     )
     state.frontier = int(frontier)
     state.ring_len, state.ring_pos, state.odd_len = int(ring_len), int(ring_pos), int(odd_len)
+    state.last_good = int(last_good)
     return effective

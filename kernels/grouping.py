@@ -2,8 +2,9 @@
 
 A *file run* is the segments of one file key in one chunk, posted within the upload gap
 of each other (a repost of the same subject later starts a run of its own). Runs come
-out sorted by part number, duplicates of a part number marked, and with the aggregates
-the window needs, so the window touches each run once instead of each segment.
+out in the order of their first article, each sorted by part number, duplicates of a
+part number marked, and with the aggregates the window needs, so the window touches
+each run once instead of each segment.
 """
 
 from __future__ import annotations
@@ -90,9 +91,15 @@ def file_runs(
     date = np.ascontiguousarray(date, np.int64)
     by_date = np.lexsort((article, date, key))
     run_of = _split(key, date, by_date, np.int64(gap))
+    n_runs = int(run_of.max()) + 1
+    # runs numbered by their first article, so the window meets files in posting order
+    first = np.full(n_runs, np.iinfo(np.int64).max, np.int64)
+    np.minimum.at(first, run_of, article)
+    rank = np.empty(n_runs, np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(n_runs)
+    run_of = rank[run_of]
     # within a run, part number order (article order breaks ties, so the first copy wins)
     order = np.lexsort((article, number, run_of))
-    n_runs = int(run_of.max()) + 1
     parts = _aggregate(
         order,
         run_of,

@@ -12,7 +12,7 @@ def _median(values: list[int]) -> int:
 
 
 def advance(state: dict, dates: list[int], ok: list[bool]) -> list[int]:
-    """state: {"frontier", "ring" (oldest first, <= RING), "odd"}; mutated in place."""
+    """state: {"frontier", "ring" (oldest first, <= RING), "odd", "last_good"}; mutated."""
     frontier = state["frontier"]
     ring: list[int] = state["ring"]
     odd: list[int] = state["odd"]
@@ -21,17 +21,19 @@ def advance(state: dict, dates: list[int], ok: list[bool]) -> list[int]:
         if first:
             frontier = _median(first)
     effective = []
+    last_good = state.get("last_good", 0)
     for i, (d, good) in enumerate(zip(dates, ok, strict=True)):
         if not good or frontier == 0:
-            effective.append(frontier)
+            effective.append(last_good or frontier)
             continue
         if abs(d - frontier) <= PLAUSIBLE:
             effective.append(d)
+            last_good = d
             ring.append(d)
             del ring[:-RING]
             odd.clear()
         else:
-            effective.append(frontier)
+            effective.append(last_good or frontier)
             odd.append(d)
             if len(odd) == RING:
                 if max(odd) - min(odd) <= PLAUSIBLE:
@@ -40,8 +42,10 @@ def advance(state: dict, dates: list[int], ok: list[bool]) -> list[int]:
                     for j in range(max(0, i - RING + 1), i + 1):
                         if ok[j]:
                             effective[j] = dates[j]
+                    last_good = d
                 odd.clear()
     if ring:
         frontier = _median(ring)
     state["frontier"] = frontier
+    state["last_good"] = last_good
     return effective

@@ -12,7 +12,7 @@ def file_runs(key, date, number, article, nbytes, gap: int) -> list[dict]:
             runs.append([])
         runs[-1].append(i)
     out = []
-    for members in sorted(runs, key=lambda m: min(m)):
+    for members in sorted(runs, key=lambda m: min(int(article[i]) for i in m)):
         ordered = sorted(members, key=lambda i: (int(number[i]), int(article[i])))
         seen: set[int] = set()
         kept = []

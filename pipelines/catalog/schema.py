@@ -35,6 +35,8 @@ RELEASES = pa.schema(
         ("members", pa.list_(pa.string())),  # album member names (first 20), else null
         ("written_range", pa.int64()),  # first article of the range that wrote this version
         ("rules_version", pa.string()),
+        # set on a finished tombstone: this release went into that one (an album); hide it
+        ("merged_into", KEY),
     ]
 )
 

@@ -10,6 +10,8 @@ COMMANDS = [
     "pipelines.commands.nzb",
     "pipelines.commands.bench_serve",
     "pipelines.commands.generate",
+    "pipelines.commands.replay",
+    "pipelines.commands.bench",
     "pipelines.commands.capture",
     "pipelines.commands.serve_nntp",
     "pipelines.commands.bench_capture",

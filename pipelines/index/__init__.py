@@ -1,0 +1,1 @@
+"""The header pass: one (group, range) and the carried window -> catalog partitions."""

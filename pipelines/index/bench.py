@@ -1,0 +1,172 @@
+"""The header pass's benchmark: one generated range, indexed whole, against its floors.
+
+Prints headers/s per core (lines / CPU seconds of the pass: inflate to Parquet written),
+peak RSS of the indexing process, bytes on disk per header and per kept segment, and the
+floors measured on the same data in the same run: inflate plus one newline scan (time),
+and the kept segments' bare message-ids, one a line in posting order, compressed with
+zstd -19 (segment storage).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import resource
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import zstandard
+
+RANGE_SIZE = 1 << 62  # one range holds the whole generated span
+
+
+@dataclass
+class BenchFigures:
+    lines: int
+    cpu_seconds: float
+    wall_seconds: float
+    peak_rss_mb: float
+    floor_cpu_seconds: float
+    segments: int
+    release_files_bytes: int
+    releases_bytes: int
+    catalog_bytes: int
+    floor_segment_bytes: int
+
+    def text(self) -> str:
+        rate = self.lines / self.cpu_seconds
+        floor_rate = self.lines / self.floor_cpu_seconds
+        per_seg = self.release_files_bytes / max(self.segments, 1)
+        floor_seg = self.floor_segment_bytes / max(self.segments, 1)
+        return "\n".join(
+            [
+                f"headers: {self.lines:,}; kept segments: {self.segments:,}",
+                f"header pass: {rate:,.0f} headers/s per core "
+                f"({self.cpu_seconds:.2f} CPU-s, {self.wall_seconds:.2f} s wall)",
+                f"floor (inflate + newline scan): {floor_rate:,.0f} lines/s per core "
+                f"({self.floor_cpu_seconds:.2f} CPU-s); pass / floor time: "
+                f"{self.cpu_seconds / self.floor_cpu_seconds:.2f}x",
+                f"peak RSS of the indexing process: {self.peak_rss_mb:,.0f} MB",
+                f"release_files: {self.release_files_bytes:,} B = {per_seg:.2f} B/segment; "
+                f"floor (message-ids, zstd -19): {self.floor_segment_bytes:,} B = "
+                f"{floor_seg:.2f} B/segment; ratio {per_seg / max(floor_seg, 1e-9):.2f}x",
+                f"releases: {self.releases_bytes / self.lines:.3f} B/header; whole catalog "
+                f"{self.catalog_bytes / self.lines:.2f} B/header",
+            ]
+        )
+
+
+def _write_corpus(root: Path, n_lines: int, seed: int, chunk: int) -> tuple[str, int, int]:
+    from pipelines.corpus.layout import RangeRef, plan_chunks
+    from pipelines.corpus.writer import CorpusWriter
+    from pipelines.generate import generate_range_lines
+
+    data, first, last = generate_range_lines(n_lines=n_lines, seed=seed)
+    group = "alt.binaries.bench"
+    writer = CorpusWriter(str(root))
+    ref = RangeRef(group, first, last)
+    lines = data.split(b"\r\n")[:-1]
+    numbers = np.array([int(line.split(b"\t", 1)[0]) for line in lines], np.int64)
+    entries = []
+    for a, b in plan_chunks(first, last, chunk):
+        lo, hi = np.searchsorted(numbers, [a, b + 1])
+        body = b"".join(line + b"\r\n" for line in lines[lo:hi])
+        entries.append(writer.write_chunk(ref, a, b, body))
+    writer.write_manifest(ref, entries, complete=True)
+    return group, first, last
+
+
+def _index_child(corpus: str, catalog: str, queue: Any) -> None:
+    from pipelines.corpus.reader import CorpusReader
+    from pipelines.index.range_indexer import index_range
+    from pipelines.index.rules import Rules
+
+    reader = CorpusReader(corpus)
+    group = reader.groups()[0]
+    info = reader.complete_ranges(group)[0]
+    rules = Rules()
+    _warm_up()
+    result, _ = index_range(reader, info, catalog, rules, [group], None)
+    rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    queue.put((result.headers, result.segments_kept, result.cpu_seconds, result.seconds, rss_kb))
+
+
+def _warm_up() -> None:
+    """Compile (or load from cache) every kernel on a tiny corpus, outside the timing."""
+    from pipelines.corpus.reader import CorpusReader
+    from pipelines.index.range_indexer import index_range
+    from pipelines.index.rules import Rules
+
+    with tempfile.TemporaryDirectory() as tmp:
+        group, _, _ = _write_corpus(Path(tmp) / "corpus", 2000, 1, 1000)
+        reader = CorpusReader(str(Path(tmp) / "corpus"))
+        info = reader.complete_ranges(group)[0]
+        index_range(reader, info, str(Path(tmp) / "catalog"), Rules(), [group], None)
+
+
+def _floors(corpus: Path, catalog: Path) -> tuple[float, int]:
+    import pyarrow.parquet as pq
+
+    from kernels.scan import _count_lines
+    from pipelines.corpus.codec import inflate
+
+    payloads = [p.read_bytes() for p in sorted(corpus.rglob("*.xover.*"))]
+    _count_lines(np.zeros(1, np.uint8))
+    started = time.process_time()
+    for payload in payloads:
+        _count_lines(np.frombuffer(inflate(payload).data, np.uint8))
+    floor_cpu = time.process_time() - started
+
+    kept = set()
+    for path in catalog.glob("release_files/*/*.parquet"):
+        for ids in pq.read_table(path, columns=["seg_ids"]).column(0).to_pylist():
+            kept.update(ids)
+    ordered = []
+    for payload in payloads:
+        for line in inflate(payload).data.split(b"\r\n"):
+            fields = line.split(b"\t")
+            if len(fields) > 4:
+                mid = fields[4].strip(b"<> ").decode("utf-8", "replace")
+                if mid in kept:
+                    ordered.append(mid)
+    body = "\n".join(ordered).encode() + b"\n"
+    floor_bytes = len(zstandard.ZstdCompressor(level=19).compress(body))
+    return floor_cpu, floor_bytes
+
+
+def run_bench(n_lines: int = 2_000_000, seed: int = 1, chunk: int = 100_000) -> BenchFigures:
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus, catalog = Path(tmp) / "corpus", Path(tmp) / "catalog"
+        print(f"generating a range of {n_lines:,} lines ...", flush=True)
+        _write_corpus(corpus, n_lines, seed, chunk)
+        print("indexing it in a fresh process ...", flush=True)
+        ctx = mp.get_context("spawn")
+        queue = ctx.Queue()
+        child = ctx.Process(target=_index_child, args=(str(corpus), str(catalog), queue))
+        child.start()
+        headers, segments, cpu, wall, rss_kb = queue.get()
+        child.join()
+        if child.exitcode:
+            raise RuntimeError(f"the indexing process failed ({child.exitcode})")
+        print("measuring the floors ...", flush=True)
+        floor_cpu, floor_bytes = _floors(corpus, catalog)
+        size = {
+            t: sum(p.stat().st_size for p in catalog.glob(f"{t}/*/*.parquet"))
+            for t in ("release_files", "releases")
+        }
+        total = sum(p.stat().st_size for p in catalog.rglob("*") if p.is_file())
+        return BenchFigures(
+            lines=headers,
+            cpu_seconds=cpu,
+            wall_seconds=wall,
+            peak_rss_mb=rss_kb / 1024,
+            floor_cpu_seconds=floor_cpu,
+            segments=segments,
+            release_files_bytes=size["release_files"],
+            releases_bytes=size["releases"],
+            catalog_bytes=total,
+            floor_segment_bytes=floor_bytes,
+        )

@@ -1,0 +1,289 @@
+"""Releases handed out by the window -> rows of the catalog's tables.
+
+Called once per release (not per segment): the segment lists are concatenated as numpy
+arrays and Arrow list columns, the texts (names, posters, groups) are made here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from kernels import subject as sk
+from pipelines import naming
+from pipelines.catalog import schema
+from pipelines.index.batch import SOURCE_ALBUM, SOURCE_NAMES, SOURCE_STEM
+from pipelines.index.window import OpenFile, OpenRelease
+
+MAX_MEMBERS = 20
+TOOLS = (b"ngpost", b"nyuu", b"powerpost", b"jbinup", b"camelsystem")
+
+
+def identity_of(rel: OpenRelease) -> bytes:
+    """The release identity as bytes: the poster-mixed identity hash, or an album's template."""
+    if rel.source == SOURCE_ALBUM:
+        return b"album:" + struct.pack(">Q", rel.poster_key) + rel.album_template
+    return struct.pack(">Q", rel.ident)
+
+
+def keys_of(rel: OpenRelease, group: str) -> tuple[bytes, bytes]:
+    """(release_key, identity_key). An album takes its first member's release key, so the
+    album's versions supersede what was written of that member on its own."""
+    identity = identity_of(rel)
+    keyed = rel.first_member if rel.source == SOURCE_ALBUM and rel.first_member else rel
+    key = release_key(identity_of(keyed), group, keyed.first_article)
+    return key, hashlib.sha1(identity).digest()
+
+
+def release_key(identity: bytes, group: str, first_article: int) -> bytes:
+    """SHA-1 of identity, owner group and first article: a redone range writes the same key."""
+    h = hashlib.sha1(identity)
+    h.update(b"\0" + group.encode() + b"\0" + str(first_article).encode())
+    return h.digest()
+
+
+def groups_of(xref: bytes, fallback: str) -> list[str]:
+    """Group names of an Xref field (`Xref: host g:n ...`), in the order given."""
+    names = []
+    for token in xref.split()[1:] if xref.lower().startswith(b"xref:") else xref.split():
+        name, sep, _ = token.rpartition(b":")
+        if sep and name and b"." in name:
+            names.append(naming.to_text(name))
+    if not names:
+        names.append(fallback)
+    return list(dict.fromkeys(names))
+
+
+@dataclass
+class Output:
+    """Rows gathered for one range, table by table (plain lists, turned into Arrow at the end)."""
+
+    group: str
+    written_range: int
+    rules_version: str
+    releases: list[dict[str, object]] = field(default_factory=list)
+    pending: list[dict[str, object]] = field(default_factory=list)
+    probes: list[dict[str, object]] = field(default_factory=list)
+    file_rows: list[dict[str, object]] = field(default_factory=list)
+    file_segments: list[tuple[np.ndarray, np.ndarray, pa.Array]] = field(default_factory=list)
+    finished: int = 0
+    provisional: int = 0
+
+    def hand_out(self, rel: OpenRelease, finished: bool, batch_total: bool) -> None:
+        """Record one version of a release and the segments not written before."""
+        files = rel.files
+        first = _representative(files)
+        groups = list(dict.fromkeys(g for f in files for g in groups_of(f.xref, self.group)))
+        poster = naming.to_text(first.poster)
+        name = self._name(rel, first)
+        key, identity_key = keys_of(rel, self.group)
+        file_total = rel.file_total if rel.file_total > 0 and not batch_total else None
+        counted = len({f.file_index for f in files if f.file_index > 0}) or len(files)
+        complete = all(f.complete for f in files) and (file_total is None or counted >= file_total)
+        readable = not all(f.random_name for f in files)
+        row: dict[str, object] = {
+            "release_key": key,
+            "identity_key": identity_key,
+            "name": name,
+            "poster": poster,
+            "group": self.group,
+            "groups": groups,
+            "posted_first": rel.first_date,
+            "posted_last": rel.last_date,
+            "first_article": rel.first_article,
+            "last_article": rel.last_article,
+            "files": len(files),
+            "file_total": file_total,
+            "segments": sum(f.segments for f in files),
+            "bytes": sum(f.nbytes for f in files),
+            "complete": complete,
+            "finished": finished,
+            "written_range": self.written_range,
+            "rules_version": self.rules_version,
+        }
+        probes = _probes(rel, readable) if finished else []
+        if readable:
+            row.update(
+                readable=True,
+                has_par2=any(f.ext_class in (sk.PAR2_INDEX, sk.PAR2_VOL) for f in files),
+                source=SOURCE_NAMES[rel.source],
+                category=naming.category_of(name, groups),
+                members=[naming.to_text(m) for m in rel.members[:MAX_MEMBERS]] or None,
+            )
+            self.releases.append(row)
+        else:
+            row.update(tool=_tool(first), probe_ids=[p[2] for p in probes])
+            self.pending.append(row)
+        for kind, f, message_id, segment in probes:
+            self.probes.append(
+                {
+                    "release_key": key,
+                    "kind": kind,
+                    "file_name": naming.to_text(f.name),
+                    "message_id": message_id,
+                    "segment": segment,
+                    "pending": not readable,
+                    "written_range": self.written_range,
+                }
+            )
+        album = rel.source == SOURCE_ALBUM
+        for f in files:
+            self._file(key, f, groups_of(f.xref, self.group), album, finished)
+        if finished and album:
+            for member in rel.absorbed:
+                self._tombstone(member, key)
+        rel.written = True
+        if finished:
+            self.finished += 1
+        else:
+            self.provisional += 1
+
+    def _name(self, rel: OpenRelease, first: OpenFile) -> str:
+        if rel.source == SOURCE_ALBUM:
+            return naming.to_text(rel.album_template)
+        if rel.source == SOURCE_STEM:
+            return naming.stem(naming.to_text(first.name)) or naming.to_text(first.name)
+        return naming.display_name(first.subject)
+
+    def _tombstone(self, member: OpenRelease, into: bytes) -> None:
+        """A finished row saying a release written on its own went into another."""
+        key, identity_key = keys_of(member, self.group)
+        self.releases.append(
+            {
+                "release_key": key,
+                "identity_key": identity_key,
+                "group": self.group,
+                "first_article": member.first_article,
+                "last_article": member.last_article,
+                "finished": True,
+                "written_range": self.written_range,
+                "rules_version": self.rules_version,
+                "merged_into": into,
+            }
+        )
+
+    def _file(
+        self, key: bytes, f: OpenFile, groups: list[str], album: bool, finished: bool
+    ) -> None:
+        """The file's row with the segments not written under this key before.
+
+        An album writes its members' carried segments too (they went out under the
+        members' own keys); a finished release will join no album, so it drops them.
+        """
+        pieces = [*f.carried, *f.pieces] if album else f.pieces
+        f.pieces = []
+        if album or finished:
+            f.carried = []
+        if not pieces:
+            return
+        numbers = np.concatenate([p.batch.number[p.rows] for p in pieces])
+        sizes = np.concatenate([p.batch.nbytes[p.rows] for p in pieces])
+        ids = pa.concat_arrays([p.batch.message_id.take(pa.array(p.rows)) for p in pieces])
+        if len(pieces) > 1:
+            order = np.argsort(numbers, kind="stable")
+            numbers, sizes, ids = numbers[order], sizes[order], ids.take(pa.array(order))
+        self.file_rows.append(
+            {
+                "release_key": key,
+                "written_range": self.written_range,
+                "name": naming.to_text(f.name),
+                "subject": naming.to_text(f.subject),
+                "poster": naming.to_text(f.poster),
+                "date": f.first_date,
+                "groups": groups,
+                "file_index": f.file_index if f.file_index > 0 else None,
+                "part_total": f.part_total,
+                "bytes": int(sizes.sum()),
+            }
+        )
+        self.file_segments.append((numbers.astype(np.int32), sizes.astype(np.int32), ids))
+
+    # -- to Arrow ----------------------------------------------------------------------
+
+    def tables(self) -> dict[str, pa.Table]:
+        return {
+            "releases": _sorted(pa.Table.from_pylist(self.releases, schema.RELEASES)),
+            "pending_releases": _sorted(
+                pa.Table.from_pylist(self.pending, schema.PENDING_RELEASES)
+            ),
+            "probe_candidates": pa.Table.from_pylist(self.probes, schema.PROBE_CANDIDATES).sort_by(
+                [("release_key", "ascending"), ("kind", "ascending"), ("message_id", "ascending")]
+            ),
+            "release_files": self._files_table(),
+        }
+
+    def _files_table(self) -> pa.Table:
+        base = pa.Table.from_pylist(
+            self.file_rows, schema.RELEASE_FILES.remove(12).remove(11).remove(10)
+        )
+        lengths = np.array([len(s[0]) for s in self.file_segments], np.int64)
+        offsets = pa.array(np.concatenate(([0], np.cumsum(lengths))).astype(np.int32))
+        empty = np.zeros(0, np.int32)
+        numbers = np.concatenate([empty, *(s[0] for s in self.file_segments)])
+        sizes = np.concatenate([empty, *(s[1] for s in self.file_segments)])
+        ids = (
+            _as_text(pa.concat_arrays([s[2] for s in self.file_segments]))
+            if self.file_segments
+            else pa.array([], pa.string())
+        )
+        table = base.append_column(
+            "seg_numbers", pa.ListArray.from_arrays(offsets, pa.array(numbers, pa.int32()))
+        )
+        table = table.append_column(
+            "seg_bytes", pa.ListArray.from_arrays(offsets, pa.array(sizes, pa.int32()))
+        )
+        table = table.append_column("seg_ids", pa.ListArray.from_arrays(offsets, ids))
+        table = table.cast(schema.RELEASE_FILES)
+        return table.sort_by(
+            [("release_key", "ascending"), ("name", "ascending"), ("date", "ascending")]
+        )
+
+
+def _as_text(ids: pa.Array) -> pa.Array:
+    """Message-ids as strings; a hostile id with bytes that are not UTF-8 is made readable."""
+    try:
+        return ids.cast(pa.string())
+    except pa.ArrowInvalid:
+        return pa.array([b.decode("utf-8", "replace") for b in ids.to_pylist()], pa.string())
+
+
+def _sorted(table: pa.Table) -> pa.Table:
+    return table.sort_by([("first_article", "ascending"), ("release_key", "ascending")])
+
+
+def _representative(files: list[OpenFile]) -> OpenFile:
+    """The file whose subject names the release: the first by file counter, else by article."""
+    return min(
+        files, key=lambda f: (f.file_index if f.file_index > 0 else 1 << 30, f.first_article)
+    )
+
+
+def _tool(f: OpenFile) -> str:
+    probe: bytes = (f.first_part_id or f.last_part_id).lower() + b" " + f.poster.lower()
+    for tool in TOOLS:
+        if tool in probe:
+            return tool.decode()
+    return ""
+
+
+def _probes(rel: OpenRelease, readable: bool) -> list[tuple[str, OpenFile, str, int]]:
+    """The few articles the article pass should read for this release."""
+    out: list[tuple[str, OpenFile, str, int]] = []
+    firsts = [f for f in rel.files if f.ext_class == sk.RAR_FIRST and f.first_part_id]
+    for f in sorted(firsts, key=lambda f: f.name)[:1]:
+        out.append(("archive_first", f, naming.to_text(f.first_part_id), 1))
+    par2 = [f for f in rel.files if f.ext_class == sk.PAR2_INDEX and f.first_part_id]
+    for f in sorted(par2, key=lambda f: (f.nbytes, f.name))[:1]:
+        out.append(("par2_index", f, naming.to_text(f.first_part_id), 1))
+    sevenz = [f for f in rel.files if b".7z" in f.name.lower() and f.last_part_id]
+    if sevenz:
+        last = max(sevenz, key=lambda f: (f.volume, f.name))
+        out.append(("sevenzip_last", last, naming.to_text(last.last_part_id), last.last_part))
+    if not readable and len(rel.files) == 1 and rel.files[0].first_part_id and not out:
+        f = rel.files[0]
+        out.append(("lone_random", f, naming.to_text(f.first_part_id), 1))
+    return out

@@ -1,0 +1,204 @@
+"""One chunk's lines -> the segments the window takes, and what each rule dropped.
+
+Order of the rules (each line is counted by the first that drops it, so the counts add
+up: headers = segments kept + every rule's drops + bad lines):
+bad line -> crosspost owned by another indexed group -> garbage signature ->
+per-article random subject -> no yEnc part counter (text posts, hash subjects) ->
+duplicate part of one file.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from kernels import fields as fk
+from kernels import frontier, hashing, spans
+from kernels import scan as sc
+from kernels.grouping import file_runs
+from kernels.subject import parse_subjects
+from pipelines.corpus.reader import Chunk
+from pipelines.index.batch import SOURCE_STEM, SOURCE_SUBJECT, SegmentBatch
+from pipelines.index.rules import Rules
+from pipelines.rfc2047 import decode_subjects
+
+RULE_CROSSPOST = "crosspost"
+RULE_GARBAGE = "garbage_signature"
+RULE_RANDOM_SUBJECT = "random_subject"
+RULE_NO_COUNTER = "no_part_counter"
+RULE_DUPLICATE = "duplicate_segment"
+RULE_BAD_LINE = "bad_line"
+
+
+@dataclass
+class Drops:
+    """Per rule (and detail, e.g. the owner group of a crosspost): lines dropped."""
+
+    counts: Counter[tuple[str, str]] = field(default_factory=Counter)
+    samples: list[dict[str, object]] = field(default_factory=list)
+
+    def add(self, rule: str, n: int, detail: str = "") -> None:
+        if n:
+            self.counts[(rule, detail)] += n
+
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+@dataclass(frozen=True)
+class GroupContext:
+    """What parsing needs to know about the group being indexed and its peers."""
+
+    group: str
+    index: int  # the group's position in priority order
+    group_hashes: np.ndarray  # uint64 hash of each indexed group's name, priority order
+    groups: tuple[str, ...]
+    garbage_posters: np.ndarray  # uint64 hashes of garbage posters for this group
+
+
+def group_context(group: str, priority: list[str], rules: Rules) -> GroupContext:
+    hashes = np.array([hashing.hash_bytes(g.encode()) for g in priority], np.uint64)
+    posters = [
+        hashing.hash_bytes(sig.poster.encode())
+        for sig in rules.garbage
+        if sig.poster and sig.group in ("", group)
+    ]
+    return GroupContext(
+        group, priority.index(group), hashes, tuple(priority), np.array(posters, np.uint64)
+    )
+
+
+def parse_chunk(
+    chunk: Chunk,
+    ctx: GroupContext,
+    rules: Rules,
+    state: frontier.FrontierState,
+    drops: Drops,
+) -> SegmentBatch:
+    """Parse, own, judge and group one chunk's lines; the frontier moves on."""
+    ix = chunk.lines
+    data = np.frombuffer(chunk.data, np.uint8)
+    fs, fe = ix.field_start, ix.field_end
+    ok = ix.status == sc.OK
+    for code in np.unique(ix.status[~ok]):
+        drops.add(RULE_BAD_LINE, int((ix.status == code).sum()), sc.STATUS_NAMES[code])
+
+    dates, date_ok = fk.parse_dates(data, fs[:, sc.F_DATE], fe[:, sc.F_DATE])
+    # the frontier reads every good line's date in article order, kept or not
+    effective = np.zeros(len(ix), np.int64)
+    effective[ok] = frontier.advance(state, dates[ok], date_ok[ok])
+
+    owner, _n_groups, _group_set = fk.xref_owner(
+        data, fs[:, sc.F_XREF], fe[:, sc.F_XREF], ctx.group_hashes
+    )
+    crosspost = ok & (owner >= 0) & (owner != ctx.index)
+    for g in np.unique(owner[crosspost]):
+        drops.add(RULE_CROSSPOST, int((owner[crosspost] == g).sum()), ctx.groups[g])
+    live = ok & ~crosspost
+    # ~1 % of each rule's drops kept in full: the lines whose article number falls on it
+    sampled = ix.number % rules.sample_every == 0
+
+    def sample(rule: str, mask: np.ndarray) -> None:
+        for i in np.flatnonzero(mask & sampled):
+            drops.samples.append(
+                {
+                    "rule": rule,
+                    "article": int(ix.number[i]),
+                    "message_id": _text(data, fs[i, sc.F_MESSAGE_ID], fe[i, sc.F_MESSAGE_ID]),
+                    "subject": _text(data, fs[i, sc.F_SUBJECT], fe[i, sc.F_SUBJECT]),
+                    "poster": _text(data, fs[i, sc.F_FROM], fe[i, sc.F_FROM]),
+                }
+            )
+
+    sample(RULE_CROSSPOST, crosspost)
+
+    poster_key = hashing.hash_spans(data, fs[:, sc.F_FROM], fe[:, sc.F_FROM])
+    if len(ctx.garbage_posters):
+        garbage = live & np.isin(poster_key, ctx.garbage_posters)
+        drops.add(RULE_GARBAGE, int(garbage.sum()))
+        sample(RULE_GARBAGE, garbage)
+        live &= ~garbage
+
+    buf, s_start, s_end = decode_subjects(chunk.data, fs[:, sc.F_SUBJECT], fe[:, sc.F_SUBJECT])
+    subj = parse_subjects(buf, s_start, s_end)
+
+    random_subject = live & subj.random_subject
+    drops.add(RULE_RANDOM_SUBJECT, int(random_subject.sum()))
+    sample(RULE_RANDOM_SUBJECT, random_subject)
+    live &= ~random_subject
+
+    part = subj.part.copy()
+    part_total = subj.part_total.copy()
+    # a named yEnc file without a (k/K) counter is one whole segment
+    single = live & (part < 0) & subj.has_yenc & (subj.name_start >= 0)
+    part[single] = 1
+    part_total[single] = 1
+    no_counter = live & (part < 0)
+    drops.add(RULE_NO_COUNTER, int(no_counter.sum()))
+    sample(RULE_NO_COUNTER, no_counter)
+    live &= ~no_counter
+
+    rows = np.flatnonzero(live)
+    file_key = hashing.mix(poster_key[rows], subj.file_key[rows])
+    identity = subj.identity_key[rows]
+    stem = subj.stem_key[rows]
+    by_stem = identity == 0
+    source = np.where(by_stem, SOURCE_STEM, SOURCE_SUBJECT).astype(np.uint8)
+    # nothing but a nameless counter: the file itself is the release
+    ident_part = np.where(by_stem, np.where(stem != 0, stem, subj.file_key[rows]), identity)
+    ident = hashing.mix(poster_key[rows], ident_part.astype(np.uint64))
+
+    nbytes = fk.parse_uint(data, fs[rows, sc.F_BYTES], fe[rows, sc.F_BYTES])
+    nbytes = np.maximum(nbytes, 0)
+    runs = file_runs(
+        file_key, effective[rows], part[rows], ix.number[rows], nbytes, rules.upload_gap
+    )
+    keep = runs.order[~runs.duplicate]
+    drops.add(RULE_DUPLICATE, int(runs.duplicate.sum()))
+    # run bounds after the duplicates are gone
+    dup_before = np.concatenate(([0], np.cumsum(runs.duplicate)))
+    bounds = runs.bounds - dup_before[runs.bounds]
+
+    sel = rows[keep]
+    mid_s, mid_e = spans.strip_angle_brackets(
+        data, fs[sel, sc.F_MESSAGE_ID], fe[sel, sc.F_MESSAGE_ID]
+    )
+    mid_data, mid_offsets = spans.gather(data, mid_s, mid_e)
+    message_id = pa.Array.from_buffers(
+        pa.binary(),
+        len(sel),
+        [None, pa.py_buffer(mid_offsets.astype(np.int32)), pa.py_buffer(mid_data)],
+    )
+    firsts = sel[bounds[:-1]] if len(sel) else sel
+    return SegmentBatch(
+        bounds=bounds,
+        file_key=file_key[keep],
+        ident=ident[keep],
+        poster_key=poster_key[sel],
+        source=source[keep],
+        number=part[sel].astype(np.int32),
+        part_total=part_total[sel].astype(np.int32),
+        file_index=subj.file_index[sel].astype(np.int32),
+        file_total=subj.file_total[sel].astype(np.int32),
+        ext_class=subj.ext_class[sel],
+        volume=subj.volume[sel].astype(np.int32),
+        random_name=subj.random_name[sel],
+        nbytes=nbytes[keep],
+        article=ix.number[sel],
+        date=effective[sel],
+        message_id=message_id,
+        run_subject=[bytes(buf[s_start[i] : s_end[i]]) for i in firsts],
+        run_poster=[bytes(data[fs[i, sc.F_FROM] : fe[i, sc.F_FROM]]) for i in firsts],
+        run_name=[
+            bytes(buf[subj.name_start[i] : subj.name_end[i]]) if subj.name_start[i] >= 0 else b""
+            for i in firsts
+        ],
+        run_xref=[bytes(data[fs[i, sc.F_XREF] : fe[i, sc.F_XREF]]) for i in firsts],
+    )
+
+
+def _text(data: np.ndarray, start: int, end: int) -> str:
+    return data[start:end].tobytes().decode("utf-8", "replace")

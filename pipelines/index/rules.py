@@ -1,0 +1,79 @@
+"""The rule set a range runs with: window timings, group priorities, garbage signatures.
+
+Versioned: every partition a range writes is stamped with the version, and a changed
+rule marks the ranges where it fired stale (the Dagster layer compares the stamps).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class GarbageSignature:
+    """Drop what matches all given parts: a poster's From, a group, a posting tool."""
+
+    poster: str = ""
+    group: str = ""
+    tool: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Rules:
+    version: str = "1"
+    groups: tuple[str, ...] = ()  # indexed groups in priority order (first = owns crossposts)
+    upload_gap: int = 3 * 3600  # files of one release lie within this of each other
+    window: int = 24 * 3600  # a release finishes when the frontier is this far past it
+    batch_total_min: int = 100  # a counter total at least this big ...
+    batch_uploads_min: int = 20  # ... shared by this many uploads of a poster is a batch number
+    album_max_files: int = 1000
+    sample_every: int = 100  # keep 1 in N of each rule's drops in full
+    garbage: tuple[GarbageSignature, ...] = field(default_factory=tuple)
+
+    @property
+    def fingerprint(self) -> str:
+        """The version and a hash of the content: two rule sets with one version still differ."""
+        body = json.dumps(self.to_json(), sort_keys=True).encode()
+        return f"{self.version}-{hashlib.sha1(body).hexdigest()[:10]}"
+
+    def priority(self, corpus_groups: list[str]) -> list[str]:
+        """Indexed groups in priority order: the configured ones, then the rest by name."""
+        rest = sorted(g for g in corpus_groups if g not in self.groups)
+        return [*self.groups, *rest]
+
+    def to_json(self) -> dict[str, Any]:
+        doc = asdict(self)
+        doc["groups"] = list(self.groups)
+        doc["garbage"] = [asdict(g) for g in self.garbage]
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Rules:
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = set(doc) - known
+        if unknown:
+            raise ValueError(f"unknown rule settings: {', '.join(sorted(unknown))}")
+        doc = dict(doc)
+        doc["groups"] = tuple(doc.get("groups", ()))
+        doc["garbage"] = tuple(GarbageSignature(**g) for g in doc.get("garbage", ()))
+        for name in ("upload_gap", "window", "batch_total_min", "batch_uploads_min"):
+            if name in doc and (not isinstance(doc[name], int) or doc[name] <= 0):
+                raise ValueError(f"rule {name} must be a positive integer, not {doc[name]!r}")
+        return cls(**doc)
+
+    @classmethod
+    def load(cls, path: str | Path | None) -> Rules:
+        if path is None:
+            return cls()
+        try:
+            doc = json.loads(Path(path).read_text())
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"cannot read rules from {path}: {exc}") from exc
+        if not isinstance(doc, dict):
+            raise ValueError(f"rules file {path} is not a JSON object")
+        return cls.from_json(doc)

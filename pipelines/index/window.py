@@ -1,0 +1,357 @@
+"""The carried window: a group's open files and releases, in article order.
+
+Segments come in one chunk at a time (a SegmentBatch of file runs). A run joins the
+open file of its key unless it was posted more than the upload gap after that file; a
+new file joins the open release of its identity under the same test, else starts one.
+A release is finished once the frontier is `window` seconds past its last part; at the
+end of a range the releases still open are handed out provisional and stay open here,
+so the group's next range finishes the same release (same key). What was handed out is
+not kept: the window holds counters and names, not segment lists, across ranges.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kernels import subject as sk
+from kernels.frontier import FrontierState
+from pipelines.index.batch import SOURCE_ALBUM, SegmentBatch
+from pipelines.index.rules import Rules
+
+_DIGITS = re.compile(rb"\d+")
+# what an album gathers: media and documents, never archive volumes, par2 or sidecars
+ALBUM_CLASSES = frozenset({sk.IMAGE, sk.VIDEO, sk.AUDIO, sk.EBOOK, sk.TEXT, sk.OTHER})
+
+
+@dataclass(slots=True)
+class Piece:
+    """Segments of a file not handed out yet: rows of one batch."""
+
+    batch: SegmentBatch
+    rows: np.ndarray
+
+
+@dataclass(slots=True, eq=False)
+class OpenFile:
+    key: int
+    subject: bytes
+    poster: bytes
+    name: bytes
+    xref: bytes
+    file_index: int
+    file_total: int
+    part_total: int
+    ext_class: int
+    volume: int
+    random_name: bool
+    first_date: int
+    last_date: int
+    first_article: int
+    last_article: int
+    nbytes: int = 0
+    parts: set[int] = field(default_factory=set)
+    pieces: list[Piece] = field(default_factory=list)
+    # segments written already under the file's own release, kept for an album to come
+    carried: list[Piece] = field(default_factory=list)
+    first_part_id: bytes = b""  # the message-id of part 1 (a probe target)
+    last_part: int = -1
+    last_part_id: bytes = b""  # the message-id of the highest part (7z sets' probe)
+    release: OpenRelease | None = None
+
+    @property
+    def segments(self) -> int:
+        return len(self.parts)
+
+    @property
+    def complete(self) -> bool:
+        return self.part_total > 0 and len(self.parts) >= self.part_total
+
+
+@dataclass(slots=True, eq=False)
+class OpenRelease:
+    ident: int
+    poster_key: int
+    source: int
+    first_date: int
+    last_date: int
+    first_article: int
+    last_article: int
+    files: list[OpenFile] = field(default_factory=list)
+    keys: set[int] = field(default_factory=set)  # the file keys it holds
+    file_total: int = -1
+    written: bool = False  # a provisional version went out already
+    members: list[bytes] = field(default_factory=list)  # album member names
+    album_template: bytes = b""
+    first_member: OpenRelease | None = None  # an album's key is its first member's
+    absorbed: list[OpenRelease] = field(default_factory=list)  # album members written before
+
+    @property
+    def segments(self) -> int:
+        return sum(f.segments for f in self.files)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(f.nbytes for f in self.files)
+
+
+@dataclass(slots=True, eq=False)
+class Album:
+    template: bytes
+    poster_key: int
+    first_date: int
+    release: OpenRelease  # the album's own release, members' files in it
+    lone: OpenRelease  # the first member as the release it was, should it stay alone
+    members: int = 0
+
+
+@dataclass
+class Window:
+    rules: Rules
+    frontier: FrontierState = field(default_factory=FrontierState)
+    files: dict[int, OpenFile] = field(default_factory=dict)  # the current file of each key
+    current: dict[int, list[OpenRelease]] = field(default_factory=dict)  # open, per identity
+    open: list[OpenRelease] = field(default_factory=list)
+    albums: dict[tuple[int, bytes], Album] = field(default_factory=dict)
+    batch_uploads: dict[tuple[int, int], set[int]] = field(default_factory=dict)
+    position: int = 0  # the last article read
+
+    # -- reading ---------------------------------------------------------------------
+
+    def add(self, batch: SegmentBatch) -> None:
+        bounds = batch.bounds
+        for r in range(batch.runs):
+            a, b = int(bounds[r]), int(bounds[r + 1])
+            rows = np.arange(a, b)
+            first_date = int(batch.date[a:b].min())
+            last_date = int(batch.date[a:b].max())
+            first_article = int(batch.article[a:b].min())
+            key = int(batch.file_key[a])
+            f = self.files.get(key)
+            if f is None or self._is_repost(f, batch.number[a:b], first_date):
+                f = self._new_file(batch, r, a, first_date, first_article)
+                self._place(f, batch, a, first_date, first_article)
+            self._extend(f, batch, rows, first_date, last_date)
+            self.position = max(self.position, int(batch.article[a:b].max()))
+
+    def _is_repost(self, f: OpenFile, numbers: np.ndarray, first_date: int) -> bool:
+        """A later run of an open file's key is the same file unless it is posted again.
+
+        Posted again: past the upload gap, and repeating parts the file has or coming
+        after it was whole. A few segments with a skewed clock stay in their file.
+        """
+        if first_date <= f.last_date + self.rules.upload_gap:
+            return False
+        return f.complete or any(int(n) in f.parts for n in numbers[:64])
+
+    def _new_file(
+        self, batch: SegmentBatch, r: int, a: int, first_date: int, first_article: int
+    ) -> OpenFile:
+        f = OpenFile(
+            key=int(batch.file_key[a]),
+            subject=batch.run_subject[r],
+            poster=batch.run_poster[r],
+            name=batch.run_name[r],
+            xref=batch.run_xref[r],
+            file_index=int(batch.file_index[a]),
+            file_total=int(batch.file_total[a]),
+            part_total=int(batch.part_total[a]),
+            ext_class=int(batch.ext_class[a]),
+            volume=int(batch.volume[a]),
+            random_name=bool(batch.random_name[a]),
+            first_date=first_date,
+            last_date=first_date,
+            first_article=first_article,
+            last_article=first_article,
+        )
+        self.files[f.key] = f
+        return f
+
+    def _place(
+        self, f: OpenFile, batch: SegmentBatch, a: int, first_date: int, first_article: int
+    ) -> None:
+        """Put a new file into the open release of its identity, or start one.
+
+        It joins a release posted within the upload gap of it, or one it interleaves with
+        (it starts before that release's last article: posted at the same time, whatever
+        its Date says). Of several, the latest; a repost of a file the release already
+        has starts a release of its own.
+        """
+        ident = int(batch.ident[a])
+        gap = self.rules.upload_gap
+        rel = None
+        for cand in self.current.get(ident, ()):
+            near = cand.first_date - gap <= first_date <= cand.last_date + gap
+            interleaved = first_article < cand.last_article
+            fits = (near or interleaved) and f.key not in cand.keys
+            if fits and (rel is None or cand.last_article > rel.last_article):
+                rel = cand
+        if rel is None:
+            rel = OpenRelease(
+                ident=ident,
+                poster_key=int(batch.poster_key[a]),
+                source=int(batch.source[a]),
+                first_date=first_date,
+                last_date=first_date,
+                first_article=first_article,
+                last_article=first_article,
+            )
+            self.current.setdefault(ident, []).append(rel)
+            self.open.append(rel)
+            if f.file_total >= self.rules.batch_total_min:
+                self._count_batch(rel, f.file_total)
+        rel.files.append(f)
+        rel.keys.add(f.key)
+        f.release = rel
+        if f.file_total > rel.file_total:
+            rel.file_total = f.file_total
+
+    def _count_batch(self, rel: OpenRelease, total: int) -> None:
+        uploads = self.batch_uploads.setdefault((rel.poster_key, total), set())
+        if len(uploads) < self.rules.batch_uploads_min:
+            uploads.add(rel.ident)
+
+    def is_batch_total(self, poster_key: int, total: int) -> bool:
+        uploads = self.batch_uploads.get((poster_key, total))
+        return uploads is not None and len(uploads) >= self.rules.batch_uploads_min
+
+    def _extend(
+        self, f: OpenFile, batch: SegmentBatch, rows: np.ndarray, first_date: int, last_date: int
+    ) -> None:
+        numbers = batch.number[rows]
+        fresh = np.fromiter((n not in f.parts for n in numbers.tolist()), bool, len(rows))
+        if not fresh.all():
+            rows, numbers = rows[fresh], numbers[fresh]
+        if not len(rows):
+            return
+        f.parts.update(numbers.tolist())
+        f.nbytes += int(batch.nbytes[rows].sum())
+        f.pieces.append(Piece(batch, rows))
+        f.first_date = min(f.first_date, first_date)
+        f.last_date = max(f.last_date, last_date)
+        arts = batch.article[rows]
+        f.first_article = min(f.first_article, int(arts.min()))
+        f.last_article = max(f.last_article, int(arts.max()))
+        if numbers[0] == 1:
+            f.first_part_id = batch.message_id[int(rows[0])].as_py()
+        top = int(numbers[-1])
+        if top > f.last_part:
+            f.last_part = top
+            f.last_part_id = batch.message_id[int(rows[-1])].as_py()
+        rel = f.release
+        if rel is not None:
+            rel.first_date = min(rel.first_date, f.first_date)
+            rel.last_date = max(rel.last_date, f.last_date)
+            rel.first_article = min(rel.first_article, f.first_article)
+            rel.last_article = max(rel.last_article, f.last_article)
+
+    # -- finishing -------------------------------------------------------------------
+
+    def finish_due(self) -> list[OpenRelease]:
+        """Releases the frontier has passed by the window: finished, handed out once.
+
+        Single-file releases whose names differ only by digit runs go into their album
+        instead and come out when the album closes.
+        """
+        if self.frontier.frontier == 0:
+            return []
+        horizon = self.frontier.frontier - self.rules.window
+        due = [r for r in self.open if r.last_date < horizon]
+        if not due:
+            return self._close_albums(horizon)
+        done = set(map(id, due))
+        self.open = [r for r in self.open if id(r) not in done]
+        out: list[OpenRelease] = []
+        for rel in due:
+            self._forget(rel)
+            album_key = self._album_key(rel)
+            if album_key is None:
+                out.append(rel)
+            else:
+                self._into_album(album_key, rel, out)
+        out.extend(self._close_albums(horizon))
+        return out
+
+    def _forget(self, rel: OpenRelease) -> None:
+        peers = self.current.get(rel.ident, [])
+        if rel in peers:
+            peers.remove(rel)
+            if not peers:
+                del self.current[rel.ident]
+        for f in rel.files:
+            if self.files.get(f.key) is f:
+                del self.files[f.key]
+
+    def _album_key(self, rel: OpenRelease) -> tuple[int, bytes] | None:
+        if len(rel.files) != 1 or rel.source == SOURCE_ALBUM:
+            return None
+        f = rel.files[0]
+        if f.random_name or f.ext_class not in ALBUM_CLASSES or not _DIGITS.search(f.name):
+            return None
+        return rel.poster_key, _DIGITS.sub(b"#", f.name)
+
+    def _into_album(self, key: tuple[int, bytes], rel: OpenRelease, out: list[OpenRelease]) -> None:
+        album = self.albums.get(key)
+        if album is not None and (
+            rel.first_date > album.release.last_date + self.rules.upload_gap
+            or album.members >= self.rules.album_max_files
+        ):
+            out.append(self._album_release(self.albums.pop(key)))
+            album = None
+        if album is None:
+            shell = OpenRelease(
+                ident=rel.ident,
+                poster_key=rel.poster_key,
+                source=SOURCE_ALBUM,
+                first_date=rel.first_date,
+                last_date=rel.last_date,
+                first_article=rel.first_article,
+                last_article=rel.last_article,
+                album_template=key[1],
+                first_member=rel,
+            )
+            album = Album(key[1], rel.poster_key, rel.first_date, shell, rel)
+            self.albums[key] = album
+        a = album.release
+        a.files.extend(rel.files)
+        a.keys.update(rel.keys)
+        a.members.append(rel.files[0].name)
+        if rel.written and rel is not a.first_member:
+            a.absorbed.append(rel)
+        a.first_date = min(a.first_date, rel.first_date)
+        a.last_date = max(a.last_date, rel.last_date)
+        a.first_article = min(a.first_article, rel.first_article)
+        a.last_article = max(a.last_article, rel.last_article)
+        album.members += 1
+
+    def _close_albums(self, horizon: int) -> list[OpenRelease]:
+        # no member can still come: one would be posted within the gap of the last
+        gap = self.rules.upload_gap
+        closing = [k for k, a in self.albums.items() if a.release.last_date + gap < horizon]
+        return [self._album_release(self.albums.pop(k)) for k in closing]
+
+    @staticmethod
+    def _album_release(album: Album) -> OpenRelease:
+        # a lone member stays the release it was
+        return album.lone if album.members == 1 else album.release
+
+    def carry(self) -> list[OpenRelease]:
+        """At a range's end: the open releases (and albums) to hand out provisional.
+
+        Singles that may still join an album, and open albums, keep a copy of their
+        segments: an album's finished version holds all its members' segments under its
+        own key, whatever was written under the members' keys before.
+        """
+        for rel in self.open:
+            if self._album_key(rel) is not None:
+                _keep_copies(rel)
+        albums = [self._album_release(a) for a in self.albums.values()]
+        return [*self.open, *albums]
+
+
+def _keep_copies(rel: OpenRelease) -> None:
+    """Copy a release's unwritten segments out of the range's batches, into `carried`."""
+    for f in rel.files:
+        f.carried.extend(Piece(p.batch.take(p.rows), np.arange(len(p.rows))) for p in f.pieces)
