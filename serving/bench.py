@@ -37,9 +37,12 @@ class BenchReport:
     releases_in_catalog: int = 0
     startup_seconds: float = 0.0
     search_ms: dict[str, float] = field(default_factory=dict)
+    search_cpu_ms: float = 0.0  # server CPU per search: wall time minus waiting for a core
     get_ms: dict[str, float] = field(default_factory=dict)
     searches_per_second: float = 0.0
     load_clients: int = 0
+    load_server_cpu: float = 0.0  # cores the server used during the load run
+    machine_load: float = 0.0  # 1-minute load average when the run ended (2 cores)
     rss_mb: dict[str, float] = field(default_factory=dict)
     delta_seconds: float | None = None
     delta_releases: int = 0
@@ -60,6 +63,11 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _memory(pid: int) -> dict[str, float]:
@@ -103,9 +111,10 @@ def _sample(catalog: str) -> tuple[list[str], list[str]]:
             continue
         k = 1 if rng.random() < 0.5 or len(words) < 2 else 2
         queries.append(" ".join(rng.sample(words, k)))
+    # Not USING SAMPLE: it samples before the WHERE, and 100-file releases are rare.
     big = con.sql(
         f"SELECT release_key FROM read_parquet('{glob}') WHERE files >= 95 AND finished "
-        "USING SAMPLE 200 ROWS (reservoir, 7)"
+        "ORDER BY hash(release_key) LIMIT 200"
     ).fetchall()
     return queries, [bytes(k).hex() for (k,) in big]
 
@@ -171,15 +180,21 @@ def run_bench(
             report.releases_in_catalog = int(stats.split('total="')[1].split('"')[0])
             for q in queries[:30]:  # warm the page cache like a running server has
                 _timed(c, "/api", {"t": "search", "q": q, "apikey": KEY})
+            cpu = _cpu_seconds(server.pid)
             timings = [
                 _timed(c, "/api", {"t": "search", "q": q, "apikey": KEY})
                 for q in queries[30 : 30 + searches]
             ]
+            report.search_cpu_ms = round((_cpu_seconds(server.pid) - cpu) * 1000 / len(timings), 2)
             report.search_ms = _percentiles(timings)
             if big:
                 gets = [_timed(c, "/api", {"t": "get", "id": k, "apikey": KEY}) for k in big[:100]]
                 report.get_ms = _percentiles(gets)
+        cpu, wall = _cpu_seconds(server.pid), time.perf_counter()
         report.searches_per_second = round(_load(base, queries, seconds, clients), 1)
+        used = _cpu_seconds(server.pid) - cpu
+        report.load_server_cpu = round(used / (time.perf_counter() - wall), 2)
+        report.machine_load = os.getloadavg()[0]
         report.rss_mb = _memory(server.pid)
         report.delta_seconds, report.delta_releases = _delta(catalog, base)
     finally:

@@ -57,7 +57,8 @@ class CatalogViews:
                 name = "release_versions" if table == "releases" else table
                 if paths:
                     files = ", ".join(_quote(p) for p in paths)
-                    sql = f"SELECT * FROM read_parquet([{files}])"
+                    # union_by_name: partitions written before a column was added lack it
+                    sql = f"SELECT * FROM read_parquet([{files}], union_by_name = true)"
                 else:
                     # A real (empty) table: registered Arrow objects are not seen by cursors.
                     empty = f"_empty_{source}"
@@ -66,10 +67,13 @@ class CatalogViews:
                     self.con.unregister("_schema")
                     sql = f"SELECT * FROM {empty}"
                 self.con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
+            columns = {r[0] for r in self.con.execute("DESCRIBE release_versions").fetchall()}
+            # A finished tombstone (`merged_into` set: it went into an album) hides the key.
+            hide = "WHERE merged_into IS NULL" if "merged_into" in columns else ""
             self.con.execute(
-                "CREATE OR REPLACE VIEW releases AS SELECT * FROM release_versions "
+                "CREATE OR REPLACE VIEW releases AS SELECT * FROM (SELECT * FROM release_versions "
                 "QUALIFY row_number() OVER (PARTITION BY release_key "
-                "ORDER BY finished DESC, written_range DESC) = 1"
+                f"ORDER BY finished DESC, written_range DESC) = 1) {hide}"
             )
             self.con.execute(
                 'CREATE OR REPLACE VIEW groups AS SELECT "group", count(*) AS releases, '

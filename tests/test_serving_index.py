@@ -198,3 +198,51 @@ def test_empty_catalog_serves_empty_results(tmp_path):
         assert m.snapshot.stats()["releases"] == 0
     finally:
         m.close()
+
+
+def test_a_tombstone_hides_its_release_everywhere(tmp_path):
+    """A finished version with `merged_into` set (it went into an album) hides the key."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from serving.views import CatalogViews
+
+    root = str(tmp_path / "cat")
+    write_synthetic_catalog(root, 1_000, groups=1, per_range=1_000, seed=9)
+    m = IndexManager(root, in_process=True)
+    try:
+        m.refresh()
+        victim = m.snapshot.search(SearchQuery(limit=1)).rows[0]
+        group = victim["group"]
+        files = sorted(Path(root, "releases", group).glob("*.parquet"))
+        row = (
+            pq.read_table(files[0])
+            .filter(
+                pa.compute.equal(
+                    pq.read_table(files[0]).column("release_key"),
+                    pa.scalar(victim["release_key"], pa.binary(20)),
+                )
+            )
+            .slice(0, 1)
+        )
+        row = row.set_column(row.schema.get_field_index("written_range"), "written_range",
+                             pa.array([10**9], pa.int64()))  # fmt: skip
+        row = row.set_column(row.schema.get_field_index("finished"), "finished", pa.array([True]))
+        if "merged_into" in row.column_names:
+            row = row.drop_columns(["merged_into"])
+        row = row.append_column("merged_into", pa.array([b"\x01" * 20], pa.binary(20)))
+        pq.write_table(row, Path(root, "releases", group, f"{10**9}-{10**9 + 9}.parquet"))
+        assert m.refresh().kind == "delta"
+        assert m.snapshot.find(victim["release_key"]) is None
+        keys = {r["release_key"] for r in m.snapshot.search(SearchQuery(limit=5_000)).rows}
+        assert victim["release_key"] not in keys and len(keys) == 999
+        assert m.snapshot.stats()["releases"] == 999
+        views = CatalogViews(root)
+        assert views.query("SELECT count(*) AS n FROM releases").to_pylist()[0]["n"] == 999
+        views.close()
+        assert m.refresh().kind == "none"
+        os.utime(files[0], (1, 1))  # a full rebuild must hide it too
+        assert m.refresh().kind == "full"
+        assert m.snapshot.find(victim["release_key"]) is None
+    finally:
+        m.close()

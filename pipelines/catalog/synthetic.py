@@ -332,7 +332,9 @@ def _build_range(
     n_span = int(n * spanning_share)
     if n_span:
         spanning[n - n_span :] = True
-    keys = _keys(group, first_article, b"synthetic")
+    # Keyed by position in the range, not by first article: squeezing the articles into
+    # the range's span (below) can give two releases the same first article.
+    keys = _keys(group, np.arange(n, dtype=np.int64) + first, b"synthetic")
     ident = _keys(group, np.arange(n, dtype=np.int64) + first, b"identity")
     seg_rel = file_rel[seg_file]
     cut = (seg_per_file + 1) // 2  # a spanning file's segments up to here are in this range
@@ -489,6 +491,9 @@ def _files_table(f: dict, s: dict, mask: np.ndarray, written_range: int) -> pa.T
 def _table(target: pa.Schema, cols: dict) -> pa.Table:
     arrays = []
     for fld in target:
+        if fld.name not in cols:  # a column this generator has nothing for: null
+            arrays.append(pa.nulls(len(next(iter(cols.values()))), fld.type))
+            continue
         value = cols[fld.name]
         arr = value if isinstance(value, pa.Array | pa.ChunkedArray) else pa.array(value)
         arrays.append(arr.cast(fld.type) if arr.type != fld.type else arr)

@@ -28,9 +28,10 @@ from pipelines.nzb.writer import write_nzb
 _NEWEST = """
 SELECT release_key, name, "group", category, first_article,
        greatest(last_article, written_range) AS upper
-FROM read_parquet({files})
+FROM read_parquet({files}, union_by_name = true)
 {where}
 QUALIFY row_number() OVER (PARTITION BY release_key ORDER BY finished DESC, written_range DESC) = 1
+  AND {visible}
 ORDER BY "group", upper
 """
 
@@ -59,7 +60,13 @@ def _newest(fs, root: str, keys: Sequence[bytes] | None) -> pa.Table:
     if keys:
         where = "WHERE release_key IN (SELECT unnest(?))"
         params = [list(keys)]
-    return con.sql(_NEWEST.format(files=files, where=where), params=params or None).to_arrow_table()
+    described = con.sql(f"DESCRIBE SELECT * FROM read_parquet({files}, union_by_name = true)")
+    # A finished tombstone (`merged_into` set) hides its release: no NZB for it.
+    visible = (
+        "merged_into IS NULL" if "merged_into" in {r[0] for r in described.fetchall()} else "true"
+    )
+    sql = _NEWEST.format(files=files, where=where, visible=visible)
+    return con.sql(sql, params=params or None).to_arrow_table()
 
 
 def export_nzbs(catalog: str, out: str, keys: Sequence[bytes] | None = None) -> ExportSummary:

@@ -20,14 +20,23 @@ _DOCTYPE = (
     '<!DOCTYPE nzb PUBLIC "-//newzBin//DTD NZB 1.1//EN" '
     '"http://www.newzbin.com/DTD/nzb/nzb-1.1.dtd">'
 )
-# XML 1.0 allows tab, LF, CR and everything from U+0020 except surrogates and U+FFFE/F.
-_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
+# One translation table both escapes and drops what XML 1.0 cannot carry: C0 controls
+# but tab, LF and CR; surrogates; U+FFFE and U+FFFF. (One `translate` per string: feeds
+# escape ~2,500 strings a page.)
+_TABLE: dict[int, str | None] = {c: None for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)}
+_TABLE.update({c: None for c in range(0xD800, 0xE000)})
+_TABLE.update({0xFFFE: None, 0xFFFF: None})
+_TABLE.update({ord("&"): "&amp;", ord("<"): "&lt;", ord(">"): "&gt;", ord('"'): "&quot;"})
+
+
+_DIRTY = re.compile('[&<>"\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
 
 
 def xml_text(value: object) -> str:
     """A string safe as XML text or a double-quoted attribute value."""
-    return _NOT_XML.sub("", str(value)).translate(_ESCAPES)
+    text = str(value)
+    # Most names and posters need nothing: a regex scan is ~10x cheaper than translate.
+    return text if _DIRTY.search(text) is None else text.translate(_TABLE)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from fsspec import AbstractFileSystem
 
+from pipelines.catalog.schema import KEY, RELEASES
 from serving import text
 
 ROW_COLUMNS = [
@@ -35,6 +36,7 @@ ROW_COLUMNS = [
     "first_article", "last_article", "files", "file_total", "segments", "bytes", "complete",
     "has_par2", "source", "category", "finished", "members", "written_range",
 ]  # fmt: skip
+MERGED = "merged_into"  # a tombstone's target; such versions hide the release
 BITSET_SHARE = 32  # a term in more than 1/32 of the rows also gets a bitset
 
 
@@ -53,17 +55,26 @@ def key_array(col: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 
 def read_partitions(fs: AbstractFileSystem, paths: Sequence[str]) -> pa.Table:
-    """The release rows of these partitions, with the index of the file each came from."""
+    """The release rows of these partitions, with the index of the file each came from.
+
+    `merged_into` (a finished tombstone: the release went into another one) is read
+    when the partition has it and null otherwise, so older partitions still load.
+    """
+    columns = [*ROW_COLUMNS, MERGED]
+    target = pa.schema([RELEASES.field(c) if c in RELEASES.names else (c, KEY) for c in columns])
     tables = []
     for i, path in enumerate(paths):
         with fs.open(path, "rb") as fh:
-            t = pq.read_table(fh, columns=ROW_COLUMNS)
+            pf = pq.ParquetFile(fh)
+            present = [c for c in columns if c in pf.schema_arrow.names]
+            t = pf.read(columns=present)
+        for c in columns:
+            if c not in present:
+                t = t.append_column(target.field(c), pa.nulls(t.num_rows, target.field(c).type))
+        t = t.select(columns)
         tables.append(t.append_column("file", pa.array(np.full(t.num_rows, i, dtype=np.int32))))
     if not tables:
-        from pipelines.catalog.schema import RELEASES
-
-        empty = pa.schema([RELEASES.field(c) for c in ROW_COLUMNS] + [("file", pa.int32())])
-        return empty.empty_table()
+        return pa.schema([*target, ("file", pa.int32())]).empty_table()
     return pa.concat_tables(tables).combine_chunks()
 
 
@@ -202,6 +213,9 @@ def write_segment(rows: pa.Table, sources: Sequence[dict], out: str | os.PathLik
     save("bytes", rows.column("bytes").to_numpy().astype(np.int64))
     save("category", rows.column("category").to_numpy(zero_copy_only=False).astype(np.int32))
     save("file", rows.column("file").to_numpy().astype(np.int32))
+    # Tombstones stay in the segment (they must outrank older versions elsewhere) but are
+    # never shown: the server starts each segment's dead mask from this.
+    save("hidden", rows.column(MERGED).is_valid().to_numpy(zero_copy_only=False))
     finished = rows.column("finished").to_numpy(zero_copy_only=False)
     save("rank", version_rank(finished, rows.column("written_range").to_numpy()))
     keys = key_array(rows.column("release_key"))

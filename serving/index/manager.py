@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pyarrow.parquet as pq
 
 from pipelines.catalog.layout import table_glob
@@ -112,7 +111,7 @@ class IndexManager:
                 segments: list[LiveSegment] = []
                 for batch in self._batches(list(listed.values())):
                     segment = self._build(batch)
-                    live = LiveSegment(segment, np.zeros(segment.n, dtype=bool))
+                    live = LiveSegment.of(segment)
                     resolve_versions(segments, live)
                     segments.append(live)
                 snapshot = Snapshot(segments, old.generation + 1)
@@ -122,7 +121,7 @@ class IndexManager:
                 segment = self._build(added)
                 # Copies: requests still reading the old snapshot keep its masks unchanged.
                 older = [LiveSegment(s.segment, s.dead.copy(), s.dead_count) for s in old.segments]
-                live = LiveSegment(segment, np.zeros(segment.n, dtype=bool))
+                live = LiveSegment.of(segment)
                 resolve_versions(older, live)
                 snapshot = Snapshot([*older, live], old.generation + 1)
                 kind, count = "delta", len(added)

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from serving import text
-from serving.index.build import key_array
 from serving.index.segment import Segment
 
 
@@ -37,6 +36,20 @@ class LiveSegment:
     segment: Segment
     dead: np.ndarray  # bool per ordinal: a newer version lives in another segment
     dead_count: int = 0
+    _dead_bits: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, segment: Segment) -> LiveSegment:
+        """A new segment's live view: only its tombstones (merged releases) are dead."""
+        dead = np.array(segment.hidden, dtype=bool)
+        return cls(segment, dead, int(dead.sum()))
+
+    @property
+    def dead_bits(self) -> np.ndarray:
+        """`dead` packed like the term bitsets (computed once; snapshots never change it)."""
+        if self._dead_bits is None:
+            self._dead_bits = np.packbits(self.dead, bitorder="little")
+        return self._dead_bits
 
 
 @dataclass
@@ -78,19 +91,104 @@ def _any_of(seg: Segment, q: SearchQuery) -> list[list[int]] | None:
     return sets
 
 
-def match(live: LiveSegment, q: SearchQuery) -> np.ndarray:
-    """The ordinals of one segment that match q, ascending (newest first)."""
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+def count_and_head(live: LiveSegment, q: SearchQuery, want: int) -> tuple[int, np.ndarray]:
+    """How many releases of one segment match q, and the first `want` of them.
+
+    When every term is common (all have bitsets) the answer comes from ANDing bitsets and
+    counting bits, whatever the number of matches; otherwise from the candidates of the
+    rarest term, which is then rare (under 1/32 of the rows).
+    """
     seg = live.segment
     if seg.n == 0:
-        return np.zeros(0, dtype=np.int64)
+        return 0, _NONE
     required = [seg.term_id(t) for t in (*q.words, *q.terms)]
     if any(t is None for t in required):
-        return np.zeros(0, dtype=np.int64)
+        return 0, _NONE
     req = sorted((t for t in required if t is not None), key=seg.frequency)
     any_of = _any_of(seg, q)
     if any_of is None:
-        return np.zeros(0, dtype=np.int64)
+        return 0, _NONE
     horizon = seg.n if q.min_posted is None else seg.count_newer(q.min_posted)
+    sized = q.min_bytes is not None or q.max_bytes is not None
+    if not req and not any_of and not sized:
+        alive = ~live.dead[:horizon] if live.dead_count else None
+        if alive is None:
+            return horizon, np.arange(min(want, horizon), dtype=np.int64)
+        return int(alive.sum()), _first_true(alive, want)
+    acc = None if sized else _bitset_and(live, req, any_of, horizon)
+    if acc is not None:
+        return int(np.bitwise_count(acc).sum()), first_set_bits(acc, want)
+    cand = match(live, q, req, any_of, horizon)
+    return len(cand), cand[:want]
+
+
+def first_set_bits(bits: np.ndarray, want: int) -> np.ndarray:
+    """Positions of the first `want` set bits (little bit order), scanning only a prefix."""
+    found: list[np.ndarray] = []
+    got, start, step = 0, 0, max(want, 512)
+    while start < len(bits) and got < want:
+        chunk = np.asarray(bits[start : start + step])
+        rows = np.flatnonzero(chunk)
+        if len(rows):
+            r, c = np.nonzero(np.unpackbits(chunk[rows][:, None], axis=1, bitorder="little"))
+            found.append((rows[r].astype(np.int64) + start) * 8 + c)
+            got += len(r)
+        start += step
+        step *= 4
+    return np.concatenate(found)[:want] if found else _NONE
+
+
+def _first_true(mask: np.ndarray, want: int) -> np.ndarray:
+    found: list[np.ndarray] = []
+    got, start, step = 0, 0, max(want * 2, 4096)
+    while start < len(mask) and got < want:
+        hits = np.flatnonzero(mask[start : start + step]) + start
+        found.append(hits)
+        got += len(hits)
+        start += step
+        step *= 4
+    return np.concatenate(found)[:want] if found else _NONE
+
+
+def _bitset_and(
+    live: LiveSegment, req: list[int], any_of: list[list[int]], horizon: int
+) -> np.ndarray | None:
+    """The AND of the terms' bitsets (OR within each OR-set); None unless all have one."""
+    seg = live.segment
+    acc: np.ndarray | None = None
+    for t in req:
+        bits = seg.bitset_of(t)
+        if bits is None:
+            return None
+        acc = np.array(bits) if acc is None else np.bitwise_and(acc, bits, out=acc)
+    for ids in any_of:
+        found = [seg.bitset_of(t) for t in ids]
+        sets = [b for b in found if b is not None]
+        if len(sets) < len(found):
+            return None
+        union = np.array(sets[0])
+        for b in sets[1:]:
+            np.bitwise_or(union, b, out=union)
+        acc = union if acc is None else np.bitwise_and(acc, union, out=acc)
+    if acc is None:
+        return None
+    if live.dead_count:
+        np.bitwise_and(acc, ~live.dead_bits, out=acc)
+    if horizon < seg.n:
+        acc[(horizon + 7) // 8 :] = 0
+        if horizon % 8:
+            acc[horizon // 8] &= (1 << (horizon % 8)) - 1
+    return acc
+
+
+def match(
+    live: LiveSegment, q: SearchQuery, req: list[int], any_of: list[list[int]], horizon: int
+) -> np.ndarray:
+    """Every matching ordinal of one segment, ascending (newest first), from candidates."""
+    seg = live.segment
     if req:
         cand = np.asarray(seg.postings_of(req[0]), dtype=np.int64)
         if horizon < seg.n:
@@ -138,9 +236,8 @@ class Snapshot:
         total = 0
         heads: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for i, live in enumerate(self.segments):
-            found = match(live, q)
-            total += len(found)
-            head = found[:want]
+            count, head = count_and_head(live, q, want)
+            total += count
             if len(head):
                 posted = np.asarray(live.segment.posted[head])
                 heads.append((posted, np.full(len(head), i), head))
@@ -158,24 +255,23 @@ class Snapshot:
         return SearchResult(total, self.rows(seg_of[order], ords[order]))
 
     def _keys(self, segment: int, ords: np.ndarray) -> np.ndarray:
-        col = self.segments[segment].segment.rows.column("release_key").take(ords)
-        return key_array(col)
+        return self.segments[segment].segment.keys_at(ords)
 
     def rows(self, seg_of: np.ndarray, ords: np.ndarray) -> list[dict[str, Any]]:
-        out: list[dict[str, Any] | None] = [None] * len(ords)
+        out: list[dict[str, Any]] = [{}] * len(ords)
         for i in sorted(set(seg_of.tolist())):
             where = np.nonzero(seg_of == i)[0]
-            table = self.segments[i].segment.rows.take(ords[where])
-            for pos, row in zip(where.tolist(), table.to_pylist(), strict=True):
+            taken = self.segments[i].segment.take(ords[where])
+            for pos, row in zip(where.tolist(), taken, strict=True):
                 out[pos] = row
-        return [r for r in out if r is not None]
+        return out
 
     def find(self, key: bytes) -> dict[str, Any] | None:
         """The newest version of one release, None when the index has no such key."""
         for live in self.segments:
             ord_ = live.segment.find(key)
             if ord_ is not None and not live.dead[ord_]:
-                return live.segment.rows.take([ord_]).to_pylist()[0]
+                return live.segment.take(np.array([ord_]))[0]
         return None
 
     def stats(self) -> dict[str, Any]:

@@ -24,6 +24,10 @@ class Segment:
         self.summary = json.loads((self.folder / "segment.json").read_text())
         self.rows = _ipc(self.folder / "rows.arrow")
         self.n = self.rows.num_rows
+        # Take from record batches, never the table: Arrow's take on a chunked column
+        # concatenates every chunk first (gigabytes of a mapped file per request).
+        self.batches = self.rows.to_batches()
+        self.batch_starts = np.cumsum([0] + [b.num_rows for b in self.batches])
         load = lambda name: np.load(self.folder / f"{name}.npy", mmap_mode="r")  # noqa: E731
         self.posted = load("posted")
         self.bytes = load("bytes")
@@ -33,6 +37,7 @@ class Segment:
         self.keys = load("keys")
         self.key_order = load("key_order")
         self.group = load("group")
+        self.hidden = np.load(self.folder / "hidden.npy")
         self.offsets = load("offsets")
         self.postings = load("postings")
         self.bitsets = load("bitsets")
@@ -41,6 +46,36 @@ class Segment:
         self._bitset_row = {int(t): i for i, t in enumerate(bitset_terms.tolist())}
         self.groups: list[str] = self.summary["groups"]
         self.sources: list[dict] = self.summary["sources"]
+
+    def _by_batch(self, ords: np.ndarray) -> list[tuple[np.ndarray, pa.RecordBatch, np.ndarray]]:
+        """(positions in ords, batch, row numbers in that batch) for each batch touched."""
+        ords = np.asarray(ords, dtype=np.int64)
+        which = np.searchsorted(self.batch_starts, ords, side="right") - 1
+        out = []
+        for b in sorted(set(which.tolist())):
+            where = np.nonzero(which == b)[0]
+            out.append((where, self.batches[b], ords[where] - self.batch_starts[b]))
+        return out
+
+    def take(self, ords: np.ndarray) -> list[dict]:
+        """The rows at these ordinals, in the order given."""
+        out: list[dict] = [{}] * len(ords)
+        for where, batch, local in self._by_batch(ords):
+            for pos, row in zip(
+                where.tolist(), batch.take(pa.array(local)).to_pylist(), strict=True
+            ):
+                out[pos] = row
+        return out
+
+    def keys_at(self, ords: np.ndarray) -> np.ndarray:
+        """The release keys at these ordinals as 'S20' (for ordering ties)."""
+        out = np.empty(len(ords), dtype="S20")
+        col = self.rows.schema.get_field_index("release_key")
+        for where, batch, local in self._by_batch(ords):
+            taken = batch.column(col).take(pa.array(local))
+            buf = taken.buffers()[1]
+            out[where] = np.frombuffer(buf, dtype="S20", count=len(taken), offset=taken.offset * 20)
+        return out
 
     def term_id(self, term: str) -> int | None:
         """The term's index in the sorted dictionary (binary search), None when absent."""

@@ -8,8 +8,8 @@ parse every response with lxml to hold the shape.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
-from email.utils import formatdate
 from typing import Any
 
 from pipelines.nzb.writer import xml_text
@@ -42,9 +42,18 @@ class Links:
         return f"{self.base}/api?t=get&id={guid}{key}"
 
 
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
 def rfc822(ts: int) -> str:
-    # "+0000", not formatdate's "-0000" (RFC 2822's "unknown zone"): posting times are UTC.
-    return formatdate(float(ts), localtime=False, usegmt=False).replace("-0000", "+0000")
+    """`Sun, 06 Jun 2010 17:29:23 +0000`: posting times are UTC ("+0000", not the
+    "-0000" of `email.utils.formatdate`, which RFC 2822 reads as "zone unknown")."""
+    t = time.gmtime(ts)
+    return (
+        f"{_DAYS[t.tm_wday]}, {t.tm_mday:02d} {_MONTHS[t.tm_mon]} {t.tm_year} "
+        f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d} +0000"
+    )
 
 
 def error_xml(code: int, description: str) -> str:
@@ -94,8 +103,10 @@ def items_xml(rows: list[dict[str, Any]], links: Links, grabs: Any, wanted: set[
         nzb = xml_text(links.nzb(guid))
         details = xml_text(links.details(guid))
         attrs = "".join(
-            f'<newznab:attr name="{k}" value="{xml_text(v)}"/>'
-            for k, v in _pick(item_attrs(row, grabs[row["release_key"]]), wanted)
+            [
+                f'<newznab:attr name="{k}" value="{xml_text(v)}"/>'
+                for k, v in _pick(item_attrs(row, grabs[row["release_key"]]), wanted)
+            ]
         )
         out.append(
             f"<item><title>{name}</title>"
