@@ -15,6 +15,10 @@ import numpy as np
 
 from kernels._jit import JIT_OPTIONS
 
+# Indexing with an unsigned number spares numba its negative-index (wraparound) code in
+# the byte loops: ~1.4x on the identity builder. No index here is ever negative.
+_U = np.uint64
+
 _LEAF_OPTIONS: dict[str, Any] = {**JIT_OPTIONS, "_nrt": False}
 
 
@@ -69,7 +73,7 @@ def _hash_span(buf, start, end, seed):
     while i + 8 <= end:
         w = np.uint64(0)
         for k in range(7, -1, -1):  # little-endian, whatever the machine
-            w = (w << _U8) | np.uint64(buf[i + k])
+            w = (w << _U8) | np.uint64(buf[_U(i + k)])
         w *= _P2
         w = _rotl(w, _U31)
         w *= _P1
@@ -77,7 +81,7 @@ def _hash_span(buf, start, end, seed):
         h = _rotl(h, _U27) * _P1 + _P4
         i += 8
     while i < end:
-        h ^= np.uint64(buf[i]) * _P5
+        h ^= np.uint64(buf[_U(i)]) * _P5
         h = _rotl(h, _U11) * _P1
         i += 1
     return _avalanche(h)
@@ -92,13 +96,13 @@ def _mix2(a, b):
 @leaf_kernel
 def _hash_spans(buf, start, end, seed, out):
     for i in range(start.shape[0]):
-        out[i] = _hash_span(buf, start[i], end[i], seed)
+        out[_U(i)] = _hash_span(buf, start[i], end[i], seed)
 
 
 @leaf_kernel
 def _mix_arrays(a, b, out):
     for i in range(a.shape[0]):
-        out[i] = _mix2(a[i], b[i])
+        out[_U(i)] = _mix2(a[i], b[i])
 
 
 def as_buffer(buf: bytes | bytearray | memoryview | np.ndarray) -> np.ndarray:

@@ -11,6 +11,10 @@ import numpy as np
 
 from kernels.hashing import leaf_kernel
 
+# Indexing with an unsigned number spares numba its negative-index (wraparound) code in
+# the byte loops: ~1.4x on the identity builder. No index here is ever negative.
+_U = np.uint64
+
 # What a file is, from its name (ext_class).
 NONE = 0  # no file name
 RAR_FIRST = 1  # first archive volume: .part01.rar, .rar, .7z, .7z.001, .001, .zip
@@ -128,7 +132,7 @@ def _is_vowel(c):
 
 @leaf_kernel
 def _digit_end(buf, i, e):
-    while i < e and 48 <= buf[i] <= 57:
+    while i < e and 48 <= buf[_U(i)] <= 57:
         i += 1
     return i
 
@@ -137,7 +141,7 @@ def _digit_end(buf, i, e):
 def _value(buf, a, b):
     v = 0
     for i in range(a, b):
-        v = v * 10 + (buf[i] - 48)
+        v = v * 10 + (buf[_U(i)] - 48)
     return v
 
 
@@ -149,7 +153,7 @@ def _digits_back(buf, lo, i, limit):
     """
     j = i
     lo = max(lo, i - limit - 1)
-    while j > lo and 48 <= buf[j - 1] <= 57:
+    while j > lo and 48 <= buf[_U(j - 1)] <= 57:
         j -= 1
     return j
 
@@ -161,7 +165,7 @@ def _ends_ci(buf, a, b, word):
     ok = b - a >= n
     k = 0
     while ok and k < n:
-        ok = _lower(buf[b - n + k]) == word[k]
+        ok = _lower(buf[_U(b - n + k)]) == word[_U(k)]
         k += 1
     return ok
 
@@ -183,7 +187,7 @@ def _classify(buf, a, b, codes, classes, strips):
     if _ends_ci(buf, a, b, _DOT_PAR2):
         q = b - 5
         d2 = _digits_back(buf, a, q, 6)
-        if 1 <= q - d2 <= 6 and d2 - 1 > a and (buf[d2 - 1] == 43 or buf[d2 - 1] == 45):
+        if 1 <= q - d2 <= 6 and d2 - 1 > a and (buf[_U(d2 - 1)] == 43 or buf[_U(d2 - 1)] == 45):
             d1 = _digits_back(buf, a, d2 - 1, 6)
             if 1 <= d2 - 1 - d1 <= 6 and _ends_ci(buf, a, d1, _DOT_VOL):
                 return PAR2_VOL, _value(buf, d1, d2 - 1), b - (d1 - 4)
@@ -197,24 +201,24 @@ def _classify(buf, a, b, codes, classes, strips):
         return RAR_FIRST, -1, 4
     d = _digits_back(buf, a, b, 3)
     nd = b - d
-    if nd == 3 and d - 1 >= a and buf[d - 1] == 46:
+    if nd == 3 and d - 1 >= a and buf[_U(d - 1)] == 46:
         vol = _value(buf, d, b)
         cls = RAR_FIRST if vol == 1 else ARCHIVE_VOL
         if _ends_ci(buf, a, d - 1, _DOT_7Z):
             return cls, vol, 7
         return cls, vol, 4
-    if 2 <= nd <= 3 and d - 2 >= a and buf[d - 2] == 46 and _lower(buf[d - 1]) == 114:
+    if 2 <= nd <= 3 and d - 2 >= a and buf[_U(d - 2)] == 46 and _lower(buf[_U(d - 1)]) == 114:
         return ARCHIVE_VOL, _value(buf, d, b), nd + 2
-    if nd == 2 and d - 2 >= a and buf[d - 2] == 46 and _lower(buf[d - 1]) == 122:
+    if nd == 2 and d - 2 >= a and buf[_U(d - 2)] == 46 and _lower(buf[_U(d - 1)]) == 122:
         return ARCHIVE_VOL, _value(buf, d, b), 4
     # a plain extension: 2-4 ASCII letters/digits after the last dot
     j = b
-    while j > a and b - j <= 4 and _is_alnum(buf[j - 1]):
+    while j > a and b - j <= 4 and _is_alnum(buf[_U(j - 1)]):
         j -= 1
-    if 2 <= b - j <= 4 and j - 1 >= a and buf[j - 1] == 46:
+    if 2 <= b - j <= 4 and j - 1 >= a and buf[_U(j - 1)] == 46:
         code = np.int64(0)
         for k in range(b - j):
-            code |= np.int64(_lower(buf[j + k])) << np.int64(8 * k)
+            code |= np.int64(_lower(buf[_U(j + k)])) << np.int64(8 * k)
         lo = 0
         hi = codes.shape[0]
         while lo < hi:
@@ -247,7 +251,7 @@ def _find_name(buf, s, e, codes, classes, strips):
     rs = -1
     rend = -1
     for i in range(s, e):
-        if buf[i] == 34:
+        if buf[_U(i)] == 34:
             if q_open < 0:
                 q_open = i
             else:
@@ -261,17 +265,19 @@ def _find_name(buf, s, e, codes, classes, strips):
         return ns, ne, rs, rend
     i = s
     while i < e:
-        if buf[i] == 32 or buf[i] == 34:
+        if buf[_U(i)] == 32 or buf[_U(i)] == 34:
             i += 1
             continue
         a = i
-        while i < e and buf[i] != 32 and buf[i] != 34:
+        while i < e and buf[_U(i)] != 32 and buf[_U(i)] != 34:
             i += 1
         b = i
-        while a < b and (buf[a] == 40 or buf[a] == 91 or buf[a] == 123 or buf[a] == 60):
+        while a < b and (
+            buf[_U(a)] == 40 or buf[_U(a)] == 91 or buf[_U(a)] == 123 or buf[_U(a)] == 60
+        ):
             a += 1
         while b > a:
-            c = buf[b - 1]
+            c = buf[_U(b - 1)]
             if c == 41 or c == 93 or c == 125 or c == 62 or c == 58 or c == 44 or c == 59:
                 b -= 1
             else:
@@ -294,7 +300,7 @@ def _wordlike(buf, a, b):
     run = 0
     longest = 0
     for i in range(a, b):
-        if _CC[buf[i]] & _VOWEL:
+        if _CC[buf[_U(i)]] & _VOWEL:
             vowels += 1
             run = 0
         else:
@@ -308,11 +314,11 @@ def _is_uuid(buf, a, b):
     if b - a != 36:
         return False
     for i in range(36):
-        c = buf[a + i]
+        c = buf[_U(a + i)]
         if i == 8 or i == 13 or i == 18 or i == 23:
             if c != 45:
                 return False
-        elif not _CC[c] & _HEX:
+        elif not _CC[_U(c)] & _HEX:
             return False
     return True
 
@@ -328,7 +334,7 @@ def _random_token(buf, a, b):
     letters = 0
     prev = 0
     for i in range(a, b):
-        f = _CC[buf[i]]
+        f = _CC[buf[_U(i)]]
         cls = f & 7
         if cls == 0:
             # not a letter or digit (UTF-8 letters included: a title in another script)
@@ -346,13 +352,13 @@ def _random_token(buf, a, b):
     wordlike = 0
     i = a
     while i < b:
-        if _CC[buf[i]] & _DIGIT:
+        if _CC[buf[_U(i)]] & _DIGIT:
             i += 1
             continue
         w = i
-        while i < b and _CC[buf[i]] & _UPPER:
+        while i < b and _CC[buf[_U(i)]] & _UPPER:
             i += 1
-        while i < b and _CC[buf[i]] & _LOWER:
+        while i < b and _CC[buf[_U(i)]] & _LOWER:
             i += 1
         if _wordlike(buf, w, i):
             wordlike += i - w
@@ -363,20 +369,20 @@ def _random_token(buf, a, b):
 
 @leaf_kernel
 def _random_subject(buf, s, e):
-    while s < e and buf[s] == 32:
+    while s < e and buf[_U(s)] == 32:
         s += 1
-    while e > s and buf[e - 1] == 32:
+    while e > s and buf[_U(e - 1)] == 32:
         e -= 1
     private = False
     if e - s >= 9:
         private = True
         for k in range(9):
-            if _lower(buf[s + k]) != _PRIVATE[k]:
+            if _lower(buf[_U(s + k)]) != _PRIVATE[_U(k)]:
                 private = False
                 break
     if private:
         s += 9
-        while s < e and buf[s] == 32:
+        while s < e and buf[_U(s)] == 32:
             s += 1
     if e - s < 16:
         return False
@@ -384,7 +390,7 @@ def _random_subject(buf, s, e):
     hexdash = True
     b64 = True
     for i in range(s, e):
-        c = buf[i]
+        c = buf[_U(i)]
         if c == 32:
             return False
         if _is_hex(c):
@@ -398,7 +404,7 @@ def _random_subject(buf, s, e):
     if b64:
         if private:
             return True
-        while e > s and buf[e - 1] == 61:
+        while e > s and buf[_U(e - 1)] == 61:
             e -= 1
         return _random_token(buf, s, e)
     return False

@@ -63,6 +63,10 @@ from kernels.names import (  # noqa: F401 - the ext classes are part of this mod
     _value,
 )
 
+# Indexing with an unsigned number spares numba its negative-index (wraparound) code in
+# the byte loops: ~1.4x on the identity builder. No index here is ever negative.
+_U = np.uint64
+
 
 @dataclass(frozen=True)
 class SubjectFields:
@@ -95,11 +99,11 @@ def _strict_counter(buf, j, e):
     """`(k/K)` at j: (end, k, K), end -1 when there is none."""
     a = j + 1
     d = _digit_end(buf, a, e)
-    if not (1 <= d - a <= 9) or d >= e or buf[d] != 47:
+    if not (1 <= d - a <= 9) or d >= e or buf[_U(d)] != 47:
         return -1, 0, 0
     b = d + 1
     d2 = _digit_end(buf, b, e)
-    if not (1 <= d2 - b <= 9) or d2 >= e or buf[d2] != 41:
+    if not (1 <= d2 - b <= 9) or d2 >= e or buf[_U(d2)] != 41:
         return -1, 0, 0
     return d2 + 1, _value(buf, a, d), _value(buf, b, d2)
 
@@ -108,21 +112,26 @@ def _strict_counter(buf, j, e):
 def _spaced_counter(buf, j, e, closer):
     """`[ i/N ]` or `[i of N]` counter whose opener is at j: (end, i, N), end -1 if none."""
     a = j + 1
-    while a < e and buf[a] == 32:
+    while a < e and buf[_U(a)] == 32:
         a += 1
     d = _digit_end(buf, a, e)
     if not (1 <= d - a <= 9) or d >= e:
         return -1, 0, 0
-    if buf[d] == 47:
+    if buf[_U(d)] == 47:
         b = d + 1
-    elif buf[d] == 32:
+    elif buf[_U(d)] == 32:
         b = d
-        while b < e and buf[b] == 32:
+        while b < e and buf[_U(b)] == 32:
             b += 1
-        if b + 2 >= e or _lower(buf[b]) != 111 or _lower(buf[b + 1]) != 102 or buf[b + 2] != 32:
+        if (
+            b + 2 >= e
+            or _lower(buf[_U(b)]) != 111
+            or _lower(buf[_U(b + 1)]) != 102
+            or buf[_U(b + 2)] != 32
+        ):
             return -1, 0, 0
         b += 2
-        while b < e and buf[b] == 32:
+        while b < e and buf[_U(b)] == 32:
             b += 1
     else:
         return -1, 0, 0
@@ -130,9 +139,9 @@ def _spaced_counter(buf, j, e, closer):
     if not (1 <= d2 - b <= 9):
         return -1, 0, 0
     k = d2
-    while k < e and buf[k] == 32:
+    while k < e and buf[_U(k)] == 32:
         k += 1
-    if k >= e or buf[k] != closer:
+    if k >= e or buf[_U(k)] != closer:
         return -1, 0, 0
     return k + 1, _value(buf, a, d), _value(buf, b, d2)
 
@@ -140,15 +149,19 @@ def _spaced_counter(buf, j, e, closer):
 @leaf_kernel
 def _file_of(buf, j, s, e):
     """`File i of N[:]` at j, any case: (end, i, N), end -1 if none."""
-    if j > s and _is_word(buf[j - 1]):
+    if j > s and _is_word(buf[_U(j - 1)]):
         return -1, 0, 0
     if j + 4 > e:
         return -1, 0, 0
-    if _lower(buf[j + 1]) != 105 or _lower(buf[j + 2]) != 108 or _lower(buf[j + 3]) != 101:
+    if (
+        _lower(buf[_U(j + 1)]) != 105
+        or _lower(buf[_U(j + 2)]) != 108
+        or _lower(buf[_U(j + 3)]) != 101
+    ):
         return -1, 0, 0
     k = j + 4
     a = k
-    while k < e and buf[k] == 32:
+    while k < e and buf[_U(k)] == 32:
         k += 1
     if k == a:
         return -1, 0, 0
@@ -158,13 +171,13 @@ def _file_of(buf, j, s, e):
         return -1, 0, 0
     v1 = _value(buf, d1, k)
     a = k
-    while k < e and buf[k] == 32:
+    while k < e and buf[_U(k)] == 32:
         k += 1
-    if k == a or k + 2 > e or _lower(buf[k]) != 111 or _lower(buf[k + 1]) != 102:
+    if k == a or k + 2 > e or _lower(buf[_U(k)]) != 111 or _lower(buf[_U(k + 1)]) != 102:
         return -1, 0, 0
     k += 2
     a = k
-    while k < e and buf[k] == 32:
+    while k < e and buf[_U(k)] == 32:
         k += 1
     if k == a:
         return -1, 0, 0
@@ -173,7 +186,7 @@ def _file_of(buf, j, s, e):
     if not (1 <= k - d2 <= 9):
         return -1, 0, 0
     v2 = _value(buf, d2, k)
-    if k < e and buf[k] == 58:
+    if k < e and buf[_U(k)] == 58:
         k += 1
     return k, v1, v2
 
@@ -182,18 +195,18 @@ def _file_of(buf, j, s, e):
 def _loose_counter(buf, j, s, e):
     """A bare `i/N` (i <= N) starting at the digit j: (end, i, N), end -1 if none."""
     if j > s:
-        p = buf[j - 1]
+        p = buf[_U(j - 1)]
         if _is_word(p) or p == 47 or p == 46 or p == 44 or p == 40 or p == 91 or p == 123:
             return -1, 0, 0
     d = _digit_end(buf, j, e)
-    if not (1 <= d - j <= 9) or d >= e or buf[d] != 47:
+    if not (1 <= d - j <= 9) or d >= e or buf[_U(d)] != 47:
         return -1, 0, 0
     b = d + 1
     d2 = _digit_end(buf, b, e)
     if not (1 <= d2 - b <= 9):
         return -1, 0, 0
     if d2 < e:
-        n = buf[d2]
+        n = buf[_U(d2)]
         if _is_word(n) or n == 47 or n == 46 or n == 44 or n == 41 or n == 93 or n == 125:
             return -1, 0, 0
     v1 = _value(buf, j, d)
@@ -216,14 +229,14 @@ for _i, _u in enumerate(_UNITS):
 def _size_at(buf, j, s, e):
     """End of a size text (`1.46 GB`, `12,345 KB`) starting at the digit j, or -1."""
     if j > s:
-        p = buf[j - 1]
+        p = buf[_U(j - 1)]
         if _is_word(p) or p == 46 or p == 44:
             return -1
     k = _digit_end(buf, j, e)
-    while k + 1 < e and (buf[k] == 46 or buf[k] == 44) and _is_digit(buf[k + 1]):
+    while k + 1 < e and (buf[_U(k)] == 46 or buf[_U(k)] == 44) and _is_digit(buf[_U(k + 1)]):
         k = _digit_end(buf, k + 1, e)
-    k2 = k + 1 if k < e and buf[k] == 32 else k
-    if k2 >= e or not _CC[buf[k2]] & _UNIT_START:
+    k2 = k + 1 if k < e and buf[_U(k)] == 32 else k
+    if k2 >= e or not _CC[buf[_U(k2)]] & _UNIT_START:
         return -1
     for u in range(_UNIT_LENS.shape[0]):
         n = _UNIT_LENS[u]
@@ -231,21 +244,25 @@ def _size_at(buf, j, s, e):
             continue
         ok = True
         for m in range(n):
-            if _lower(buf[k2 + m]) != _UNIT_BYTES[u, m]:
+            if _lower(buf[_U(k2 + m)]) != _UNIT_BYTES[u, m]:
                 ok = False
                 break
-        if ok and (k2 + n == e or not _is_word(buf[k2 + n])):
+        if ok and (k2 + n == e or not _is_word(buf[_U(k2 + n)])):
             return k2 + n
     return -1
 
 
 @leaf_kernel
 def _yenc_at(buf, j, s, e):
-    if j + 4 > e or (j > s and _is_word(buf[j - 1])):
+    if j + 4 > e or (j > s and _is_word(buf[_U(j - 1)])):
         return False
-    if _lower(buf[j + 1]) != 101 or _lower(buf[j + 2]) != 110 or _lower(buf[j + 3]) != 99:
+    if (
+        _lower(buf[_U(j + 1)]) != 101
+        or _lower(buf[_U(j + 2)]) != 110
+        or _lower(buf[_U(j + 3)]) != 99
+    ):
         return False
-    return j + 4 == e or not _is_word(buf[j + 4])
+    return j + 4 == e or not _is_word(buf[_U(j + 4)])
 
 
 # --- the identity -------------------------------------------------------------------
@@ -253,51 +270,51 @@ def _yenc_at(buf, j, s, e):
 
 @leaf_kernel
 def _identity(buf, s, e, removed, out, text):
-    """Write the normalised identity of buf[s:e] (removed[k] masks byte s+k) to text.
+    """Write the normalised identity of buf[s:e] (removed[_U(k)] masks byte s+k) to text.
 
     Returns its length. `out` is scratch for the first step (empty brackets dropped).
     """
     n = 0
     for i in range(s, e):
-        c = np.uint8(32) if removed[i - s] else buf[i]
+        c = np.uint8(32) if removed[_U(i - s)] else buf[_U(i)]
         if c == 41 or c == 93 or c == 125:
             opener = 40 if c == 41 else (91 if c == 93 else 123)
             j = n - 1
-            while j >= 0 and out[j] == 32:
+            while j >= 0 and out[_U(j)] == 32:
                 j -= 1
-            if j >= 0 and out[j] == opener:
+            if j >= 0 and out[_U(j)] == opener:
                 n = j
-                out[n] = 32
+                out[_U(n)] = 32
                 n += 1
                 continue
-        out[n] = c
+        out[_U(n)] = c
         n += 1
     t = 0
     pending = False
     i = 0
     while i < n:
-        if out[i] == 32:
+        if out[_U(i)] == 32:
             i += 1
             continue
         a = i
         dashes = True
-        while i < n and out[i] != 32:
-            if out[i] != 45:
+        while i < n and out[_U(i)] != 32:
+            if out[_U(i)] != 45:
                 dashes = False
             i += 1
         if dashes:
             pending = t > 0
             continue
         if t > 0:
-            text[t] = 32
+            text[_U(t)] = 32
             t += 1
             if pending:
-                text[t] = 45
-                text[t + 1] = 32
+                text[_U(t)] = 45
+                text[_U(t + 1)] = 32
                 t += 2
                 pending = False
         for k in range(a, i):
-            text[t] = _lower(out[k])
+            text[_U(t)] = _lower(out[_U(k)])
             t += 1
     return t
 
@@ -336,7 +353,7 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
         ps = -1
         pe = -1
         for j in range(e - 1, s - 1, -1):
-            if buf[j] == 40:
+            if buf[_U(j)] == 40:
                 ce, v1, v2 = _strict_counter(buf, j, e)
                 if ce >= 0:
                     ps = j
@@ -361,11 +378,11 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
         c_before_2 = 0
         yenc = False
         for k in range(e - s):
-            removed[k] = False
+            removed[_U(k)] = False
         prev = 0
         for j in range(s, e):
-            c = buf[j]
-            f = _CC[c]
+            c = buf[_U(j)]
+            f = _CC[_U(c)]
             inside_word = f & prev & _WORD
             prev = f
             # counters, sizes and yEnc never start inside a word (brackets are not words)
@@ -394,11 +411,11 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
                 se = _size_at(buf, j, s, e)
                 if se >= 0:
                     for k in range(j - s, se - s):
-                        removed[k] = True
+                        removed[_U(k)] = True
             elif (c == 89 or c == 121) and _yenc_at(buf, j, s, e):
                 yenc = True
                 for k in range(j - s, j - s + 4):
-                    removed[k] = True
+                    removed[_U(k)] = True
             if ce >= 0 and kind <= best_kind:
                 if kind < best_kind:
                     best_kind = kind
@@ -445,7 +462,7 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
             st_end = _stem_end(buf, ns, ne, codes, classes, strips)
             if st_end > ns:
                 for k in range(ns, st_end):
-                    scratch[k - ns] = _lower(buf[k])
+                    scratch[_U(k - ns)] = _lower(buf[_U(k)])
                 stem_key[li] = _key(scratch, 0, st_end - ns, np.uint64(0))
             random_name[li] = _random_token(buf, ns, st_end)
         else:
@@ -457,7 +474,7 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
             for k in range(s, e):
                 if ps <= k < pe:
                     continue
-                if buf[k] == 32:
+                if buf[_U(k)] == 32:
                     gap = first >= 0
                 else:
                     if gap:
@@ -470,29 +487,29 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
                 m = 0
                 for k in range(first, last + 1):
                     if not ps <= k < pe:
-                        scratch[m] = buf[k]
+                        scratch[_U(m)] = buf[_U(k)]
                         m += 1
                 random_name[li] = _random_token(scratch, 0, m)
         # the identity: mark what is file-specific, then normalise and hash
         for span_s, span_e in ((ps, pe), (cs, cend), (rs, rend)):
             if span_s >= 0:
                 for k in range(span_s - s, span_e - s):
-                    removed[k] = True
+                    removed[_U(k)] = True
         if ps >= 0:  # Nyuu's file size: bare numbers after the part counter
             k = pe
             while k < e:
-                if buf[k] == 32:
+                if buf[_U(k)] == 32:
                     k += 1
                     continue
                 a = k
                 digits = True
-                while k < e and buf[k] != 32:
-                    if not _is_digit(buf[k]):
+                while k < e and buf[_U(k)] != 32:
+                    if not _is_digit(buf[_U(k)]):
                         digits = False
                     k += 1
                 if digits:
                     for q in range(a - s, k - s):
-                        removed[q] = True
+                        removed[_U(q)] = True
         t = _identity(buf, s, e, removed, scratch, text)
         if t > 0:
             identity_key[li] = _key(text, 0, t, np.uint64(0))
@@ -549,13 +566,13 @@ def _flag_encoded(buf, start, end, out):
         first = -1
         flag = False
         for i in range(s, e - 1):
-            if buf[i] == 61 and buf[i + 1] == 63:  # =?
+            if buf[_U(i)] == 61 and buf[_U(i + 1)] == 63:  # =?
                 if first < 0:
                     first = i
-            elif first >= 0 and i >= first + 2 and buf[i] == 63 and buf[i + 1] == 61:  # ?=
+            elif first >= 0 and i >= first + 2 and buf[_U(i)] == 63 and buf[_U(i + 1)] == 61:  # ?=
                 flag = True
                 break
-        out[li] = flag
+        out[_U(li)] = flag
 
 
 def flag_encoded_words(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) -> np.ndarray:
