@@ -363,3 +363,16 @@ def test_ctrl_c_finishes_the_chunks_in_flight_and_writes_the_manifests(
                         if info.ref.first <= int(x.split(b"\t")[0]) <= info.ref.last]  # fmt: skip
                 assert data == b"".join(span)
     assert manifests >= 1  # the open ranges' manifests were written on the way out
+
+
+def test_mirror_corpus_captures_every_group(
+    served: tuple[str, dict[str, list[bytes]]], tmp_path: Path
+) -> None:
+    from pipelines.capture.mirror import mirror_corpus
+
+    summary = mirror_corpus(served[0], str(tmp_path), connections=2, range_size=RANGE,
+                            chunk_size=CHUNK)  # fmt: skip
+    assert summary.ranges_completed == 5 and summary.stopped == ""
+    assert_identical(str(tmp_path), served[1])
+    with pytest.raises(ValueError, match="no group"):
+        mirror_corpus(str(tmp_path / "alt.binaries.one" / "0-999"), str(tmp_path / "x"))
