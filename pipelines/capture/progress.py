@@ -24,7 +24,11 @@ class ConnectionFigures:
     busy: float = 0.0  # seconds spent inside overview commands
 
     def rate(self) -> float:
+        """Lines/s while this connection was inside an overview command."""
         return self.lines / self.busy if self.busy else 0.0
+
+    def megabytes_per_second(self) -> float:
+        return self.wire_bytes / 1e6 / self.busy if self.busy else 0.0
 
 
 @dataclass
@@ -61,8 +65,8 @@ class CaptureSummary:
             f"re-compressed {self.recompressed} chunks; client CPU {self.cpu_seconds:.1f} s"
         )
         rows = [
-            f"  {c.label}: {c.chunks} chunks, {c.lines:,} lines, {c.rate():,.0f} lines/s busy, "
-            f"{c.wire_bytes / 1e6:,.1f} MB"
+            f"  {c.label}: {c.chunks} chunks, {c.lines:,} lines, {c.wire_bytes / 1e6:,.1f} MB; "
+            f"while busy {c.rate():,.0f} lines/s, {c.megabytes_per_second():.2f} MB/s"
             for c in self.connections
             if c.chunks
         ]
@@ -126,10 +130,14 @@ class Progress:
     def _postfix(self, now: float) -> str:
         s = self.summary
         elapsed = max(now - self._started, 1e-9)
-        per = " ".join(f"{c.rate() / 1e3:.0f}k" for c in s.connections if c.chunks)
+        per = " ".join(
+            f"{c.rate() / 1e3:.0f}k/{c.megabytes_per_second():.1f}"
+            for c in s.connections
+            if c.chunks
+        )
         return (
             f"{s.lines / elapsed:,.0f} lines/s {s.wire_bytes / 1e6 / elapsed:.2f} MB/s "
-            f"[per conn {per}]"
+            f"[per connection lines/s/MB/s: {per}]"
         )
 
     def count(self, what: str, n: int = 1) -> None:
