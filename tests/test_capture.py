@@ -376,3 +376,12 @@ def test_mirror_corpus_captures_every_group(
     assert_identical(str(tmp_path), served[1])
     with pytest.raises(ValueError, match="no group"):
         mirror_corpus(str(tmp_path / "alt.binaries.one" / "0-999"), str(tmp_path / "x"))
+
+
+def test_a_corpus_it_cannot_read_stops_the_capture(
+    served: tuple[str, dict[str, list[bytes]]], tmp_path: Path
+) -> None:
+    # a directory where a chunk file belongs: reading the stored chunks fails
+    (tmp_path / "alt.binaries.two" / "1000-1999" / "1000-1249.xover.zz").mkdir(parents=True)
+    with NNTPServer(served[0]) as srv, pytest.raises(CaptureError, match="stored corpus"):
+        capture(srv.port, str(tmp_path), groups=["alt.binaries.two"]).run()

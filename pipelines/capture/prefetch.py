@@ -147,7 +147,11 @@ class Capture:
 
     def _work(self, slot: int, pool: ConnectionPool, schedule: Schedule) -> None:
         while True:
-            task = schedule.next_task()
+            try:
+                task = schedule.next_task()  # may read a range's stored chunks
+            except Exception as exc:
+                schedule.fail_hard(f"planning from the stored corpus: {exc}", exc)
+                return
             if task is None:
                 return
             try:
