@@ -297,3 +297,14 @@ def test_one_poster_never_reuses_a_name_close_in_time(uploads: list[dict]) -> No
         same.sort(key=lambda u: u["posted_first"])
         for a, b in itertools.pairwise(same):
             assert b["posted_first"] - a["posted_last"] > 3 * 3600
+
+
+def test_uploads_interleave(lines: list[Line], uploads: list[dict]) -> None:
+    """Several uploads run at once: their articles alternate in a group's numbering."""
+    owner = {m: u["upload_id"] for u in uploads for f in u["files"] for m in f["message_ids"]}
+    group = lines[0].group
+    ups = [owner.get(line.message_id, -1) for line in lines if line.group == group]
+    windows = [len({x for x in ups[i : i + 1000] if x >= 0}) for i in range(0, len(ups), 1000)]
+    assert sum(windows) / len(windows) >= 3
+    switches = sum(1 for a, b in itertools.pairwise(ups) if a != b and a >= 0 and b >= 0)
+    assert switches > len(uploads)  # far more alternations than one run per upload
