@@ -406,12 +406,17 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
                 ce, v1, v2 = _spaced_counter(buf, j, e, 125)
                 kind = 3
             elif 48 <= c <= 57:
-                ce, v1, v2 = _loose_counter(buf, j, s, e)
-                kind = 4
-                se = _size_at(buf, j, s, e)
-                if se >= 0:
-                    for k in range(j - s, se - s):
-                        removed[_U(k)] = True
+                # the byte after the digits says which of the two can match here
+                d = _digit_end(buf, j, e)
+                nxt = buf[_U(d)] if d < e else 0
+                if nxt == 47:
+                    ce, v1, v2 = _loose_counter(buf, j, s, e)
+                    kind = 4
+                elif nxt == 46 or nxt == 44 or nxt == 32 or _CC[nxt] & _UNIT_START:
+                    se = _size_at(buf, j, s, e)
+                    if se >= 0:
+                        for k in range(j - s, se - s):
+                            removed[_U(k)] = True
             elif (c == 89 or c == 121) and _yenc_at(buf, j, s, e):
                 yenc = True
                 for k in range(j - s, j - s + 4):
