@@ -183,6 +183,7 @@ def test_every_kind_and_noise_kind_is_present(uploads: list[dict], noise: list[d
         "sevenzip",
         "software",
         "obfuscated",
+        "single",
         "album",
         "batch",
     ):

@@ -118,8 +118,8 @@ def test_rfc2047_and_latin1_subjects(corpus: tuple) -> None:
     for u in encodings["rfc2047_hidden"]:
         for f in u["files"]:
             raw = by_id[f["message_ids"][0]][1]
-            assert raw.startswith(b"=?UTF-8?B?") and b"yEnc" not in raw
-            assert re.search(r"yEnc \(1/\d+\)", decoded(raw))  # the counter, once decoded
+            assert raw.startswith(b"=?UTF-8?B?") and b"(" not in raw
+            assert re.search(r"\(1/\d+\)", decoded(raw))  # the counter, once decoded
     assert encodings["latin1"]
     for u in encodings["latin1"]:
         for subject in first_subjects(by_id, u):

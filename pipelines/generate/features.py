@@ -22,6 +22,7 @@ KIND_WEIGHTS = {
     "ebook": 8,
     "sevenzip": 5,
     "software": 6,
+    "single": 8,
     "album": 2,
     "batch": 2,
 }

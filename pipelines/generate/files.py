@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from pipelines.generate import names
+from pipelines.generate import words as w
 from pipelines.generate.rand import ALNUM, HEX, LOWER_ALNUM, Tokens
 
 MB = 1_000_000
@@ -213,7 +214,36 @@ def _rename(file_name: str, new_stem: str) -> str:
     return new_stem + file_name[file_name.rfind(".") :]
 
 
+# (extension, category, smallest and largest size in kB) of files posted on their own
+SINGLES = (
+    ("mp3", "music", 3_000, 12_000),
+    ("pdf", "book", 500, 20_000),
+    ("jpg", "pictures", 100, 700),
+    ("nfo", "other", 2, 20),
+    ("srt", "tv", 30, 100),
+    ("zip", "other", 100, 5_000),
+    ("mkv", "tv", 100_000, 400_000),
+)
+
+
+def single_release(rng: random.Random, cap: int) -> ReleaseSpec:
+    """One file on its own, as most real releases are: a track, a document, a subtitle."""
+    ext, category, lo, hi = rng.choice(SINGLES)
+    if ext == "mp3":
+        stem = f"{names.artist(rng)} - {names.album_title(rng)}"
+    elif ext == "pdf":
+        stem = names.book(rng)
+    elif ext in ("srt", "mkv"):
+        stem = names.tv_episode(rng)
+    else:
+        stem = f"{'.'.join(rng.sample(w.TITLE_WORDS, 3))}.{rng.randint(1990, 2024)}"
+    size = min(int(math.exp(rng.uniform(math.log(lo), math.log(hi))) * 1000), cap)
+    return ReleaseSpec("single", category, stem, [(f"{stem}.{ext}", size)])
+
+
 def build_release(rng: random.Random, tokens: Tokens, kind: str, cap: int) -> ReleaseSpec:
+    if kind == "single":
+        return single_release(rng, cap)
     if kind == "video":
         return video_release(rng, cap)
     if kind == "music":

@@ -107,7 +107,7 @@ class UploadWriter:
         announced = n_files - 1 if nzb else n_files
         times = self.schedule(plan.start, plan.duration, sum(totals), plan.connections)
         missing = self._missing_files(n_files, plan.missing_files)
-        damaged = self._damaged_files(n_files, missing, plan.missing_segments)
+        damaged = self._damaged_files(totals, missing, plan.missing_segments)
         shown = plan.subject_name or spec.name
         name_text = {"rfc2047_b": encoded_word_b, "rfc2047_q": encoded_word_q}.get(
             plan.encoding, lambda s: s
@@ -200,10 +200,13 @@ class UploadWriter:
             return set()
         return set(self.rng.sample(range(1, n_files), min(count, n_files - 2)))
 
-    def _damaged_files(self, n_files: int, missing: set[int], share: float) -> dict[int, float]:
+    def _damaged_files(
+        self, totals: list[int], missing: set[int], share: float
+    ) -> dict[int, float]:
         if share <= 0:
             return {}
-        candidates = [i for i in range(n_files) if i not in missing]
+        # a one-segment file cannot lose a segment and stay a file: damage the others
+        candidates = [i for i, t in enumerate(totals) if i not in missing and t > 1]
         chosen = self.rng.sample(candidates, min(len(candidates), self.rng.randint(1, 3)))
         return {i: share for i in chosen}
 
