@@ -385,3 +385,27 @@ def test_a_corpus_it_cannot_read_stops_the_capture(
     (tmp_path / "alt.binaries.two" / "1000-1999" / "1000-1249.xover.zz").mkdir(parents=True)
     with NNTPServer(served[0]) as srv, pytest.raises(CaptureError, match="stored corpus"):
         capture(srv.port, str(tmp_path), groups=["alt.binaries.two"]).run()
+
+
+def test_two_providers_with_accounts_of_their_own(
+    served: tuple[str, dict[str, list[bytes]]], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    monkeypatch.setenv("PW_ONE", "first")
+    monkeypatch.setenv("PW_TWO", "second")
+    one = ServerOptions(user="alice", password="first", lines_per_second=20_000)
+    two = ServerOptions(user="bob", password="second", lines_per_second=20_000)
+    with NNTPServer(served[0], options=one) as a, NNTPServer(served[0], options=two) as b:
+        code = main([
+            "capture", "--quiet", "--corpus", str(tmp_path), "--headroom", "0",
+            "--range-size", str(RANGE), "--chunk-size", str(CHUNK),
+            "--group", "alt.binaries.one", "--group", "alt.binaries.two",
+            "--provider", f"127.0.0.1:{a.port},user=alice,password-env=PW_ONE,connections=2",
+            "--provider", f"127.0.0.1:{b.port},user=bob,password-env=PW_TWO,connections=1",
+        ])  # fmt: skip
+        assert code == 0, capsys.readouterr().err
+        assert a.stats.overview_replies > 0 and b.stats.overview_replies > 0
+        assert a.stats.peak <= 2 and b.stats.peak <= 1
+    assert_identical(str(tmp_path), served[1])
+    assert main(["capture", "--group", "g", "--corpus", str(tmp_path)]) == 2
+    assert "--server or --provider" in capsys.readouterr().err

@@ -357,3 +357,18 @@ def test_inflate_check_finds_the_end_whatever_the_pieces(
     stored = check.stored()
     assert stored.lines == repeat + 1 and stored.text_bytes == len(text)
     assert inflate(stored.payload).data == text
+
+
+def test_provider_specs() -> None:
+    from pipelines.nntp.provider import parse_provider
+
+    env = {"PW": "secret"}
+    p = parse_provider("news.example.com,tls,user=me,password-env=PW,connections=12", env)
+    assert (p.host, p.port, p.tls, p.user, p.password, p.connections) == (
+        "news.example.com", 563, "implicit", "me", "secret", 12)  # fmt: skip
+    q = parse_provider("other:8119,starttls,insecure", env, timeout=5.0)
+    assert (q.port, q.tls, q.tls_verify, q.timeout) == (8119, "starttls", False, 5.0)
+    with pytest.raises(ValueError, match=r"\$NOPE"):
+        parse_provider("h,password-env=NOPE", env)
+    with pytest.raises(ValueError, match="unknown option"):
+        parse_provider("h,colour=blue", env)

@@ -21,10 +21,18 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--server",
-        required=True,
         action="append",
+        default=[],
         metavar="HOST[:PORT]",
-        help="news server (repeat for more providers; they share the work)",
+        help="news server (repeat for more; they share the work and the options below)",
+    )
+    p.add_argument(
+        "--provider",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a provider with an account of its own: HOST[:PORT][,tls|starttls][,insecure]"
+        "[,user=U][,password-env=VAR][,connections=N] (repeatable)",
     )
     p.add_argument("--tls", action="store_true", help="implicit TLS (default port 563)")
     p.add_argument("--starttls", action="store_true", help="upgrade a plain connection (RFC 4642)")
@@ -75,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from pipelines.capture.progress import Progress
     from pipelines.capture.schedule import Limits
     from pipelines.nntp.pool import ProviderPools
-    from pipelines.nntp.provider import Provider, parse_server
+    from pipelines.nntp.provider import Provider, parse_provider, parse_server
 
     password = None
     if args.password_env:
@@ -83,8 +91,15 @@ def run(args: argparse.Namespace) -> int:
         if password is None:
             print(f"capture: ${args.password_env} is not set", file=sys.stderr)
             return 2
+    if not args.server and not args.provider:
+        print("capture: give at least one --server or --provider", file=sys.stderr)
+        return 2
     try:
-        providers = []
+        common = {"timeout": args.timeout, "idle_close": args.idle_close}
+        providers = [
+            parse_provider(spec, dict(os.environ), compression=args.compression, **common)
+            for spec in args.provider
+        ]
         for spec in args.server:
             host, port = parse_server(spec, tls=args.tls)
             providers.append(

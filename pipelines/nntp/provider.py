@@ -49,3 +49,33 @@ def parse_server(spec: str, tls: bool = False) -> tuple[str, int]:
             raise ValueError(f"bad port in {spec!r}")
         return host, int(port)
     return spec, default
+
+
+def parse_provider(spec: str, env: dict[str, str], **defaults: object) -> Provider:
+    """`HOST[:PORT][,tls|starttls][,insecure][,user=U][,password-env=VAR][,connections=N]`.
+
+    The capture command's `--provider`: one account each, with its own credentials and
+    connection limit. Passwords come from the environment, never from the command line.
+    """
+    host_part, *options = [x.strip() for x in spec.split(",")]
+    settings: dict[str, object] = dict(defaults)
+    for option in options:
+        key, _, value = option.partition("=")
+        if key in ("tls", "starttls"):
+            settings["tls"] = "implicit" if key == "tls" else "starttls"
+        elif key == "insecure":
+            settings["tls_verify"] = False
+        elif key == "user":
+            settings["user"] = value
+        elif key == "password-env":
+            if value not in env:
+                raise ValueError(f"provider {host_part}: ${value} is not set")
+            settings["password"] = env[value]
+        elif key == "connections":
+            settings["connections"] = int(value)
+        elif key == "name":
+            settings["name"] = value
+        else:
+            raise ValueError(f"provider {host_part}: unknown option {key!r}")
+    host, port = parse_server(host_part, tls=settings.get("tls") == "implicit")
+    return Provider(host, port, **settings)  # type: ignore[arg-type]
