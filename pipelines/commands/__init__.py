@@ -15,4 +15,5 @@ COMMANDS = [
     "pipelines.commands.capture",
     "pipelines.commands.serve_nntp",
     "pipelines.commands.bench_capture",
+    "pipelines.commands.demo",
 ]

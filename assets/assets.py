@@ -1,0 +1,185 @@
+"""Assets: the header pass per (group, range), compaction per group, and the catalog.
+
+Each asset is a thin wrapper around one stage in pipelines/: `index_range` (through
+indexing.py), `compact_group`, and the serving views. What they record as metadata is
+what an operator reads in the UI.
+"""
+
+from typing import Any
+
+import dagster as dg
+
+from assets.checks import CHECK_SPECS, check_results
+from assets.indexing import GroupJob, index_groups
+from assets.partitions import GROUPS, RANGES, range_key, ranges_by_group
+from assets.resources import CatalogResource, CorpusResource, RulesResource
+from pipelines.catalog.compact import DEFAULT_TARGET_BYTES, compact_group
+from pipelines.corpus.layout import RangeRef
+from pipelines.index.range_indexer import RangeResult
+
+HEADER_PASS_GROUP = "header_pass"
+
+# One asset per output of the header pass, all written by one step per run.
+HEADER_PASS_OUTPUTS = {
+    "releases": "Release versions (finished and provisional) of each range, one row each.",
+    "release_files": "Each release version's files and segment lists (the chunk store).",
+    "pending_releases": "Uploads with only random file names, waiting for the article pass.",
+    "probe_candidates": "Per release, the few articles the article pass should read.",
+    "rule_counts": "Per range and rule, how many overview lines the rule dropped.",
+    "rule_samples": "About 1 % of each rule's drops kept in full, to judge the rule.",
+    "ranges": "One row per indexed range: what the header pass did and under which rules.",
+    "window_snapshots": "The carried window after each range, read by the group's next range.",
+}
+
+
+class HeaderPassConfig(dg.Config):
+    parallel_groups: int = 2  # groups indexed side by side when a run holds several
+
+
+class CompactionConfig(dg.Config):
+    target_bytes: int = DEFAULT_TARGET_BYTES
+
+
+def _range_metadata(r: RangeResult) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "headers": r.headers,
+        "releases_finished": r.releases_finished,
+        "releases_provisional": r.releases_provisional,
+        "pending": r.pending,
+        "files": r.files,
+        "segments_kept": r.segments_kept,
+        "bad_lines": r.bad_lines,
+        "headers_per_second": dg.MetadataValue.float(round(r.headers_per_second, 1)),
+        "seconds": dg.MetadataValue.float(round(r.seconds, 3)),
+        "bytes_written": sum(r.bytes_written.values()),
+        "rules_version": r.rules_version,
+    }
+    for rule, n in sorted(r.drops.items()):
+        meta[f"drops/{rule}"] = n
+    return meta
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(name, description=text, group_name=HEADER_PASS_GROUP)
+        for name, text in HEADER_PASS_OUTPUTS.items()
+    ],
+    check_specs=CHECK_SPECS,
+    partitions_def=RANGES,
+    # A backfill of many ranges is one run: the step orders each group's ranges itself.
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    can_subset=False,
+)
+def header_pass(
+    context: dg.AssetExecutionContext,
+    config: HeaderPassConfig,
+    corpus: CorpusResource,
+    catalog: CatalogResource,
+    rules: RulesResource,
+) -> Any:
+    """Index the run's (group, range) partitions: each group in article order."""
+    rule_set = rules.load()
+    by_group = ranges_by_group(context.partition_keys)
+    jobs = [
+        GroupJob(corpus.url, catalog.url, rule_set, group, tuple(refs))
+        for group, refs in by_group.items()
+    ]
+    single = len(context.partition_keys) == 1
+
+    def log_range(r: RangeResult) -> None:
+        key = range_key(RangeRef(r.group, r.first, r.last))
+        context.log.info(
+            f"{key}: {r.headers:,} headers, {r.releases_finished:,} releases finished, "
+            f"{r.releases_provisional:,} provisional, {r.pending:,} pending "
+            f"({r.headers_per_second:,.0f} headers/s)"
+        )
+        if not single:  # per-partition figures when one materialization covers many
+            context.log_event(
+                dg.AssetObservation(
+                    asset_key="releases", partition=key, metadata=_range_metadata(r)
+                )
+            )
+
+    results, failures = index_groups(jobs, config.parallel_groups, log_range)
+    if failures:
+        raise dg.Failure(
+            description="; ".join(failures),
+            metadata={"ranges_indexed": len(results)},
+        )
+    refs = [RangeRef(r.group, r.first, r.last) for r in results]
+    yield from check_results(catalog.url, refs)
+    for name in HEADER_PASS_OUTPUTS:
+        table = "_window" if name == "window_snapshots" else name
+        meta: dict[str, Any] = {
+            "bytes_written": sum(r.bytes_written.get(table, 0) for r in results),
+            "rules_version": rule_set.fingerprint,
+            "ranges": len(results),
+        }
+        if name == "releases":
+            meta.update(_range_metadata(results[0]) if single else _totals(results))
+        yield dg.MaterializeResult(asset_key=name, metadata=meta)
+
+
+def _totals(results: list[RangeResult]) -> dict[str, Any]:
+    seconds = sum(r.seconds for r in results)
+    headers = sum(r.headers for r in results)
+    meta: dict[str, Any] = {
+        "headers": headers,
+        "releases_finished": sum(r.releases_finished for r in results),
+        "releases_provisional": sum(r.releases_provisional for r in results),
+        "pending": sum(r.pending for r in results),
+        "bad_lines": sum(r.bad_lines for r in results),
+        "headers_per_second": dg.MetadataValue.float(round(headers / seconds, 1) if seconds else 0),
+    }
+    drops: dict[str, int] = {}
+    for r in results:
+        for rule, n in r.drops.items():
+            drops[rule] = drops.get(rule, 0) + n
+    meta.update({f"drops/{rule}": n for rule, n in sorted(drops.items())})
+    return meta
+
+
+@dg.asset(
+    partitions_def=GROUPS,
+    deps=[
+        dg.AssetDep(name, partition_mapping=dg.AllPartitionMapping())
+        for name in ("releases", "release_files", "pending_releases", "probe_candidates")
+    ],
+    group_name="catalog",
+)
+def compacted(
+    context: dg.AssetExecutionContext, config: CompactionConfig, catalog: CatalogResource
+) -> dg.MaterializeResult:
+    """The group's catalog files merged into larger ones sorted by posting time."""
+    result = compact_group(catalog.url, context.partition_key, target_bytes=config.target_bytes)
+    context.log.info(result.text())
+    meta: dict[str, Any] = {"files_merged": result.files_merged, "seconds": result.seconds}
+    for table, t in result.tables.items():
+        meta[f"{table}/files"] = t.files_after
+        meta[f"{table}/bytes"] = t.bytes_after
+    return dg.MaterializeResult(metadata=meta)
+
+
+@dg.asset(deps=[compacted], group_name="catalog")
+def catalog_views(catalog: CatalogResource) -> dg.MaterializeResult:
+    """The DuckDB views the Newznab server answers from, over the whole catalog."""
+    from serving.views import CatalogViews
+
+    views = CatalogViews(catalog.url)
+    con = views.con
+    releases = con.execute("SELECT count(*) FROM releases").fetchone()
+    versions = con.execute("SELECT count(*) FROM release_versions").fetchone()
+    groups = con.execute('SELECT "group", releases FROM groups ORDER BY 1').fetchall()
+    return dg.MaterializeResult(
+        metadata={
+            "releases": int(releases[0]) if releases else 0,
+            "release_versions": int(versions[0]) if versions else 0,
+            "files": {t: len(p) for t, p in views.files.items()},
+            "groups": dg.MetadataValue.md(
+                "\n".join(
+                    ["| group | releases |", "|---|---|"] + [f"| {g} | {n} |" for g, n in groups]
+                )
+            ),
+            "catalog": catalog.url,
+        }
+    )

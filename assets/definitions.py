@@ -1,0 +1,72 @@
+"""Definitions: the assets, checks, jobs, sensors, resources and executor put together.
+
+`build_defs(resource_overrides=..., executor=...)` is what tests call with temporary
+folders; `defs()` is what `dagster dev -m assets` loads. Locations come from the
+environment when a run starts (EnvVar), never when this module is imported:
+
+- USENET_INDEXER_CORPUS, USENET_INDEXER_CATALOG: fsspec URLs of corpus and catalog;
+- USENET_INDEXER_RULES: the rule set's JSON file (default: the built-in rules);
+- USENET_INDEXER_EXECUTOR: `multiprocess` (default), `in_process` or `celery`, read when
+  the code location loads; with `celery`, USENET_INDEXER_CELERY_BROKER and
+  USENET_INDEXER_CELERY_BACKEND (read when a run starts) name the broker and backend.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import dagster as dg
+
+from assets.assets import catalog_views, compacted, header_pass
+from assets.jobs import catalog_job, compact_job, index_job
+from assets.resources import CatalogResource, CorpusResource, RulesResource
+from assets.sensors import corpus_sensor, index_sensor
+
+EXECUTOR_ENV = "USENET_INDEXER_EXECUTOR"
+BROKER_ENV = "USENET_INDEXER_CELERY_BROKER"
+BACKEND_ENV = "USENET_INDEXER_CELERY_BACKEND"
+
+
+def default_resources() -> dict[str, Any]:
+    return {
+        "corpus": CorpusResource(url=dg.EnvVar("USENET_INDEXER_CORPUS")),
+        "catalog": CatalogResource(url=dg.EnvVar("USENET_INDEXER_CATALOG")),
+        "rules": RulesResource(),
+    }
+
+
+def executor_named(name: str) -> dg.ExecutorDefinition:
+    """The executor for a name: one process, a process per step, or Celery workers."""
+    if name == "multiprocess":
+        return dg.multiprocess_executor
+    if name == "in_process":
+        return dg.in_process_executor
+    if name == "celery":
+        from dagster_celery import celery_executor
+
+        return celery_executor.configured(
+            {"broker": {"env": BROKER_ENV}, "backend": {"env": BACKEND_ENV}},
+            name="celery_executor",
+        )
+    raise ValueError(f"{EXECUTOR_ENV} must be multiprocess, in_process or celery, not {name!r}")
+
+
+def build_defs(
+    resource_overrides: Mapping[str, Any] | None = None,
+    executor: dg.ExecutorDefinition | None = None,
+) -> dg.Definitions:
+    return dg.Definitions(
+        assets=[header_pass, compacted, catalog_views],
+        jobs=[index_job, compact_job, catalog_job],
+        sensors=[corpus_sensor, index_sensor],
+        resources={**default_resources(), **(resource_overrides or {})},
+        executor=executor,
+    )
+
+
+@dg.definitions
+def defs() -> dg.Definitions:
+    """What `dagster dev -m assets` loads (the executor chosen by USENET_INDEXER_EXECUTOR)."""
+    return build_defs(executor=executor_named(os.environ.get(EXECUTOR_ENV, "multiprocess")))

@@ -1,0 +1,154 @@
+"""The main job: every partition of a corpus materialized on a local Dagster instance.
+
+What `usenet-indexer demo` (and so `scripts/run.sh`) calls: register the corpus's
+partitions, run each group's ranges that need it (new or stale) in article order, one
+run per range so the UI shows each, then compact every group and refresh the catalog
+asset. The instance is a folder (DAGSTER_HOME), so `dagster dev` over the same folder
+shows these runs afterwards.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+import dagster as dg
+from tqdm import tqdm
+
+from assets.definitions import build_defs
+from assets.partitions import GROUPS, RANGES, range_key, ranges_by_group
+from assets.resources import CatalogResource, CorpusResource, RulesResource
+from assets.sensors import GROUP_TAG, new_partitions, next_range
+
+QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+# The instance settings the main job writes when DAGSTER_HOME has none: runs queued by
+# `dagster dev` (sensor runs, UI launches) keep to one run per group at a time.
+INSTANCE_YAML = """\
+telemetry:
+  enabled: false
+concurrency:
+  runs:
+    max_concurrent_runs: 4
+    tag_concurrency_limits:
+      - key: "usenet-indexer/group"
+        value:
+          applyLimitPerUniqueValue: true
+        limit: 1
+"""
+
+
+@dataclass
+class MainJobSummary:
+    ranges_run: int = 0
+    ranges_done_before: int = 0
+    failed: list[str] = field(default_factory=list)
+    headers: int = 0
+    releases: int = 0
+    seconds: float = 0.0
+    catalog_metadata: dict[str, object] = field(default_factory=dict)
+
+    def text(self) -> str:
+        rate = self.headers / self.seconds if self.seconds else 0.0
+        lines = [
+            f"materialized {self.ranges_run} range partitions ({self.ranges_done_before} were "
+            f"already done) in {self.seconds:.1f} s: {self.headers:,} headers ({rate:,.0f}/s); "
+            f"the catalog shows {self.releases:,} releases"
+        ]
+        lines += [f"failed: {f}" for f in self.failed]
+        return "\n".join(lines)
+
+
+def prepare_home(home: Path) -> Path:
+    """A Dagster instance folder with the project's run-queue limits (kept if present)."""
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "dagster.yaml"
+    if not config.exists():
+        config.write_text(INSTANCE_YAML)
+    return home
+
+
+def register(instance: dg.DagsterInstance, corpus: CorpusResource) -> list[str]:
+    """Add partitions for the corpus's complete ranges and groups; returns the new ranges."""
+    known_ranges = set(instance.get_dynamic_partitions(RANGES.name or "ranges"))
+    known_groups = set(instance.get_dynamic_partitions(GROUPS.name or "groups"))
+    ranges, groups = new_partitions(corpus, known_ranges, known_groups)
+    if ranges:
+        instance.add_dynamic_partitions(RANGES.name or "ranges", ranges)
+    if groups:
+        instance.add_dynamic_partitions(GROUPS.name or "groups", groups)
+    return ranges
+
+
+def run_main_job(
+    instance: dg.DagsterInstance,
+    corpus: str,
+    catalog: str,
+    rules_path: str = "",
+    progress: bool = True,
+    out: TextIO | None = None,
+) -> MainJobSummary:
+    started = time.perf_counter()
+    corpus_resource = CorpusResource(url=corpus)
+    rules_resource = RulesResource(path=rules_path)
+    resources = {
+        "corpus": corpus_resource,
+        "catalog": CatalogResource(url=catalog),
+        "rules": rules_resource,
+    }
+    defs = build_defs(resource_overrides=resources, executor=dg.in_process_executor)
+    rules = rules_resource.load()
+    register(instance, corpus_resource)
+    by_group = ranges_by_group(instance.get_dynamic_partitions(RANGES.name or "ranges"))
+    summary = MainJobSummary()
+    total = sum(len(refs) for refs in by_group.values())
+    bar = tqdm(total=total, unit="range", desc="header pass", disable=not progress)
+    index_job = defs.resolve_job_def("index_job")
+    known = {rules.fingerprint: rules.to_json()}
+    for group, refs in by_group.items():
+        while True:
+            ref, _why, _ = next_range(catalog, refs, rules, known)
+            if ref is None:
+                break
+            key = range_key(ref)
+            bar.set_postfix_str(key)
+            result = index_job.execute_in_process(
+                instance=instance,
+                partition_key=key,
+                run_config=QUIET,
+                tags={GROUP_TAG: group},
+                raise_on_error=False,
+            )
+            if not result.success:
+                summary.failed.append(f"{key} (run {result.run_id})")
+                break
+            meta = _releases_metadata(result)
+            summary.headers += int(meta.get("headers", 0))
+            summary.ranges_run += 1
+            bar.update(1)
+    bar.close()
+    summary.ranges_done_before = total - summary.ranges_run
+    if not summary.failed:
+        compact_job = defs.resolve_job_def("compact_job")
+        for group in by_group:
+            compact_job.execute_in_process(instance=instance, partition_key=group, run_config=QUIET)
+        done = defs.resolve_job_def("catalog_job").execute_in_process(
+            instance=instance, run_config=QUIET
+        )
+        views = done.asset_materializations_for_node("catalog_views")[0].metadata
+        summary.catalog_metadata = {k: v.value for k, v in views.items()}
+        releases = summary.catalog_metadata.get("releases", 0)
+        summary.releases = int(releases) if isinstance(releases, int) else 0
+    summary.seconds = time.perf_counter() - started
+    if out is not None:
+        out.write(summary.text() + "\n")
+    return summary
+
+
+def _releases_metadata(result: dg.ExecuteInProcessResult) -> dict[str, int]:
+    for mat in result.asset_materializations_for_node("header_pass"):
+        if mat.asset_key == dg.AssetKey("releases"):
+            return {k: v.value for k, v in mat.metadata.items() if isinstance(v.value, int)}
+    return {}

@@ -1,0 +1,239 @@
+"""Compaction: merge a group's small per-range Parquet files into larger sorted ones.
+
+DuckDB slows down with many small files, and a group indexed range by range leaves one
+file per table and range. Compaction merges runs of neighbouring files of one table and
+group into `compact-<first>-<last>.parquet` (rows sorted for the queries that read them),
+then removes the files it replaced. Rows are moved, never changed: every view over the
+catalog returns the same answers before and after.
+
+Every row names the range that wrote it (`written_range` or `range_first`), so a range
+that is redone can be taken back out of a compact file first (`uncompact_range`); its new
+per-range file then replaces exactly what the old run wrote.
+
+The `ranges` table is left alone: it is one row per range, and `replay` reads a range's
+row by its per-range path to decide whether the range is done.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from fsspec import AbstractFileSystem
+
+from pipelines.catalog.schema import TABLES
+from pipelines.catalog.writer import parquet_bytes
+from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
+from pipelines.corpus.layout import parse_span, span_name
+
+COMPACT_PREFIX = "compact-"
+DEFAULT_TARGET_BYTES = 64 << 20  # large enough for DuckDB, small enough to rewrite quickly
+
+# The column that names the range a row was written by (its first article).
+RANGE_COLUMN = {
+    "releases": "written_range",
+    "release_files": "written_range",
+    "pending_releases": "written_range",
+    "probe_candidates": "written_range",
+    "rule_counts": "range_first",
+    "rule_samples": "range_first",
+}
+
+# Sort orders: releases by posting time (browse by group and time reads few row groups);
+# file rows by key, so one release's files sit together for NZB assembly.
+SORT_KEYS = {
+    "releases": ["posted_first", "release_key", "written_range"],
+    "release_files": ["release_key", "written_range", "name"],
+    "pending_releases": ["posted_first", "release_key", "written_range"],
+    "probe_candidates": ["release_key", "written_range", "kind", "file_name"],
+    "rule_counts": ["range_first", "rule", "detail"],
+    "rule_samples": ["range_first", "rule", "article"],
+}
+
+COMPACTED_TABLES = tuple(RANGE_COLUMN)
+
+
+@dataclass(frozen=True)
+class PartFile:
+    """One Parquet file of a table and group: a range's partition or a compact file."""
+
+    path: str
+    first: int
+    last: int
+    size: int
+    compact: bool
+
+
+@dataclass
+class TableCompaction:
+    files_before: int = 0
+    files_after: int = 0
+    files_merged: int = 0
+    rows_moved: int = 0
+    bytes_before: int = 0
+    bytes_after: int = 0
+
+
+@dataclass
+class CompactionResult:
+    group: str
+    tables: dict[str, TableCompaction] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def files_merged(self) -> int:
+        return sum(t.files_merged for t in self.tables.values())
+
+    def text(self) -> str:
+        before = sum(t.files_before for t in self.tables.values())
+        after = sum(t.files_after for t in self.tables.values())
+        return (
+            f"{self.group}: {before} files -> {after} ({self.files_merged} merged, "
+            f"{sum(t.rows_moved for t in self.tables.values()):,} rows moved) "
+            f"in {self.seconds:.1f} s"
+        )
+
+
+def compact_path(root: str, table: str, group: str, first: int, last: int) -> str:
+    return f"{root.rstrip('/')}/{table}/{group}/{COMPACT_PREFIX}{span_name(first, last)}.parquet"
+
+
+def list_files(fs: AbstractFileSystem, root: str, table: str, group: str) -> list[PartFile]:
+    """The table's files for the group in article order (temporaries skipped)."""
+    folder = f"{root.rstrip('/')}/{table}/{group}"
+    if not fs.isdir(folder):
+        return []
+    found = []
+    for info in fs.ls(folder, detail=True):
+        name = str(info["name"]).rsplit("/", 1)[-1]
+        if is_temporary(name) or not name.endswith(".parquet"):
+            continue
+        stem = name[: -len(".parquet")]
+        compact = stem.startswith(COMPACT_PREFIX)
+        span = parse_span(stem[len(COMPACT_PREFIX) :] if compact else stem)
+        if span is None:
+            continue
+        found.append(PartFile(str(info["name"]), span[0], span[1], int(info["size"]), compact))
+    return sorted(found, key=lambda f: (f.first, f.last))
+
+
+def plan_buckets(files: list[PartFile], target_bytes: int) -> list[list[PartFile]]:
+    """Runs of neighbouring small files to merge, each about target_bytes (at least 2 files).
+
+    A file already at the target size ends a run: big files are never rewritten.
+    """
+    buckets: list[list[PartFile]] = []
+    run: list[PartFile] = []
+    size = 0
+    for f in files:
+        if f.size >= target_bytes:
+            if len(run) > 1:
+                buckets.append(run)
+            run, size = [], 0
+            continue
+        run.append(f)
+        size += f.size
+        if size >= target_bytes:
+            if len(run) > 1:
+                buckets.append(run)
+            run, size = [], 0
+    if len(run) > 1:
+        buckets.append(run)
+    return buckets
+
+
+def _read(fs: AbstractFileSystem, path: str) -> pa.Table:
+    with fs.open(path, "rb") as fh:
+        return pq.read_table(io.BytesIO(fh.read()))
+
+
+def _unchanged(fs: AbstractFileSystem, f: PartFile) -> bool:
+    try:
+        return int(fs.info(f.path)["size"]) == f.size
+    except FileNotFoundError:
+        return False
+
+
+def _merge(fs: AbstractFileSystem, root: str, table: str, group: str, run: list[PartFile]) -> int:
+    """Write the run's rows as one sorted compact file, then remove the run; returns rows."""
+    schema = TABLES[table]
+    merged = pa.concat_tables([_read(fs, f.path).cast(schema) for f in run])
+    merged = merged.sort_by([(k, "ascending") for k in SORT_KEYS[table]])
+    payload = parquet_bytes(merged, table)
+    # A range redone while we read would have replaced its file: merging the old rows
+    # would bring back what the redo removed, so give up this run instead.
+    if not all(_unchanged(fs, f) for f in run):
+        raise RuntimeError(
+            f"{table}/{group}: a partition changed while compacting; run compaction again "
+            "when the group's ranges are not being indexed"
+        )
+    out = compact_path(root, table, group, run[0].first, run[-1].last)
+    atomic_put(fs, out, payload)
+    for f in run:
+        if f.path != out:
+            fs.rm(f.path)
+    return int(merged.num_rows)
+
+
+def compact_group(
+    catalog: str,
+    group: str,
+    target_bytes: int = DEFAULT_TARGET_BYTES,
+    tables: tuple[str, ...] = COMPACTED_TABLES,
+    storage_options: dict[str, Any] | None = None,
+) -> CompactionResult:
+    """Merge the group's small files of each table; running it again changes nothing."""
+    if target_bytes <= 0:
+        raise ValueError(f"target_bytes must be positive, not {target_bytes}")
+    unknown = set(tables) - set(COMPACTED_TABLES)
+    if unknown:
+        raise ValueError(f"cannot compact {', '.join(sorted(unknown))}")
+    started = time.perf_counter()
+    fs, root = open_fs(catalog, storage_options)
+    result = CompactionResult(group)
+    for table in tables:
+        files = list_files(fs, root, table, group)
+        stats = TableCompaction(files_before=len(files), bytes_before=sum(f.size for f in files))
+        for run in plan_buckets(files, target_bytes):
+            stats.rows_moved += _merge(fs, root, table, group, run)
+            stats.files_merged += len(run)
+        after = list_files(fs, root, table, group)
+        stats.files_after = len(after)
+        stats.bytes_after = sum(f.size for f in after)
+        result.tables[table] = stats
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def uncompact_range(
+    catalog: str,
+    group: str,
+    first: int,
+    last: int,
+    storage_options: dict[str, Any] | None = None,
+) -> int:
+    """Take range first..last's rows out of the group's compact files; returns rows removed.
+
+    Called before a range is redone, so the compact files keep no rows of the old run.
+    """
+    fs, root = open_fs(catalog, storage_options)
+    removed = 0
+    for table, column in RANGE_COLUMN.items():
+        for f in list_files(fs, root, table, group):
+            if not f.compact or not f.first <= first <= f.last:
+                continue
+            rows = _read(fs, f.path).cast(TABLES[table])
+            keep = rows.filter(pc.not_equal(rows[column], pa.scalar(first, pa.int64())))
+            if keep.num_rows == rows.num_rows:
+                continue
+            removed += rows.num_rows - keep.num_rows
+            if keep.num_rows:
+                atomic_put(fs, f.path, parquet_bytes(keep, table))
+            else:
+                fs.rm(f.path)
+    return removed
