@@ -7,7 +7,9 @@ per batch of tokens, sliced afterwards, keeps a token well under a microsecond.
 from __future__ import annotations
 
 import functools
+import re
 import string
+from collections.abc import Callable
 
 import numpy as np
 
@@ -61,13 +63,18 @@ class Tokens:
         text = self._bytes(count * length).translate(self._table(alphabet)).decode("ascii")
         if count == 1:
             return [text]
-        return [text[i : i + length] for i in range(0, count * length, length)]
+        return _splitter(length)(text)  # cut in C: faster than slicing in a comprehension
 
     def one(self, alphabet: str, length: int) -> str:
         return self.many(alphabet, length, 1)[0]
 
     def hex(self, length: int = 32) -> str:
         return self.one(HEX, length)
+
+
+@functools.lru_cache(maxsize=64)
+def _splitter(length: int) -> Callable[[str], list[str]]:
+    return re.compile(f".{{{length}}}", re.S).findall
 
 
 @functools.lru_cache(maxsize=1 << 16)  # NewsUP writes the posting second: few distinct
