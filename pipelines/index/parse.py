@@ -57,6 +57,7 @@ class GroupContext:
     group_hashes: np.ndarray  # uint64 hash of each indexed group's name, priority order
     groups: tuple[str, ...]
     garbage_posters: np.ndarray  # uint64 hashes of garbage posters for this group
+    boilerplate: np.ndarray  # uint64 identity keys that name no release
 
 
 def group_context(group: str, priority: list[str], rules: Rules) -> GroupContext:
@@ -66,8 +67,17 @@ def group_context(group: str, priority: list[str], rules: Rules) -> GroupContext
         for sig in rules.garbage
         if sig.poster and sig.group in ("", group)
     ]
+    samples = [s.encode("utf-8") for s in rules.boilerplate]
+    offsets = np.cumsum([0, *map(len, samples)]).astype(np.int64)
+    parsed = parse_subjects(np.frombuffer(b"".join(samples), np.uint8), offsets[:-1], offsets[1:])
+    boilerplate = parsed.identity_key[parsed.identity_key != 0]
     return GroupContext(
-        group, priority.index(group), hashes, tuple(priority), np.array(posters, np.uint64)
+        group,
+        priority.index(group),
+        hashes,
+        tuple(priority),
+        np.array(posters, np.uint64),
+        np.unique(boilerplate),
     )
 
 
@@ -145,7 +155,7 @@ def parse_chunk(
     file_key = hashing.mix(poster_key[rows], subj.file_key[rows])
     identity = subj.identity_key[rows]
     stem = subj.stem_key[rows]
-    by_stem = identity == 0
+    by_stem = (identity == 0) | np.isin(identity, ctx.boilerplate)
     source = np.where(by_stem, SOURCE_STEM, SOURCE_SUBJECT).astype(np.uint8)
     # nothing but a nameless counter: the file itself is the release
     ident_part = np.where(by_stem, np.where(stem != 0, stem, subj.file_key[rows]), identity)

@@ -77,11 +77,11 @@ def index_range(
         kept += len(batch.number)
         window.add(batch)
         for rel in window.finish_due():
-            out.hand_out(rel, True, window.is_batch_total(rel.poster_key, rel.file_total))
+            out.hand_out(rel, True, window.is_batch_total(rel, True))
         if on_chunk is not None:
             on_chunk(len(chunk.lines))
     for rel in window.carry():
-        out.hand_out(rel, False, window.is_batch_total(rel.poster_key, rel.file_total))
+        out.hand_out(rel, False, window.is_batch_total(rel, False))
 
     result = RangeResult(ref.group, ref.first, ref.last, version, report=report)
     result.headers = report.lines

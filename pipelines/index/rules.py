@@ -30,10 +30,15 @@ class Rules:
     upload_gap: int = 3 * 3600  # files of one release lie within this of each other
     window: int = 24 * 3600  # a release finishes when the frontier is this far past it
     batch_total_min: int = 100  # a counter total at least this big ...
-    batch_uploads_min: int = 20  # ... shared by this many uploads of a poster is a batch number
+    batch_uploads_min: int = 3  # ... shared by this many uploads of a poster is a batch number
     album_max_files: int = 1000
     sample_every: int = 100  # keep 1 in N of each rule's drops in full
     garbage: tuple[GarbageSignature, ...] = field(default_factory=tuple)
+    # sample subjects whose identity is a poster's boilerplate, not a release name: files
+    # under it are grouped by their stems instead (the identity is taken from each sample)
+    boilerplate: tuple[str, ...] = (
+        '<TOWN> www.town.ag > sponsored by www.ssl-news.info > (1/2) "x.nfo" yEnc (1/1)',
+    )
 
     @property
     def fingerprint(self) -> str:
@@ -49,6 +54,7 @@ class Rules:
     def to_json(self) -> dict[str, Any]:
         doc = asdict(self)
         doc["groups"] = list(self.groups)
+        doc["boilerplate"] = list(self.boilerplate)
         doc["garbage"] = [asdict(g) for g in self.garbage]
         return doc
 
@@ -60,6 +66,8 @@ class Rules:
             raise ValueError(f"unknown rule settings: {', '.join(sorted(unknown))}")
         doc = dict(doc)
         doc["groups"] = tuple(doc.get("groups", ()))
+        if "boilerplate" in doc:
+            doc["boilerplate"] = tuple(doc["boilerplate"])
         doc["garbage"] = tuple(GarbageSignature(**g) for g in doc.get("garbage", ()))
         for name in ("upload_gap", "window", "batch_total_min", "batch_uploads_min"):
             if name in doc and (not isinstance(doc[name], int) or doc[name] <= 0):

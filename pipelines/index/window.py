@@ -213,9 +213,19 @@ class Window:
         if len(uploads) < self.rules.batch_uploads_min:
             uploads.add(rel.ident)
 
-    def is_batch_total(self, poster_key: int, total: int) -> bool:
-        uploads = self.batch_uploads.get((poster_key, total))
-        return uploads is not None and len(uploads) >= self.rules.batch_uploads_min
+    def is_batch_total(self, rel: OpenRelease, finished: bool) -> bool:
+        """Is the release's counter total a batch number rather than its file count?
+
+        Yes when several uploads of its poster share the total, or when a finished
+        release holds a sliver of the files it announced (one file of `[n/68067]`).
+        """
+        total = rel.file_total
+        if total < self.rules.batch_total_min:
+            return False
+        uploads = self.batch_uploads.get((rel.poster_key, total))
+        if uploads is not None and len(uploads) >= self.rules.batch_uploads_min:
+            return True
+        return finished and len(rel.files) * 20 < total
 
     def _extend(
         self, f: OpenFile, batch: SegmentBatch, rows: np.ndarray, first_date: int, last_date: int
