@@ -409,3 +409,30 @@ def test_two_providers_with_accounts_of_their_own(
     assert_identical(str(tmp_path), served[1])
     assert main(["capture", "--group", "g", "--corpus", str(tmp_path)]) == 2
     assert "--server or --provider" in capsys.readouterr().err
+
+
+def test_a_tail_rides_out_a_provider_outage(
+    served: tuple[str, dict[str, list[bytes]]], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from pipelines.nntp.errors import ServiceGone
+
+    with NNTPServer(served[0]) as srv:
+        cap = capture(srv.port, str(tmp_path))
+        real = cap.bounds
+        calls: list[int] = []
+
+        def flaky() -> dict[str, object]:
+            calls.append(1)
+            if len(calls) == 2:
+                raise ServiceGone("the server closed the connection")
+            return real()  # type: ignore[return-value]
+
+        cap.bounds = flaky  # type: ignore[method-assign,assignment]
+        summary = cap.run(tail=True, interval=0.05, passes=3)
+    assert len(calls) == 3 and summary.stopped == ""
+    assert "retrying" in caplog.text
+    assert_identical(str(tmp_path), served[1])
+    with NNTPServer(served[0]) as srv:
+        cap = capture(srv.port, str(tmp_path), groups=["alt.binaries.gone"])
+        with pytest.raises(CaptureError, match="no such group"):
+            cap.run(tail=True, interval=0.05, passes=3)

@@ -9,6 +9,7 @@ finish, the manifests of what is stored are written, nothing half-written is lis
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -23,6 +24,8 @@ from pipelines.corpus.writer import CorpusWriter
 from pipelines.nntp.client import GroupInfo
 from pipelines.nntp.errors import NNTPError
 from pipelines.nntp.pool import ConnectionPool, ProviderPools
+
+log = logging.getLogger(__name__)
 
 
 class CaptureError(Exception):
@@ -198,7 +201,12 @@ class Capture:
                 schedule = self.run_pass()
                 done += 1
                 stopped, error = schedule.stopped, schedule.error
-                if error is not None or (stopped and not tail):
+                if tail and isinstance(error, NNTPError) and error.retryable:
+                    # a provider down for a while does not end a tail: the next pass retries
+                    log.warning("capture: pass %d failed, retrying in %.0f s: %s",
+                                done, interval, stopped)  # fmt: skip
+                    error = None
+                elif error is not None or (stopped and not tail):
                     break
                 if self._stop.is_set() or not tail or (passes is not None and done >= passes):
                     break
