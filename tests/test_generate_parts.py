@@ -16,7 +16,13 @@ from pipelines.generate.dates import DATE_STYLES, DateFormatter
 from pipelines.generate.files import par2_set, rar_new, rar_old, seven_zip, volume_sizes
 from pipelines.generate.rand import HEX, Tokens, base36
 from pipelines.generate.segments import yenc_sizes
-from pipelines.generate.subjects import STYLES, encoded_word_b, encoded_word_q, on_wire
+from pipelines.generate.subjects import (
+    STYLES,
+    encoded_word_b,
+    encoded_word_q,
+    encoded_words_b,
+    on_wire,
+)
 
 
 @given(st.integers(1, 10**10), st.integers(1, 10**9))
@@ -54,6 +60,11 @@ def test_encoded_words_decode_back(text: str) -> None:
         words = encode(text)
         assert all(len(w) <= 75 for w in words.split(" "))
         assert str(make_header(decode_header(words))) == text
+
+
+@given(st.text(max_size=120), st.lists(st.integers(1, 10**5), max_size=5), st.text(max_size=40))
+def test_hidden_counter_words_match_one_by_one(head: str, ks: list[int], tail: str) -> None:
+    assert encoded_words_b(head, ks, tail) == [encoded_word_b(f"{head}{k}{tail}") for k in ks]
 
 
 def test_subjects_on_the_wire() -> None:

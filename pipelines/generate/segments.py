@@ -47,8 +47,9 @@ class SegmentTable:
     message_ids: list[str] = field(default_factory=list)
     _times: list[np.ndarray] = field(default_factory=list)
     _first: list[np.ndarray] = field(default_factory=list)  # raw data bytes, or :bytes
-    _second: list[np.ndarray] = field(default_factory=list)  # header overhead, or :lines
-    _blocks: list[tuple[int, int, bool]] = field(default_factory=list)  # rows, source, yEnc?
+    _text_lines: list[np.ndarray] = field(default_factory=list)  # :lines of plain articles
+    # per block of rows: (rows, source, header overhead (yEnc) or 0, yEnc?)
+    _blocks: list[tuple[int, int, int, bool]] = field(default_factory=list)
     rows: int = 0
 
     def add_source(self, source: Source) -> int:
@@ -65,8 +66,7 @@ class SegmentTable:
         overhead: int,
     ) -> None:
         """yEnc segments carrying `raw` data bytes each, `overhead` header bytes."""
-        second = np.full(len(raw), overhead, dtype=np.int64)
-        self._add(source, times, subjects, message_ids, raw, second, True)
+        self._add(source, times, subjects, message_ids, raw, overhead, True)
 
     def add_text(
         self,
@@ -78,7 +78,10 @@ class SegmentTable:
         nlines: np.ndarray,
     ) -> None:
         """Plain articles whose sizes are known as they are."""
-        self._add(source, times, subjects, message_ids, nbytes, nlines, False)
+        if len(nlines) != len(times):
+            raise ValueError("segment columns differ in length")
+        self._add(source, times, subjects, message_ids, nbytes, 0, False)
+        self._text_lines.append(nlines)
 
     def _add(
         self,
@@ -87,16 +90,15 @@ class SegmentTable:
         subjects: list[str],
         message_ids: list[str],
         first: np.ndarray,
-        second: np.ndarray,
+        overhead: int,
         yenc: bool,
     ) -> None:
         n = len(times)
-        if not (len(subjects) == len(message_ids) == len(first) == len(second) == n):
+        if not (len(subjects) == len(message_ids) == len(first) == n):
             raise ValueError("segment columns differ in length")
         self._times.append(times)
         self._first.append(first)
-        self._second.append(second)
-        self._blocks.append((n, source, yenc))
+        self._blocks.append((n, source, overhead, yenc))
         self.subjects.extend(subjects)
         self.message_ids.extend(message_ids)
         self.rows += n
@@ -107,15 +109,18 @@ class SegmentTable:
             return Segments(empty.astype(np.float64), empty, empty, empty, [], [], self.sources)
         counts = np.array([b[0] for b in self._blocks], dtype=np.int64)
         source = np.repeat(np.array([b[1] for b in self._blocks], dtype=np.int32), counts)
-        yenc = np.repeat(np.array([b[2] for b in self._blocks], dtype=bool), counts)
+        overhead = np.repeat(np.array([b[2] for b in self._blocks], dtype=np.int64), counts)
+        yenc = np.repeat(np.array([b[3] for b in self._blocks], dtype=bool), counts)
         first = np.concatenate(self._first).astype(np.int64)
-        second = np.concatenate(self._second).astype(np.int64)
-        nbytes, nlines = yenc_sizes(rng, first, second)
+        nbytes, nlines = yenc_sizes(rng, first, overhead)
+        nbytes[~yenc] = first[~yenc]
+        if self._text_lines:
+            nlines[~yenc] = np.concatenate(self._text_lines)
         return Segments(
             times=np.concatenate(self._times).astype(np.float64),
             source=source,
-            nbytes=np.where(yenc, nbytes, first),
-            nlines=np.where(yenc, nlines, second),
+            nbytes=nbytes,
+            nlines=nlines,
             subjects=self.subjects,
             message_ids=self.message_ids,
             sources=self.sources,

@@ -14,6 +14,7 @@ import random
 from dataclasses import dataclass
 
 _K = "\x00"  # where the segment number goes
+_B_PIECE = 36  # UTF-8 bytes a base64 word carries: 48 characters, a word under 75
 
 
 @dataclass(frozen=True)
@@ -90,9 +91,24 @@ def split_template(
 
 def encoded_word_b(text: str) -> str:
     """RFC 2047 base64 words, split on character boundaries (a word stays under 75 chars)."""
-    return " ".join(
-        f"=?UTF-8?B?{base64.b64encode(piece.encode()).decode()}?=" for piece in _pieces(text, 36)
-    )
+    return " ".join(_b64(piece) for piece in _pieces(text, _B_PIECE))
+
+
+def encoded_words_b(head: str, ks: list[int], tail: str) -> list[str]:
+    """`encoded_word_b(f"{head}{k}{tail}")` for each k, encoding the shared start once.
+
+    Pieces are cut greedily from the start, so every piece that ends inside `head`
+    before its last piece is the same for all k.
+    """
+    fixed = _pieces(head, _B_PIECE)[:-1]
+    done = sum(len(p) for p in fixed)
+    prefix = "".join(f"{_b64(p)} " for p in fixed)
+    rest = head[done:]
+    return [prefix + encoded_word_b(f"{rest}{k}{tail}") for k in ks]
+
+
+def _b64(piece: str) -> str:
+    return f"=?UTF-8?B?{base64.b64encode(piece.encode()).decode()}?="
 
 
 def encoded_word_q(text: str) -> str:

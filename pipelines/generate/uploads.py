@@ -20,6 +20,7 @@ from pipelines.generate.subjects import (
     Style,
     encoded_word_b,
     encoded_word_q,
+    encoded_words_b,
     on_wire,
     size_text,
     split_template,
@@ -183,7 +184,7 @@ class UploadWriter:
         """
         ks = parts.tolist()
         if plan.encoding == "rfc2047_hidden":  # the whole subject, counter included, encoded
-            subjects = [encoded_word_b(f"{head}{k}{tail}") for k in ks]
+            subjects = encoded_words_b(head, ks, tail)
         else:
             head, tail = on_wire(head, plan.encoding), on_wire(tail, plan.encoding)
             subjects = [f"{head}{k}{tail}" for k in ks]
