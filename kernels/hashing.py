@@ -28,6 +28,11 @@ def leaf_kernel(fn: Any) -> Any:
     With NRT on, every call of a jitted helper that takes an array costs an atomic
     incref/decref pair (~15-30 ns here), which dominated the per-byte parsers. These
     kernels allocate nothing: their Python wrappers allocate the outputs and pass them in.
+
+    Caching caveat: numba checks only the source file of the kernel it loads, so a cached
+    kernel keeps old copies of helpers it calls from other modules (subject.py calls
+    names.py and hashing.py). After editing a helper module, delete the stale entries:
+    `rm kernels/__pycache__/*.nb[ic]`. A fresh checkout (CI) is never affected.
     """
     return numba.njit(**_LEAF_OPTIONS)(fn)
 

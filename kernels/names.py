@@ -324,8 +324,8 @@ def _is_uuid(buf, a, b):
 
 
 @leaf_kernel
-def _random_token(buf, a, b):
-    """Does buf[a:b] look like a random string (hex hash, high-entropy token)?"""
+def _random_alnum(buf, a, b):
+    """The random test for a token of ASCII letters and digits only."""
     n = b - a
     if n < 12:
         return False
@@ -336,9 +336,6 @@ def _random_token(buf, a, b):
     for i in range(a, b):
         f = _CC[buf[_U(i)]]
         cls = f & 7
-        if cls == 0:
-            # not a letter or digit (UTF-8 letters included: a title in another script)
-            return _is_uuid(buf, a, b)
         if i > a and cls != prev:
             runs += 1
         prev = cls
@@ -365,6 +362,45 @@ def _random_token(buf, a, b):
     if runs >= 6 and runs * 3 >= n and wordlike * 4 < letters * 3:
         return True
     return letters >= 8 and wordlike * 5 < letters * 2
+
+
+@leaf_kernel
+def _random_token(buf, a, b):
+    """Does buf[a:b] look like a random string (hex hash, UUID, high-entropy token)?
+
+    A token of letters and digits joined by `-`/`_` is judged by its longest piece when
+    that has 16+ characters (`96e3...1839-u4e`).
+    """
+    if b - a < 12:
+        return False
+    plain = True  # only ASCII letters and digits
+    joined = True  # only letters, digits, `-` and `_`
+    for i in range(a, b):
+        c = buf[_U(i)]
+        if c >= 128:
+            return False  # UTF-8 letters: a title in another script, not noise
+        if not _CC[c] & 7:
+            plain = False
+            if c != 45 and c != 95:
+                joined = False
+    if plain:
+        return _random_alnum(buf, a, b)
+    if _is_uuid(buf, a, b):
+        return True
+    if not joined:
+        return False
+    best_a = a
+    best_n = 0
+    i = a
+    while i <= b:
+        w = i
+        while i < b and _CC[buf[_U(i)]] & 7:
+            i += 1
+        if i - w > best_n:
+            best_a = w
+            best_n = i - w
+        i += 1
+    return best_n >= 16 and _random_alnum(buf, best_a, best_a + best_n)
 
 
 @leaf_kernel

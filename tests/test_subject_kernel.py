@@ -151,6 +151,7 @@ NUM = st.integers(0, 120)
 token = st.one_of(
     st.sampled_from(WORDS),
     st.text("0123456789abcdefABCDEF", min_size=8, max_size=40),
+    st.text("0123456789abcdefXYZxyz-_", min_size=10, max_size=50),
     st.text(
         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", min_size=1, max_size=30
     ),
@@ -476,6 +477,9 @@ def test_file_key_ignores_only_the_part_counter():
         ('"東京ラブストーリー第一話完全版.mkv" yEnc (1/1)'.encode(), False, False),
         (b"Some readable post without counters", False, False),
         (b"DSC01234567890", False, False),
+        (b'[1/2] - "96e323468c5a8a7b948c06ec84511839-u4e.mkv" yEnc (1/1)', True, False),
+        (b'[1/2] - "Habariyaasubuhi_12352_TvPYrS1128.mp4" yEnc (1/1)', False, False),
+        (b'[1/2] - "A_Perfect_Circle-aMOTION-CD-FLAC-2004-SCORN.rar" yEnc (1/1)', False, False),
     ],
 )
 def test_random_names_and_subjects(subject, random_name, random_subject):

@@ -17,6 +17,7 @@ EXT_RE = re.compile(rb"\.([a-z0-9]{2,4})$")
 UUID_RE = re.compile(
     rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 )
+JOINED_RE = re.compile(rb"[A-Za-z0-9_-]+")
 HEX = frozenset(b"0123456789abcdefABCDEF")
 B64 = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
 VOWELS = frozenset(b"aeiouyAEIOUY")
@@ -97,6 +98,9 @@ def random_token(t: bytes) -> bool:
         return True
     if n == 36 and UUID_RE.fullmatch(t):
         return True
+    if JOINED_RE.fullmatch(t) and not t.isalnum():
+        longest = max(re.split(rb"[-_]", t), key=len)
+        return len(longest) >= 16 and random_token(longest)
     if n < 12 or not t.isalnum():
         return False
     runs = 1 + sum(1 for a, b in itertools.pairwise(t) if _cls(a) != _cls(b))
