@@ -76,11 +76,10 @@ def decode_subjects(
     flagged = np.flatnonzero(flag_encoded_words(buf, start, end))
     if len(flagged) == 0:
         return buf, start, end
-    raw = buf.tobytes() if isinstance(data, np.ndarray) else bytes(data)
     tail = bytearray()
     moved: list[tuple[int, int, int]] = []
     for i in flagged.tolist():
-        subject = raw[start[i] : end[i]]
+        subject = buf[start[i] : end[i]].tobytes()
         decoded = decode_subject(subject)
         if decoded != subject:
             moved.append((i, len(tail), len(decoded)))
