@@ -2,13 +2,14 @@
 # The main job on the embedded defaults: set up, generate a demo corpus (once), index
 # every range with Dagster on a local instance, then serve the catalog in the foreground
 # (Ctrl-C stops it). State lives under var/ (or $STATE_DIR); USENET_INDEXER_NO_SERVE=1
-# stops after indexing (for testing this script); PORT picks the server's port.
+# stops after indexing (for testing this script); PORT picks the server's port. Extra
+# arguments go to `usenet-indexer demo` (e.g. --groups 2 --articles 5000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 state=${STATE_DIR:-var}
 port=${PORT:-8000}
-.venv/bin/usenet-indexer demo --state "$state" --port "$port"
+.venv/bin/usenet-indexer demo --state "$state" --port "$port" "$@"
 if [ "${USENET_INDEXER_NO_SERVE:-}" = "1" ]; then
     echo "run: USENET_INDEXER_NO_SERVE=1, not serving"
     exit 0
