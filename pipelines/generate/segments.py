@@ -48,7 +48,8 @@ class SegmentTable:
     _times: list[np.ndarray] = field(default_factory=list)
     _first: list[np.ndarray] = field(default_factory=list)  # raw data bytes, or :bytes
     _text_lines: list[np.ndarray] = field(default_factory=list)  # :lines of plain articles
-    # per block of rows: (rows, source, header overhead (yEnc) or 0, yEnc?)
+    _overhead: list[np.ndarray] = field(default_factory=list)  # header bytes of yEnc rows
+    # per block of rows: (rows, source, header overhead of every row or -1: in _overhead)
     _blocks: list[tuple[int, int, int, bool]] = field(default_factory=list)
     rows: int = 0
 
@@ -63,9 +64,14 @@ class SegmentTable:
         subjects: list[str],
         message_ids: list[str],
         raw: np.ndarray,
-        overhead: int,
+        overhead: int | np.ndarray,
     ) -> None:
-        """yEnc segments carrying `raw` data bytes each, `overhead` header bytes."""
+        """yEnc segments carrying `raw` data bytes each, `overhead` header bytes (each)."""
+        if isinstance(overhead, np.ndarray):
+            if len(overhead) != len(raw):
+                raise ValueError("segment columns differ in length")
+            self._overhead.append(overhead)
+            overhead = -1
         self._add(source, times, subjects, message_ids, raw, overhead, True)
 
     def add_text(
@@ -110,6 +116,8 @@ class SegmentTable:
         counts = np.array([b[0] for b in self._blocks], dtype=np.int64)
         source = np.repeat(np.array([b[1] for b in self._blocks], dtype=np.int32), counts)
         overhead = np.repeat(np.array([b[2] for b in self._blocks], dtype=np.int64), counts)
+        if self._overhead:  # rows whose header sizes came one a row
+            overhead[overhead == -1] = np.concatenate(self._overhead)
         yenc = np.repeat(np.array([b[3] for b in self._blocks], dtype=bool), counts)
         first = np.concatenate(self._first).astype(np.int64)
         nbytes, nlines = yenc_sizes(rng, first, overhead)

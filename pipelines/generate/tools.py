@@ -171,6 +171,62 @@ class MessageIds:
             return [f"{s}.{u}$gps@gpoststuff" for s, u in zip(secs, usecs, strict=True)]
         return self.server_ids(poster.domain, n)
 
+    def for_upload(
+        self,
+        poster: Poster,
+        file_of: np.ndarray,
+        parts: np.ndarray,
+        totals: np.ndarray,
+        times: np.ndarray,
+        numbers: list[int],
+        announced: int,
+    ) -> list[str]:
+        """Message-ids for all posted segments of an upload (grouped by file, in part order).
+
+        The same shapes as `for_file`, drawn once for the whole upload; per-file parts
+        (PowerPost's token, yEncBin's GUID and time, NewsUP's host) are drawn per file.
+        """
+        n = len(parts)
+        t = self.tokens
+        tool = poster.tool
+        if tool in ("nyuu", "ngpost", "newsmangler", "gopoststuff", "server"):
+            return self.for_file(poster, parts, 0, times, 0, 0)
+        fl = file_of.tolist()
+        ks = parts.tolist()
+        if tool == "powerpost":
+            tokens = t.many(POWERPOST, 20, len(totals))
+            tot = totals.tolist()
+            return [
+                f"part{k}of{tot[f]}.{tokens[f]}@{poster.domain}"
+                for f, k in zip(fl, ks, strict=True)
+            ]
+        if tool == "jbinup":
+            if poster.date_style % 2:
+                tails = [f"_{i}o{announced}@JBinUp.local" for i in numbers]
+            else:
+                tails = ["@JBinUp.local"] * len(numbers)
+            return [f"{r}{tails[f]}" for r, f in zip(t.many(ALNUM, 20, n), fl, strict=True)]
+        secs = times.astype(np.int64)
+        # each file's second at its first posted part (rows are grouped by file, in part order)
+        first = np.zeros(len(totals), dtype=np.int64)
+        present, at_row = np.unique(file_of, return_index=True)
+        first[present] = secs[at_row]
+        if tool == "yencbin":
+            guids = t.many(UPPER_HEX, 32, len(totals))
+            tot = totals.tolist()
+            at = first.tolist()
+            return [
+                f"Part{k}of{tot[f]}.{guids[f]}@{at[f]}.local" for f, k in zip(fl, ks, strict=True)
+            ]
+        # newsup: the host part is the time NewsUP started posting the file
+        hosts = [base36(s) for s in first.tolist()]
+        usecs = ((times % 1.0) * 1e6).astype(np.int64).tolist()
+        rnd = t.many(BASE36, 8, n)
+        return [
+            f"{s}{u:06d}.{r}@{hosts[f]}.newsup"
+            for s, u, r, f in zip(secs.tolist(), usecs, rnd, fl, strict=True)
+        ]
+
     def server_ids(self, domain: str, n: int) -> list[str]:
         """Ids a server assigns when the poster sets none."""
         t = self.tokens

@@ -8,7 +8,6 @@ what was never posted is in neither the corpus nor the truth's message-ids.
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass, field
 
@@ -98,49 +97,54 @@ class UploadWriter:
     def post_release(
         self, upload_id: int, spec: ReleaseSpec, plan: Plan, repost_of: int | None = None
     ) -> Upload:
+        """Post every file of a release at once: numpy over all its segments, Python per file
+        only for the subject's head and tail."""
         size = plan.poster.article_size
         posted = list(spec.files)
         nzb = plan.nzb_first and plan.style.has_counter
         if nzb:  # numbered 0: not counted in the file total
             posted.insert(0, (f"{spec.name}.nzb", 5_000 + len(spec.files) * 1_500))
-        totals = [max(1, math.ceil(s / size)) for _, s in posted]
+        sizes = np.array([s for _, s in posted], dtype=np.int64)
+        totals = np.maximum(1, -(-sizes // size))
         n_files = len(posted)
         announced = n_files - 1 if nzb else n_files
-        times = self.schedule(plan.start, plan.duration, sum(totals), plan.connections)
-        missing = self._missing_files(n_files, plan.missing_files)
-        damaged = self._damaged_files(totals, missing, plan.missing_segments)
+        times = self.schedule(plan.start, plan.duration, int(totals.sum()), plan.connections)
+        keep = self._kept(totals, plan)
+        # per segment: its file, its part number (1-based), only those posted
+        file_of = np.repeat(np.arange(n_files), totals)[keep]
+        part = (np.arange(len(keep)) - np.repeat(np.cumsum(totals) - totals, totals) + 1)[keep]
+        times = times[keep]
         shown = plan.subject_name or spec.name
-        name_text = {"rfc2047_b": encoded_word_b, "rfc2047_q": encoded_word_q}.get(
-            plan.encoding, lambda s: s
-        )(shown)
-        extra = dict(plan.extra)
-        extra["size"] = size_text(sum(s for _, s in spec.files), plan.poster.decimal_comma)
-        src = self.source(plan)
+        heads, tails = self._subject_parts(plan, shown, spec, posted, totals, nzb, announced)
+        file_list, part_list = file_of.tolist(), part.tolist()
+        if plan.encoding == "rfc2047_hidden":  # the whole subject, counter included, encoded
+            subjects = self._hidden_subjects(heads, tails, file_list, part_list)
+        else:
+            subjects = [
+                f"{heads[f]}{k}{tails[f]}" for f, k in zip(file_list, part_list, strict=True)
+            ]
+        numbers = [i if nzb else i + 1 for i in range(n_files)]
+        message_ids = self.ids.for_upload(
+            plan.poster, file_of, part, totals, times, numbers, announced
+        )
+        raw = np.full(len(part), size, dtype=np.int64)
+        last = part == totals[file_of]
+        raw[last] = (sizes - size * (totals - 1))[file_of[last]]
+        overhead = np.array([len(h) + len(t) for h, t in zip(heads, tails, strict=True)])
+        overhead += HEADER_BYTES + len(plan.sender) + 50
+        self.table.add(self.source(plan), times, subjects, message_ids, raw, overhead[file_of])
+        counts = np.bincount(file_of, minlength=n_files).tolist()
         files: list[PostedFile] = []
-        spans: list[tuple[float, float]] = []
-        offset = 0
-        for index, ((file_name, file_size), total) in enumerate(zip(posted, totals, strict=True)):
-            number = index if nzb else index + 1
-            t = times[offset : offset + total]
-            offset += total
-            if index in missing:
-                continue
-            extra["fsize"] = str(file_size)
-            head, tail = split_template(
-                plan.style, name_text, file_name, number, announced, total, extra
-            )
-            keep = self._kept_parts(total, damaged.get(index, 0.0))
-            posted_times = t[keep - 1]
-            message_ids = self.post_file(
-                src, plan, head, tail, keep, total, posted_times, file_size, (number, announced)
-            )
-            files.append(PostedFile(file_name, total, message_ids))
-            spans.append((float(posted_times.min()), float(posted_times.max())))
+        start = 0
+        for (file_name, _), total, count in zip(posted, totals.tolist(), counts, strict=True):
+            if count:  # a file with no segment posted is missing, not empty
+                files.append(PostedFile(file_name, total, message_ids[start : start + count]))
+                start += count
         # complete as headers can tell: a missing file shows only against a file counter
         complete = all(len(f.message_ids) == f.part_total for f in files) and (
             len(files) == n_files or not plan.style.has_counter
         )
-        first, last = min(a for a, _ in spans), max(b for _, b in spans)
+        first, last_time = float(times.min()), float(times.max())
         return Upload(
             upload_id=upload_id,
             kind=spec.kind,
@@ -157,9 +161,70 @@ class UploadWriter:
             pending=spec.kind == "obfuscated",
             repost_of=repost_of,
             posted_first=int(first),
-            posted_last=int(last),
+            posted_last=int(last_time),
             spec=spec,
         )
+
+    def _kept(self, totals: np.ndarray, plan: Plan) -> np.ndarray:
+        """Which segments get posted: missing files lose all, damaged files a few."""
+        n_files = len(totals)
+        starts = (np.cumsum(totals) - totals).tolist()
+        keep = np.ones(int(totals.sum()), dtype=bool)
+        missing = self._missing_files(n_files, plan.missing_files)
+        for i in sorted(missing):
+            keep[starts[i] : starts[i] + int(totals[i])] = False
+        damaged = self._damaged_files(totals.tolist(), missing, plan.missing_segments)
+        for i, loss in damaged.items():
+            kept = self._kept_parts(int(totals[i]), loss)
+            block = np.zeros(int(totals[i]), dtype=bool)
+            block[kept - 1] = True
+            keep[starts[i] : starts[i] + int(totals[i])] = block
+        return keep
+
+    def _subject_parts(
+        self,
+        plan: Plan,
+        shown: str,
+        spec: ReleaseSpec,
+        posted: list[tuple[str, int]],
+        totals: np.ndarray,
+        nzb: bool,
+        announced: int,
+    ) -> tuple[list[str], list[str]]:
+        """Each file's subject around its segment number, on the wire (but for hidden)."""
+        encode = {"rfc2047_b": encoded_word_b, "rfc2047_q": encoded_word_q}.get(plan.encoding)
+        name_text = encode(shown) if encode else shown
+        extra = dict(plan.extra)
+        extra["size"] = size_text(sum(s for _, s in spec.files), plan.poster.decimal_comma)
+        heads, tails = [], []
+        for index, ((file_name, file_size), total) in enumerate(
+            zip(posted, totals.tolist(), strict=True)
+        ):
+            extra["fsize"] = str(file_size)
+            number = index if nzb else index + 1
+            head, tail = split_template(
+                plan.style, name_text, file_name, number, announced, total, extra
+            )
+            if plan.encoding != "rfc2047_hidden":
+                head, tail = on_wire(head, plan.encoding), on_wire(tail, plan.encoding)
+            heads.append(head)
+            tails.append(tail)
+        return heads, tails
+
+    @staticmethod
+    def _hidden_subjects(
+        heads: list[str], tails: list[str], file_list: list[int], part_list: list[int]
+    ) -> list[str]:
+        subjects: list[str] = []
+        start = 0
+        while start < len(file_list):  # one run of segments a file
+            f = file_list[start]
+            end = start
+            while end < len(file_list) and file_list[end] == f:
+                end += 1
+            subjects += encoded_words_b(heads[f], part_list[start:end], tails[f])
+            start = end
+        return subjects
 
     def schedule(self, start: float, duration: float, n: int, connections: int) -> np.ndarray:
         """Posting times of n segments in posting order, jittered over a few positions."""
