@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import functools
 import re
 
 import numpy as np
@@ -27,7 +28,12 @@ _Q_HEX = re.compile(rb"=([0-9A-Fa-f]{2})")
 
 
 def _decode_word(match: re.Match[bytes]) -> bytes:
-    charset, kind, text = match.group(1), match.group(2), match.group(3)
+    return _decode_parts(match.group(0), match.group(1), match.group(2), match.group(3))
+
+
+# One upload repeats the same encoded words in every segment's subject: decode each once.
+@functools.lru_cache(maxsize=1 << 16)
+def _decode_parts(word: bytes, charset: bytes, kind: bytes, text: bytes) -> bytes:
     try:
         codec = codecs.lookup(charset.decode("ascii"))
         if kind in b"Bb":
@@ -36,7 +42,7 @@ def _decode_word(match: re.Match[bytes]) -> bytes:
             raw = _Q_HEX.sub(lambda m: bytes([int(m.group(1), 16)]), text.replace(b"_", b" "))
         return raw.decode(codec.name).encode("utf-8")
     except (LookupError, UnicodeError, ValueError, binascii.Error):
-        return match.group(0)  # not decodable: left as it was sent
+        return word  # not decodable: left as it was sent
 
 
 def decode_subject(subject: bytes) -> bytes:

@@ -16,23 +16,36 @@ from pipelines.catalog.layout import partition_path
 from pipelines.catalog.schema import TABLES
 from pipelines.corpus.fs import atomic_put, open_fs
 
-# the chunk store is most of the bytes: it gets the stronger level
-ZSTD_LEVEL = {"release_files": 9}
+# Per table: zstd level, the columns worth a dictionary (few distinct values), and
+# column encodings. The chunk store is most of the bytes: message-ids are unique, so a
+# dictionary only costs there; part numbers and sizes ascend or repeat, so delta-pack them.
 DEFAULT_LEVEL = 6
+LAYOUT: dict[str, dict[str, Any]] = {
+    "release_files": {
+        "compression_level": 6,
+        "use_dictionary": ["poster", "groups"],
+        "column_encoding": {
+            "seg_numbers": "DELTA_BINARY_PACKED",
+            "seg_bytes": "DELTA_BINARY_PACKED",
+            "seg_ids": "PLAIN",
+        },
+    },
+}
 
 
 def parquet_bytes(table: pa.Table, name: str) -> bytes:
     if not table.schema.equals(TABLES[name]):
         raise ValueError(f"{name}: schema differs from the catalog's\n{table.schema}")
     sink = io.BytesIO()
+    options: dict[str, Any] = {"compression_level": DEFAULT_LEVEL, **LAYOUT.get(name, {})}
     pq.write_table(
         table,
         sink,
         compression="zstd",
-        compression_level=ZSTD_LEVEL.get(name, DEFAULT_LEVEL),
         row_group_size=1 << 20,
         write_statistics=True,
         store_schema=True,
+        **options,
     )
     return sink.getvalue()
 

@@ -33,6 +33,11 @@ class SegmentBatch:
     article: np.ndarray  # int64
     date: np.ndarray  # int64 effective date
     message_id: pa.Array  # binary, without angle brackets
+    # per run: its first and last effective date, first and last article (from the kernel)
+    run_first_date: np.ndarray
+    run_last_date: np.ndarray
+    run_first_article: np.ndarray
+    run_last_article: np.ndarray
     # per run, the texts of its first segment (the representative line)
     run_subject: list[bytes]
     run_poster: list[bytes]
@@ -43,27 +48,47 @@ class SegmentBatch:
     def runs(self) -> int:
         return len(self.bounds) - 1
 
+    def slim(self) -> None:
+        """Drop what the window has read: only the columns a written file needs stay."""
+        empty = np.zeros(0, np.int64)
+        for name in _PER_SEGMENT:
+            if name not in _KEPT:
+                setattr(self, name, empty)
+
     def take(self, rows: np.ndarray) -> SegmentBatch:
-        """A batch of just these rows, as one run (carried segments of one file)."""
+        """A slim batch of just these rows (carried segments of one file)."""
+        empty = np.zeros(0, np.int64)
+        columns = {name: empty for name in _PER_SEGMENT}
+        columns.update(number=self.number[rows], nbytes=self.nbytes[rows])
         return SegmentBatch(
             bounds=np.array([0, len(rows)], np.int64),
-            file_key=self.file_key[rows],
-            ident=self.ident[rows],
-            poster_key=self.poster_key[rows],
-            source=self.source[rows],
-            number=self.number[rows],
-            part_total=self.part_total[rows],
-            file_index=self.file_index[rows],
-            file_total=self.file_total[rows],
-            ext_class=self.ext_class[rows],
-            volume=self.volume[rows],
-            random_name=self.random_name[rows],
-            nbytes=self.nbytes[rows],
-            article=self.article[rows],
-            date=self.date[rows],
             message_id=self.message_id.take(pa.array(rows)),
+            run_first_date=empty,
+            run_last_date=empty,
+            run_first_article=empty,
+            run_last_article=empty,
             run_subject=[],
             run_poster=[],
             run_name=[],
             run_xref=[],
+            **columns,
         )
+
+
+_PER_SEGMENT = (
+    "file_key",
+    "ident",
+    "poster_key",
+    "source",
+    "number",
+    "part_total",
+    "file_index",
+    "file_total",
+    "ext_class",
+    "volume",
+    "random_name",
+    "nbytes",
+    "article",
+    "date",
+)
+_KEPT = ("number", "nbytes")  # with message_id: what release_files is built from

@@ -18,7 +18,7 @@ from kernels import subject as sk
 from kernels.reference import names as names_ref
 from pipelines import naming
 from pipelines.catalog import schema
-from pipelines.index.batch import SOURCE_ALBUM, SOURCE_NAMES, SOURCE_STEM
+from pipelines.index.batch import SOURCE_ALBUM, SOURCE_NAMES, SOURCE_STEM, SegmentBatch
 from pipelines.index.window import OpenFile, OpenRelease
 
 MAX_MEMBERS = 20
@@ -71,7 +71,13 @@ class Output:
     pending: list[dict[str, object]] = field(default_factory=list)
     probes: list[dict[str, object]] = field(default_factory=list)
     file_rows: list[dict[str, object]] = field(default_factory=list)
-    file_segments: list[tuple[np.ndarray, np.ndarray, pa.Array]] = field(default_factory=list)
+    # per file row: (store index, row) of each of its segments
+    file_segments: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    # the segment store: the columns of every batch a written file drew on
+    _stored: dict[int, int] = field(default_factory=dict)
+    _numbers: list[np.ndarray] = field(default_factory=list)
+    _sizes: list[np.ndarray] = field(default_factory=list)
+    _ids: list[pa.Array] = field(default_factory=list)
     finished: int = 0
     provisional: int = 0
 
@@ -79,7 +85,8 @@ class Output:
         """Record one version of a release and the segments not written before."""
         files = rel.files
         first = _representative(files)
-        groups = list(dict.fromkeys(g for f in files for g in groups_of(f.xref, self.group)))
+        file_groups = [groups_of(f.xref, self.group) for f in files]
+        groups = list(dict.fromkeys(g for names in file_groups for g in names))
         poster = naming.to_text(first.poster)
         name = self._name(rel, first)
         key, identity_key = keys_of(rel, self.group)
@@ -133,8 +140,8 @@ class Output:
                 }
             )
         album = rel.source == SOURCE_ALBUM
-        for f in files:
-            self._file(key, f, groups_of(f.xref, self.group), album, finished)
+        for f, names in zip(files, file_groups, strict=True):
+            self._file(key, f, names, album, finished)
         if finished and album:
             for member in rel.absorbed:
                 self._tombstone(member, key)
@@ -182,12 +189,10 @@ class Output:
             f.carried = []
         if not pieces:
             return
-        numbers = np.concatenate([p.batch.number[p.rows] for p in pieces])
-        sizes = np.concatenate([p.batch.nbytes[p.rows] for p in pieces])
-        ids = pa.concat_arrays([p.batch.message_id.take(pa.array(p.rows)) for p in pieces])
-        if len(pieces) > 1:
-            order = np.argsort(numbers, kind="stable")
-            numbers, sizes, ids = numbers[order], sizes[order], ids.take(pa.array(order))
+        batch_ids = np.concatenate(
+            [np.full(len(p.rows), self._store(p.batch), np.int64) for p in pieces]
+        )
+        rows = np.concatenate([p.rows for p in pieces])
         self.file_rows.append(
             {
                 "release_key": key,
@@ -199,10 +204,20 @@ class Output:
                 "groups": groups,
                 "file_index": f.file_index if f.file_index > 0 else None,
                 "part_total": f.part_total,
-                "bytes": int(sizes.sum()),
             }
         )
-        self.file_segments.append((numbers.astype(np.int32), sizes.astype(np.int32), ids))
+        self.file_segments.append((batch_ids, rows))
+
+    def _store(self, batch: SegmentBatch) -> int:
+        """The batch's place in this range's segment store (its columns kept once)."""
+        index = self._stored.get(id(batch))
+        if index is None:
+            index = len(self._numbers)
+            self._stored[id(batch)] = index
+            self._numbers.append(batch.number)
+            self._sizes.append(batch.nbytes)
+            self._ids.append(batch.message_id)
+        return index
 
     # -- to Arrow ----------------------------------------------------------------------
 
@@ -219,27 +234,39 @@ class Output:
         }
 
     def _files_table(self) -> pa.Table:
-        base = pa.Table.from_pylist(
-            self.file_rows, schema.RELEASE_FILES.remove(12).remove(11).remove(10)
-        )
-        lengths = np.array([len(s[0]) for s in self.file_segments], np.int64)
-        offsets = pa.array(np.concatenate(([0], np.cumsum(lengths))).astype(np.int32))
-        empty = np.zeros(0, np.int32)
-        numbers = np.concatenate([empty, *(s[0] for s in self.file_segments)])
-        sizes = np.concatenate([empty, *(s[1] for s in self.file_segments)])
+        """release_files in one pass: every file's segments gathered from the store at once,
+        sorted by part number within each file."""
+        plain = [
+            f for f in schema.RELEASE_FILES if not f.name.startswith("seg_") and f.name != "bytes"
+        ]
+        base = pa.Table.from_pylist(self.file_rows, pa.schema(plain))
+        empty = np.zeros(0, np.int64)
+        lengths = np.array([len(r) for _, r in self.file_segments], np.int64)
+        batch_ids = np.concatenate([empty, *(b for b, _ in self.file_segments)])
+        rows = np.concatenate([empty, *(r for _, r in self.file_segments)])
+        starts = np.cumsum([0, *(len(n) for n in self._numbers)])[:-1].astype(np.int64)
+        where = starts[batch_ids] + rows if len(rows) else empty
+        numbers = np.concatenate([np.zeros(0, np.int32), *self._numbers])[where]
+        sizes = np.concatenate([np.zeros(0, np.int64), *self._sizes])[where]
+        file_of = np.repeat(np.arange(len(lengths)), lengths)
+        order = np.lexsort((numbers, file_of))
+        where, numbers, sizes = where[order], numbers[order], sizes[order]
         ids = (
-            _as_text(pa.concat_arrays([s[2] for s in self.file_segments]))
-            if self.file_segments
+            _as_text(pa.concat_arrays(self._ids).take(pa.array(where)))
+            if self._ids
             else pa.array([], pa.string())
         )
-        table = base.append_column(
+        offsets = pa.array(np.concatenate(([0], np.cumsum(lengths))).astype(np.int32))
+        file_bytes = np.add.reduceat(sizes, offsets.to_numpy()[:-1]) if len(sizes) else empty
+        table = base.append_column("bytes", pa.array(file_bytes, pa.int64()))
+        table = table.append_column(
             "seg_numbers", pa.ListArray.from_arrays(offsets, pa.array(numbers, pa.int32()))
         )
         table = table.append_column(
-            "seg_bytes", pa.ListArray.from_arrays(offsets, pa.array(sizes, pa.int32()))
+            "seg_bytes", pa.ListArray.from_arrays(offsets, pa.array(sizes.astype(np.int32)))
         )
         table = table.append_column("seg_ids", pa.ListArray.from_arrays(offsets, ids))
-        table = table.cast(schema.RELEASE_FILES)
+        table = table.select(schema.RELEASE_FILES.names).cast(schema.RELEASE_FILES)
         return table.sort_by(
             [("release_key", "ascending"), ("name", "ascending"), ("date", "ascending")]
         )

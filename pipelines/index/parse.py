@@ -3,7 +3,8 @@
 Order of the rules (each line is counted by the first that drops it, so the counts add
 up: headers = segments kept + every rule's drops + bad lines):
 bad line -> crosspost owned by another indexed group -> garbage signature ->
-per-article random subject -> no yEnc part counter (text posts, hash subjects) ->
+per-article random subject -> no yEnc part counter (text posts, hash subjects) -> a part
+counter no file has (part past its total, absurd totals) ->
 duplicate part of one file.
 """
 
@@ -30,6 +31,8 @@ RULE_GARBAGE = "garbage_signature"
 RULE_RANDOM_SUBJECT = "random_subject"
 RULE_NO_COUNTER = "no_part_counter"
 RULE_DUPLICATE = "duplicate_segment"
+RULE_BAD_COUNTER = "bad_part_counter"
+MAX_PARTS = 1_000_000  # ~700 GB at yEnc's usual 700 kB a part: no file is bigger
 RULE_BAD_LINE = "bad_line"
 
 
@@ -148,8 +151,13 @@ def parse_chunk(
     part_total[single] = 1
     no_counter = live & (part < 0)
     drops.add(RULE_NO_COUNTER, int(no_counter.sum()))
-    sample(RULE_NO_COUNTER, no_counter)
     live &= ~no_counter
+    # a counter no file has: part past the total, or a total no upload reaches
+    bad_counter = live & ((part > part_total) | (part_total > MAX_PARTS))
+    drops.add(RULE_BAD_COUNTER, int(bad_counter.sum()))
+    sample(RULE_BAD_COUNTER, bad_counter)
+    live &= ~bad_counter
+    sample(RULE_NO_COUNTER, no_counter)
 
     rows = np.flatnonzero(live)
     file_key = hashing.mix(poster_key[rows], subj.file_key[rows])
@@ -200,6 +208,10 @@ def parse_chunk(
         article=ix.number[sel],
         date=effective[sel],
         message_id=message_id,
+        run_first_date=runs.first_date,
+        run_last_date=runs.last_date,
+        run_first_article=runs.first_article,
+        run_last_article=runs.last_article,
         run_subject=[bytes(buf[s_start[i] : s_end[i]]) for i in firsts],
         run_poster=[bytes(data[fs[i, sc.F_FROM] : fe[i, sc.F_FROM]]) for i in firsts],
         run_name=[

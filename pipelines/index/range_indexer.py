@@ -76,6 +76,7 @@ def index_range(
         batch = parse_chunk(chunk, ctx, rules, window.frontier, drops)
         kept += len(batch.number)
         window.add(batch)
+        batch.slim()
         for rel in window.finish_due():
             out.hand_out(rel, True, window.is_batch_total(rel, True))
         if on_chunk is not None:

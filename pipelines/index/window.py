@@ -52,7 +52,8 @@ class OpenFile:
     first_article: int
     last_article: int
     nbytes: int = 0
-    parts: set[int] = field(default_factory=set)
+    seen: np.ndarray = field(default_factory=lambda: np.zeros(0, np.bool_))  # by part number
+    count: int = 0  # distinct parts seen
     pieces: list[Piece] = field(default_factory=list)
     # segments written already under the file's own release, kept for an album to come
     carried: list[Piece] = field(default_factory=list)
@@ -63,11 +64,23 @@ class OpenFile:
 
     @property
     def segments(self) -> int:
-        return len(self.parts)
+        return self.count
 
     @property
     def complete(self) -> bool:
-        return self.part_total > 0 and len(self.parts) >= self.part_total
+        return self.part_total > 0 and self.count >= self.part_total
+
+    def fresh(self, numbers: np.ndarray) -> np.ndarray:
+        """Which of these part numbers the file has not seen yet (and mark them seen)."""
+        top = int(numbers.max()) + 1
+        if top > len(self.seen):
+            grown = np.zeros(max(top, self.part_total + 1, 2 * len(self.seen)), np.bool_)
+            grown[: len(self.seen)] = self.seen
+            self.seen = grown
+        new = ~self.seen[numbers]
+        self.seen[numbers] = True
+        self.count += int(new.sum())
+        return new
 
 
 @dataclass(slots=True, eq=False)
@@ -124,17 +137,16 @@ class Window:
         bounds = batch.bounds
         for r in range(batch.runs):
             a, b = int(bounds[r]), int(bounds[r + 1])
-            rows = np.arange(a, b)
-            first_date = int(batch.date[a:b].min())
-            last_date = int(batch.date[a:b].max())
-            first_article = int(batch.article[a:b].min())
+            first_date = int(batch.run_first_date[r])
+            first_article = int(batch.run_first_article[r])
             key = int(batch.file_key[a])
             f = self.files.get(key)
             if f is None or self._is_repost(f, batch.number[a:b], first_date):
                 f = self._new_file(batch, r, a, first_date, first_article)
                 self._place(f, batch, a, first_date, first_article)
-            self._extend(f, batch, rows, first_date, last_date)
-            self.position = max(self.position, int(batch.article[a:b].max()))
+            self._extend(f, batch, r, a, b)
+        if len(batch.article):
+            self.position = max(self.position, int(batch.article.max()))
 
     def _is_repost(self, f: OpenFile, numbers: np.ndarray, first_date: int) -> bool:
         """A later run of an open file's key is the same file unless it is posted again.
@@ -144,7 +156,8 @@ class Window:
         """
         if first_date <= f.last_date + self.rules.upload_gap:
             return False
-        return f.complete or any(int(n) in f.parts for n in numbers[:64])
+        seen = f.seen
+        return f.complete or bool(seen[numbers[numbers < len(seen)]].any())
 
     def _new_file(
         self, batch: SegmentBatch, r: int, a: int, first_date: int, first_article: int
@@ -227,23 +240,20 @@ class Window:
             return True
         return finished and len(rel.files) * 20 < total
 
-    def _extend(
-        self, f: OpenFile, batch: SegmentBatch, rows: np.ndarray, first_date: int, last_date: int
-    ) -> None:
-        numbers = batch.number[rows]
-        fresh = np.fromiter((n not in f.parts for n in numbers.tolist()), bool, len(rows))
+    def _extend(self, f: OpenFile, batch: SegmentBatch, r: int, a: int, b: int) -> None:
+        numbers = batch.number[a:b]
+        fresh = f.fresh(numbers)
+        rows = np.arange(a, b)
         if not fresh.all():
             rows, numbers = rows[fresh], numbers[fresh]
         if not len(rows):
             return
-        f.parts.update(numbers.tolist())
         f.nbytes += int(batch.nbytes[rows].sum())
         f.pieces.append(Piece(batch, rows))
-        f.first_date = min(f.first_date, first_date)
-        f.last_date = max(f.last_date, last_date)
-        arts = batch.article[rows]
-        f.first_article = min(f.first_article, int(arts.min()))
-        f.last_article = max(f.last_article, int(arts.max()))
+        f.first_date = min(f.first_date, int(batch.run_first_date[r]))
+        f.last_date = max(f.last_date, int(batch.run_last_date[r]))
+        f.first_article = min(f.first_article, int(batch.run_first_article[r]))
+        f.last_article = max(f.last_article, int(batch.run_last_article[r]))
         if numbers[0] == 1:
             f.first_part_id = batch.message_id[int(rows[0])].as_py()
         top = int(numbers[-1])
