@@ -18,6 +18,7 @@ SMALL = ["--groups", "2", "--articles", "1500", "--range-size", "1000", "--quiet
 TINY = ["--groups", "1", "--articles", "1000", "--range-size", "5000", "--quiet"]
 
 
+@pytest.mark.slow
 def test_demo_indexes_compacts_and_resumes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
