@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
@@ -36,9 +37,11 @@ KEY = "bench"
 class BenchReport:
     releases_in_catalog: int = 0
     startup_seconds: float = 0.0
+    restart_seconds: float = 0.0  # the same catalog and index folder: segments reused
     search_ms: dict[str, float] = field(default_factory=dict)
     search_cpu_ms: float = 0.0  # server CPU per search: wall time minus waiting for a core
     get_ms: dict[str, float] = field(default_factory=dict)
+    get_cpu_ms: float = 0.0
     searches_per_second: float = 0.0
     load_clients: int = 0
     load_server_cpu: float = 0.0  # cores the server used during the load run
@@ -71,12 +74,23 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def _memory(pid: int) -> dict[str, float]:
-    """VmRSS / VmHWM and the anonymous part (the mapped index pages are file-backed)."""
+    """VmRSS / VmHWM, the anonymous part, and the mapped index files' resident pages by
+    kind (file-backed: page cache the kernel can drop, shared with other readers)."""
     out: dict[str, float] = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         name, _, value = line.partition(":")
         if name in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
             out[name] = round(int(value.split()[0]) / 1024, 1)
+    mapped: dict[str, float] = {}
+    current = ""
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        head = line.split()
+        if head and "-" in head[0] and len(head) >= 5 and not line.startswith(("Rss", "Pss")):
+            current = Path(head[5]).name if len(head) >= 6 and "seg-" in head[5] else ""
+        elif line.startswith("Rss:") and current:
+            kind = current.rsplit(".", 1)[0]
+            mapped[kind] = mapped.get(kind, 0.0) + int(head[1]) / 1024
+    out.update({f"index:{k}": round(v, 1) for k, v in sorted(mapped.items()) if v >= 1})
     return out
 
 
@@ -151,59 +165,83 @@ def _load(base: str, queries: list[str], seconds: float, clients: int) -> float:
     return sum(counts) / (time.perf_counter() - start)
 
 
-def run_bench(
-    catalog: str, releases: int, searches: int = 400, seconds: float = 10.0, clients: int = 4
-) -> BenchReport:
-    ensure_catalog(catalog, releases)
-    report = BenchReport(load_clients=clients)
-    queries, big = _sample(catalog)
+def _start(catalog: str, index_dir: str) -> tuple[subprocess.Popen, str, float]:
+    """A `serve` process; returns once it answers caps (its index is built by then)."""
     port = _free_port()
-    index_dir = tempfile.mkdtemp(prefix="bench-index-")
     cmd = [sys.executable, "-m", "pipelines.cli", "serve", "--catalog", catalog, "--port",
            str(port), "--api-key", KEY, "--refresh", "1", "--index-dir", index_dir]  # fmt: skip
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     start = time.perf_counter()
     server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
+    with httpx.Client(base_url=base, timeout=60) as c:
+        while True:
+            if server.poll() is not None:
+                err = server.stderr.read().decode() if server.stderr else ""
+                raise RuntimeError(f"server exited: {err[-2000:]}")
+            try:
+                if c.get("/api", params={"t": "caps"}).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.2)
+    return server, base, round(time.perf_counter() - start, 1)
+
+
+def _stop(server: subprocess.Popen) -> None:
+    server.terminate()
     try:
-        with httpx.Client(base_url=base, timeout=60) as c:
-            while True:
-                if server.poll() is not None:
-                    raise RuntimeError(f"server exited: {server.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
-                try:
-                    if c.get("/api", params={"t": "caps"}).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    time.sleep(0.2)
-            report.startup_seconds = round(time.perf_counter() - start, 1)
-            stats = c.get("/api", params={"t": "search", "apikey": KEY, "limit": 1}).text
-            report.releases_in_catalog = int(stats.split('total="')[1].split('"')[0])
-            for q in queries[:30]:  # warm the page cache like a running server has
-                _timed(c, "/api", {"t": "search", "q": q, "apikey": KEY})
-            cpu = _cpu_seconds(server.pid)
-            timings = [
-                _timed(c, "/api", {"t": "search", "q": q, "apikey": KEY})
-                for q in queries[30 : 30 + searches]
-            ]
-            report.search_cpu_ms = round((_cpu_seconds(server.pid) - cpu) * 1000 / len(timings), 2)
-            report.search_ms = _percentiles(timings)
-            if big:
-                gets = [_timed(c, "/api", {"t": "get", "id": k, "apikey": KEY}) for k in big[:100]]
-                report.get_ms = _percentiles(gets)
-        cpu, wall = _cpu_seconds(server.pid), time.perf_counter()
-        report.searches_per_second = round(_load(base, queries, seconds, clients), 1)
-        used = _cpu_seconds(server.pid) - cpu
-        report.load_server_cpu = round(used / (time.perf_counter() - wall), 2)
-        report.machine_load = os.getloadavg()[0]
-        report.rss_mb = _memory(server.pid)
-        report.delta_seconds, report.delta_releases = _delta(catalog, base)
-    finally:
-        server.terminate()
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
+def run_bench(
+    catalog: str, releases: int, searches: int = 400, seconds: float = 10.0, clients: int = 4
+) -> BenchReport:
+    ensure_catalog(catalog, releases)
+    report = BenchReport(load_clients=clients)
+    queries, big = _sample(catalog)
+    index_dir = tempfile.mkdtemp(prefix="bench-index-")
+    try:
+        server, base, report.startup_seconds = _start(catalog, index_dir)
         try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+            _measure(report, server, base, queries, big, searches, seconds, clients)
+            report.delta_seconds, report.delta_releases = _delta(catalog, base)
+        finally:
+            _stop(server)
+        # A restart on the same index folder reuses every segment: no rebuild.
+        server, _, report.restart_seconds = _start(catalog, index_dir)
+        _stop(server)
+    finally:
+        shutil.rmtree(index_dir, ignore_errors=True)
     return report
+
+
+def _measure(report: BenchReport, server: subprocess.Popen, base: str, queries: list[str],
+             big: list[str], searches: int, seconds: float, clients: int) -> None:  # fmt: skip
+    with httpx.Client(base_url=base, timeout=60) as c:
+        stats = c.get("/api", params={"t": "search", "apikey": KEY, "limit": 1}).text
+        report.releases_in_catalog = int(stats.split('total="')[1].split('"')[0])
+        for q in queries[:30]:  # warm the page cache like a running server has
+            _timed(c, "/api", {"t": "search", "q": q, "apikey": KEY})
+        cpu = _cpu_seconds(server.pid)
+        timings = [
+            _timed(c, "/api", {"t": "search", "q": q, "apikey": KEY})
+            for q in queries[30 : 30 + searches]
+        ]
+        report.search_cpu_ms = round((_cpu_seconds(server.pid) - cpu) * 1000 / len(timings), 2)
+        report.search_ms = _percentiles(timings)
+        if big:
+            cpu = _cpu_seconds(server.pid)
+            gets = [_timed(c, "/api", {"t": "get", "id": k, "apikey": KEY}) for k in big[:100]]
+            report.get_cpu_ms = round((_cpu_seconds(server.pid) - cpu) * 1000 / len(gets), 2)
+            report.get_ms = _percentiles(gets)
+    cpu, wall = _cpu_seconds(server.pid), time.perf_counter()
+    report.searches_per_second = round(_load(base, queries, seconds, clients), 1)
+    used = _cpu_seconds(server.pid) - cpu
+    report.load_server_cpu = round(used / (time.perf_counter() - wall), 2)
+    report.machine_load = os.getloadavg()[0]
+    report.rss_mb = _memory(server.pid)
 
 
 def _delta(catalog: str, base: str) -> tuple[float | None, int]:
@@ -239,19 +277,30 @@ def print_report(report: BenchReport, as_json: bool) -> None:
     if as_json:
         print(json.dumps(asdict(report)))
         return
-    print(f"releases in catalog        {report.releases_in_catalog:,}")
-    print(f"start-up (views + index)   {report.startup_seconds} s")
     s, g = report.search_ms, report.get_ms
-    print(f"t=search latency           p50 {s.get('p50')} ms, p95 {s.get('p95')} ms, "
-          f"p99 {s.get('p99')} ms ({int(s.get('n', 0))} queries, 1-2 words)")  # fmt: skip
+    lines = [
+        ("releases in catalog", f"{report.releases_in_catalog:,}"),
+        ("start-up (views + index)", f"{report.startup_seconds} s"),
+        ("restart, index folder kept", f"{report.restart_seconds} s"),
+        ("t=search latency", f"p50 {s.get('p50')} ms, p95 {s.get('p95')} ms, p99 {s.get('p99')} "
+                             f"ms ({int(s.get('n', 0))} queries of 1-2 words, one client)"),
+        ("server CPU per t=search", f"{report.search_cpu_ms} ms"),
+    ]  # fmt: skip
     if g:
-        print(
-            f"t=get 100-file release     p50 {g['p50']} ms, p95 {g['p95']} ms ({int(g['n'])} NZBs)"
-        )
-    print(
-        f"sustained t=search         {report.searches_per_second}/s ({report.load_clients} clients)"
-    )
-    print(f"server memory              {report.rss_mb}")
-    print(
-        f"new range searchable after {report.delta_seconds} s ({report.delta_releases:,} releases)"
-    )
+        lines += [
+            (
+                "t=get 100-file release",
+                f"p50 {g['p50']} ms, p95 {g['p95']} ms ({int(g['n'])} NZBs)",
+            ),
+            ("server CPU per t=get", f"{report.get_cpu_ms} ms"),
+        ]
+    lines += [
+        ("sustained t=search", f"{report.searches_per_second}/s ({report.load_clients} clients, "
+                               f"server busy {report.load_server_cpu} cores)"),
+        ("server memory (MB)", str(report.rss_mb)),
+        ("new range searchable after",
+         f"{report.delta_seconds} s ({report.delta_releases:,} releases)"),
+        ("machine load average", f"{report.machine_load} (2 cores, shared)"),
+    ]  # fmt: skip
+    for name, value in lines:
+        print(f"{name:<28}{value}")

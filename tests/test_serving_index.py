@@ -246,3 +246,41 @@ def test_a_tombstone_hides_its_release_everywhere(tmp_path):
         assert m.snapshot.find(victim["release_key"]) is None
     finally:
         m.close()
+
+
+def test_a_restart_reuses_segments_and_small_deltas_merge(tmp_path):
+    root, index = str(tmp_path / "cat"), str(tmp_path / "index")
+    write_synthetic_catalog(root, 3_000, groups=1, per_range=500, seed=13)
+    first = IndexManager(root, index_dir=index, in_process=True, batch_rows=1_600)
+    first.refresh()
+    expected = [r["release_key"] for r in first.snapshot.search(SearchQuery(limit=5_000)).rows]
+    folders = sorted(p.name for p in Path(index).iterdir())
+    first.close()
+    assert sorted(p.name for p in Path(index).iterdir()) == folders  # kept: not a temp dir
+    # Segments under batch_rows / 4 = 1,000 rows count as small deltas.
+    again = IndexManager(root, index_dir=index, in_process=True, batch_rows=4_000, max_deltas=2)
+    try:
+        report = again.refresh()
+        assert report.kind == "full" and report.partitions == 0  # nothing rebuilt
+        got = [r["release_key"] for r in again.snapshot.search(SearchQuery(limit=5_000)).rows]
+        assert got == expected
+        # Three more ranges land one by one: two small deltas, then they are merged.
+        extra = tmp_path / "extra"
+        write_synthetic_catalog(str(extra), 4_500, groups=1, per_range=500, seed=13)
+        new = sorted(p for p in (extra / "releases").rglob("*.parquet")
+                     if not (Path(root) / p.relative_to(extra)).exists())  # fmt: skip
+        kinds = []
+        for path in new:
+            target = Path(root) / path.relative_to(extra)
+            shutil.copy(path, target)
+            kinds.append(again.refresh().kind)
+        assert kinds == ["delta", "delta", "full"]
+        assert sum(s.segment.n < 1_000 for s in again.snapshot.segments) == 0  # merged
+        reference = IndexManager(root, in_process=True)
+        reference.refresh()
+        want = [r["release_key"] for r in reference.snapshot.search(SearchQuery(limit=9_000)).rows]
+        reference.close()
+        got = [r["release_key"] for r in again.snapshot.search(SearchQuery(limit=9_000)).rows]
+        assert got == want
+    finally:
+        again.close()

@@ -526,7 +526,9 @@ def _write(
         sink,
         compression="zstd",
         compression_level=1,
-        row_group_size=16_384,
+        # Small row groups in the chunk store: a download decodes the one group holding its
+        # key, ~2 k files' segment lists, not a whole partition's.
+        row_group_size=2_048 if sort_by_key else 65_536,
         use_dictionary=low_card,
     )
     path = partition_path(catalog, table, group, first, last)

@@ -72,9 +72,16 @@ def write_nzb(files: Iterable[NzbFile], meta: Sequence[tuple[str, str]] = ()) ->
         )
         out.extend(f"   <group>{xml_text(g)}</group>\n" for g in f.groups)
         out.append("  </groups>\n  <segments>\n")
+        ids = list(f.message_ids)
+        joined = "".join(ids)
+        # Checked once per file: message-ids almost never need brackets removed or escapes.
+        if "<" in joined or ">" in joined or _DIRTY.search(joined):
+            ids = [xml_text(m.strip("<>")) for m in ids]
         out.extend(
-            f'   <segment bytes="{b}" number="{n}">{xml_text(m.strip("<>"))}</segment>\n'
-            for n, b, m in zip(f.numbers.tolist(), f.sizes.tolist(), f.message_ids, strict=True)
+            [
+                f'   <segment bytes="{b}" number="{n}">{m}</segment>\n'
+                for n, b, m in zip(f.numbers.tolist(), f.sizes.tolist(), ids, strict=True)
+            ]
         )
         out.append("  </segments>\n </file>\n")
     out.append("</nzb>\n")

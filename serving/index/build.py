@@ -40,6 +40,11 @@ MERGED = "merged_into"  # a tombstone's target; such versions hide the release
 BITSET_SHARE = 32  # a term in more than 1/32 of the rows also gets a bitset
 
 
+def _column(rows: pa.Table, name: str, fill: object) -> np.ndarray:
+    """A column as numpy with nulls filled (a tombstone row carries only its key)."""
+    return pc.fill_null(rows.column(name), fill).to_numpy(zero_copy_only=False)
+
+
 def version_rank(finished: np.ndarray, written_range: np.ndarray) -> np.ndarray:
     """The newest version has the highest rank: finished first, then the latest range."""
     return (finished.astype(np.int64) << 62) | written_range.astype(np.int64)
@@ -72,6 +77,8 @@ def read_partitions(fs: AbstractFileSystem, paths: Sequence[str]) -> pa.Table:
             if c not in present:
                 t = t.append_column(target.field(c), pa.nulls(t.num_rows, target.field(c).type))
         t = t.select(columns)
+        for c in ("name", "poster", "group"):  # null on tombstones, which carry only a key
+            t = t.set_column(t.schema.get_field_index(c), c, pc.fill_null(t.column(c), ""))
         tables.append(t.append_column("file", pa.array(np.full(t.num_rows, i, dtype=np.int32))))
     if not tables:
         return pa.schema([*target, ("file", pa.int32())]).empty_table()
@@ -82,8 +89,8 @@ def newest_versions(rows: pa.Table) -> pa.Table:
     """One row per release key (its newest version), ordered newest posting first."""
     if rows.num_rows == 0:
         return rows
-    finished = rows.column("finished").to_numpy(zero_copy_only=False)
-    written = rows.column("written_range").to_numpy()
+    finished = _column(rows, "finished", False)
+    written = _column(rows, "written_range", 0)
     rank = version_rank(finished, written)
     keys = key_array(rows.column("release_key"))
     order = np.lexsort((-rank, keys))
@@ -91,7 +98,7 @@ def newest_versions(rows: pa.Table) -> pa.Table:
     first = np.ones(len(order), dtype=bool)
     first[1:] = sorted_keys[1:] != sorted_keys[:-1]
     keep = order[first]
-    posted = rows.column("posted_first").to_numpy()[keep]
+    posted = _column(rows, "posted_first", 0)[keep]
     # Newest first; the key breaks ties so the order is the same on every build.
     newest = keep[np.lexsort((keys[keep], -posted))]
     return rows.take(pa.array(newest))
@@ -185,7 +192,7 @@ def _term_pairs(rows: pa.Table) -> tuple[list[str], np.ndarray, np.ndarray]:
         )
         pair_terms.append(local[encoded.indices.to_numpy()])
         pair_ords.append(ordinals)
-    category = rows.column("category").to_numpy(zero_copy_only=False).astype(np.int64)
+    category = _column(rows, "category", 0).astype(np.int64)
     for cats in (category, category // 1000 * 1000):
         values = _distinct(cats)
         local = np.array(
@@ -209,15 +216,15 @@ def write_segment(rows: pa.Table, sources: Sequence[dict], out: str | os.PathLik
     n = rows.num_rows
     _write_ipc(folder / "rows.arrow", rows)
     save = lambda name, arr: np.save(folder / f"{name}.npy", arr)  # noqa: E731
-    save("posted", rows.column("posted_first").to_numpy().astype(np.int64))
-    save("bytes", rows.column("bytes").to_numpy().astype(np.int64))
-    save("category", rows.column("category").to_numpy(zero_copy_only=False).astype(np.int32))
+    save("posted", _column(rows, "posted_first", 0).astype(np.int64))
+    save("bytes", _column(rows, "bytes", 0).astype(np.int64))
+    save("category", _column(rows, "category", 0).astype(np.int32))
     save("file", rows.column("file").to_numpy().astype(np.int32))
     # Tombstones stay in the segment (they must outrank older versions elsewhere) but are
     # never shown: the server starts each segment's dead mask from this.
     save("hidden", rows.column(MERGED).is_valid().to_numpy(zero_copy_only=False))
-    finished = rows.column("finished").to_numpy(zero_copy_only=False)
-    save("rank", version_rank(finished, rows.column("written_range").to_numpy()))
+    finished = _column(rows, "finished", False)
+    save("rank", version_rank(finished, _column(rows, "written_range", 0)))
     keys = key_array(rows.column("release_key"))
     key_order = np.argsort(keys, kind="stable").astype(np.uint32)
     save("keys", keys[key_order])

@@ -3,11 +3,14 @@
 A refresh lists `releases` partitions. Partitions that only appeared (a range landed)
 are built into one new segment, in a worker process, in seconds; its versions are
 resolved against the older segments and a new snapshot is swapped in. A partition
-that changed or vanished (a redone range, a compaction) or too many delta segments
-trigger a full rebuild, also in workers, while the old snapshot keeps serving.
+that changed or vanished (a redone range, a compaction) rebuilds only the segments
+that read it; too many small delta segments are merged into one. The old snapshot
+keeps serving meanwhile.
 
-A full build cuts the catalog into batches of about `batch_rows` release rows, one
-segment each, so a build's memory is bounded by a batch, not by the catalog.
+Builds cut partitions into batches of about `batch_rows` release rows, one segment
+each, so a build's memory is bounded by a batch, not by the catalog. Segments record
+the partitions (path, size, mtime) they were built from: a server restarted on the
+same `index_dir` reuses every segment whose partitions are unchanged.
 """
 
 from __future__ import annotations
@@ -70,17 +73,15 @@ class IndexManager:
         self.in_process = in_process
         self.max_deltas = max_deltas
         self.batch_rows = batch_rows
-        self._deltas = 0
         self.snapshot = Snapshot([])
         self._sources: dict[str, dict] = {}
         self._lock = threading.Lock()  # one refresh at a time
-        self._counter = 0
         self._pool: cf.ProcessPoolExecutor | None = None
         self.last_refresh: RefreshReport | None = None
 
     def _build(self, paths: list[dict]) -> Segment:
-        self._counter += 1
-        out = str(self.index_dir / f"seg-{self._counter:06d}-{int(time.time())}")
+        # Names sort in build order, across restarts too.
+        out = str(self.index_dir / f"seg-{time.time_ns()}")
         if self.in_process:
             build_segment(self.catalog, paths, out)
         else:
@@ -99,33 +100,24 @@ class IndexManager:
         with self._lock:
             start = time.perf_counter()
             listed = {p["path"]: p for p in list_partitions(self.catalog)}
-            added = [p for path, p in listed.items() if path not in self._sources]
-            changed = any(
-                path not in listed or listed[path] != p for path, p in self._sources.items()
-            )
-            if not added and not changed:
+            if self._sources == listed:
                 return RefreshReport("none", 0, time.perf_counter() - start)
             old = self.snapshot
-            full = changed or not old.segments or self._deltas >= self.max_deltas
-            if full:
-                segments: list[LiveSegment] = []
-                for batch in self._batches(list(listed.values())):
-                    segment = self._build(batch)
-                    live = LiveSegment.of(segment)
-                    resolve_versions(segments, live)
-                    segments.append(live)
-                snapshot = Snapshot(segments, old.generation + 1)
-                kind, count = "full", len(listed)
-                self._deltas = 0
-            else:
+            added = [p for path, p in listed.items() if path not in self._sources]
+            changed = any(listed.get(path) != p for path, p in self._sources.items())
+            small = [s for s in old.segments if s.segment.n < self.batch_rows // 4]
+            if old.segments and not changed and len(small) < self.max_deltas:
+                # The common case: a range landed. One new segment; old masks are copied so
+                # requests still reading the old snapshot see it unchanged.
                 segment = self._build(added)
-                # Copies: requests still reading the old snapshot keep its masks unchanged.
                 older = [LiveSegment(s.segment, s.dead.copy(), s.dead_count) for s in old.segments]
                 live = LiveSegment.of(segment)
                 resolve_versions(older, live)
                 snapshot = Snapshot([*older, live], old.generation + 1)
                 kind, count = "delta", len(added)
-                self._deltas += 1
+            else:
+                snapshot, count = self._rebuild(listed, old, merge=len(small) >= self.max_deltas)
+                kind = "full"
             self.snapshot = snapshot
             self._sources = listed
             self._drop_unused(snapshot)
@@ -133,6 +125,44 @@ class IndexManager:
             self.last_refresh = report
             log.info("index refresh: %s, %d partitions, %.2f s", kind, count, report.seconds)
             return report
+
+    def _reusable(self, old: Snapshot) -> list[Segment]:
+        """Segments to keep: the live ones, or at start-up those left in `index_dir`."""
+        if old.segments:
+            return [s.segment for s in old.segments]
+        found = []
+        for folder in sorted(self.index_dir.glob("seg-*")):
+            try:
+                found.append(Segment(folder))
+            except (OSError, ValueError, KeyError):
+                shutil.rmtree(folder, ignore_errors=True)  # a build cut short
+        return found
+
+    def _rebuild(self, listed: dict[str, dict], old: Snapshot, merge: bool) -> tuple[Snapshot, int]:
+        """Keep every segment whose partitions are all unchanged; build the rest in batches.
+
+        A redone range or a compaction rebuilds only the segments that read its partitions;
+        at start-up a persistent `index_dir` is reused the same way. With `merge`, the
+        small delta segments are rebuilt as one. Dead masks are recomputed from scratch.
+        """
+        kept: list[Segment] = []
+        covered: set[str] = set()
+        for segment in self._reusable(old):
+            sources = segment.sources
+            unchanged = all(listed.get(p["path"]) == p for p in sources)
+            fresh = not covered & {p["path"] for p in sources}
+            too_small = merge and segment.n < self.batch_rows // 4
+            if unchanged and fresh and not too_small:
+                kept.append(segment)
+                covered |= {p["path"] for p in sources}
+        missing = [p for path, p in listed.items() if path not in covered]
+        built = [self._build(batch) for batch in self._batches(missing)] if missing else []
+        lives: list[LiveSegment] = []
+        for segment in [*kept, *built]:
+            live = LiveSegment.of(segment)
+            resolve_versions(lives, live)
+            lives.append(live)
+        return Snapshot(lives, old.generation + 1), len(missing)
 
     def _batches(self, partitions: list[dict]) -> list[list[dict]]:
         """Consecutive partitions (by group and span) of about `batch_rows` rows each."""

@@ -21,6 +21,7 @@ def _ipc(path: Path) -> pa.Table:
 class Segment:
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
+        # segment.json is written last: a folder without it is a build cut short.
         self.summary = json.loads((self.folder / "segment.json").read_text())
         self.rows = _ipc(self.folder / "rows.arrow")
         self.n = self.rows.num_rows
