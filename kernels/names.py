@@ -373,22 +373,18 @@ def _random_token(buf, a, b):
     """
     if b - a < 12:
         return False
-    plain = True  # only ASCII letters and digits
-    joined = True  # only letters, digits, `-` and `_`
+    plain = True  # only ASCII letters and digits, else letters and digits joined by - and _
     for i in range(a, b):
         c = buf[_U(i)]
-        if c >= 128:
-            return False  # UTF-8 letters: a title in another script, not noise
         if not _CC[c] & 7:
             plain = False
             if c != 45 and c != 95:
-                joined = False
+                # a dot, a space, a UTF-8 letter (a title in another script, not noise)...
+                return False
     if plain:
         return _random_alnum(buf, a, b)
     if _is_uuid(buf, a, b):
         return True
-    if not joined:
-        return False
     best_a = a
     best_n = 0
     i = a

@@ -11,7 +11,8 @@ no Python per line. The rules, in the order they run:
   one before the file name (else the first one after it; the last one with no name);
 - identity: the subject without the name, both counters, size texts, the word yEnc and
   a bare number after the part counter (Nyuu's file size); brackets left empty are
-  dropped, `-` separators and spaces collapsed, ASCII case folded. Its text is
+  dropped, `-` separators and spaces collapsed, ASCII case folded; posting tags alone
+  (`[PRiVATE]`, `[FULL]`, `[12345]`, `[#chan@EFNet]`) leave it empty. Its text is
   `kernels.reference.subject.identity_text`, which naming.py shows to people.
 
 Keys are 64-bit hashes (kernels.hashing) and never 0; 0 means "none".
@@ -319,6 +320,71 @@ def _identity(buf, s, e, removed, out, text):
     return t
 
 
+_TAG_WORDS = ("private", "full", "repost", "req", "request")
+_TAG_WORD_BYTES = np.zeros((len(_TAG_WORDS), 8), dtype=np.uint8)
+_TAG_WORD_LENS = np.array([len(w) for w in _TAG_WORDS], dtype=np.int64)
+for _i, _w in enumerate(_TAG_WORDS):
+    _TAG_WORD_BYTES[_i, : len(_w)] = np.frombuffer(_w.encode(), dtype=np.uint8)
+
+
+@leaf_kernel
+def _is_tag(text, a, b):
+    """Is text[a:b] (a bracket's content, spaces trimmed) a posting tag, not a title?
+    `private`, `full`, `repost`, `req`, `request`, `12345`/`####`, `#channel`, `x@efnet`."""
+    if b <= a:
+        return False
+    if text[_U(a)] == 35:
+        return True
+    number = True
+    for i in range(a, b):
+        c = text[_U(i)]
+        if c == 64:
+            return True
+        if not (48 <= c <= 57 or c == 35):
+            number = False
+    if number:
+        return True
+    for w in range(_TAG_WORD_LENS.shape[0]):
+        n = _TAG_WORD_LENS[w]
+        if b - a == n:
+            same = True
+            for k in range(n):
+                if text[_U(a + k)] != _TAG_WORD_BYTES[w, k]:
+                    same = False
+                    break
+            if same:
+                return True
+    return False
+
+
+@leaf_kernel
+def _only_tags(text, t):
+    """Is the identity text[0:t] nothing but posting tags in brackets and separators?"""
+    i = 0
+    while i < t:
+        c = text[_U(i)]
+        if c == 32 or c == 45:
+            i += 1
+            continue
+        if c != 91:
+            return False
+        j = i + 1
+        while j < t and text[_U(j)] != 93 and text[_U(j)] != 91:
+            j += 1
+        if j >= t or text[_U(j)] != 93:
+            return False
+        a = i + 1
+        b = j
+        while a < b and text[_U(a)] == 32:
+            a += 1
+        while b > a and text[_U(b - 1)] == 32:
+            b -= 1
+        if not _is_tag(text, a, b):
+            return False
+        i = j + 1
+    return True
+
+
 @leaf_kernel
 def _key(arr, a, b, seed):
     h = _hash_span(arr, a, b, seed)
@@ -461,10 +527,10 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
         if ns >= 0:
             name_start[li] = ns
             name_end[li] = ne
-            cls, vol, _strip = _classify(buf, ns, ne, codes, classes, strips)
+            cls, vol, strip = _classify(buf, ns, ne, codes, classes, strips)
             ext_class[li] = cls
             volume[li] = vol
-            st_end = _stem_end(buf, ns, ne, codes, classes, strips)
+            st_end = _stem_end(buf, ns, ne - strip, codes, classes, strips) if strip else ne
             if st_end > ns:
                 for k in range(ns, st_end):
                     scratch[_U(k - ns)] = _lower(buf[_U(k)])
@@ -516,7 +582,7 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
                     for q in range(a - s, k - s):
                         removed[_U(q)] = True
         t = _identity(buf, s, e, removed, scratch, text)
-        if t > 0:
+        if t > 0 and not _only_tags(text, t):
             identity_key[li] = _key(text, 0, t, np.uint64(0))
         if part[li] < 0 and file_index[li] < 0:
             random_subject[li] = _random_subject(buf, s, e)

@@ -58,9 +58,11 @@ def file_name(subject: bytes, name_start: int = -1, name_end: int = -1) -> str:
 
 
 def display_name(subject: bytes) -> str:
-    """The release name to show for a subject: its identity with posting tags trimmed,
-    or, when the identity is empty, the stem of its file name."""
-    text = _REPLY.sub("", to_text(subject_rules.display_text(subject)))
+    """The release name to show for a subject: its identity with posting tags trimmed
+    (the identity as it is when that leaves nothing), or, when the identity is empty, the
+    stem of its file name."""
+    identity = to_text(subject_rules.display_text(subject))
+    text = _REPLY.sub("", identity)
     previous = None
     while previous != text:  # tags can stand side by side: `[1234]-[FULL]-[#a.b.x]-`
         previous = text
@@ -72,6 +74,8 @@ def display_name(subject: bytes) -> str:
     text = re.sub(r"\s+", " ", text).strip(_EDGE)
     if text:
         return text
+    if identity:  # nothing but tags: still one name per identity
+        return identity
     name = file_name(subject)
     if name:
         return stem(name) or name

@@ -62,6 +62,11 @@ WORDS = [
     "IMG_0001",
     "Re:",
     "[PRiVATE]",
+    "[FULL]",
+    "[#a.b.teevee@EFNet]",
+    "[12345]-",
+    "[ # ]",
+    "[req]",
     "www.town.ag",
 ]
 EXTS = [
@@ -593,3 +598,16 @@ def test_adversarial_expectations(subject, part, file_counter, name, identity):
     if identity is not None:
         assert ref.identity_text(subject) == identity
         assert (row["identity_key"] == 0) == (identity == b"")
+
+
+def test_posting_tags_alone_are_no_identity():
+    rows = _check_against_reference(
+        [
+            b'[PRiVATE] [01/20] - "Show.Name.vol03+04.par2" yEnc (1/9)',
+            b'[1234]-[FULL]-[#a.b.teevee@EFNet]-[01/20] - "Show.Name.part01.rar" yEnc (1/2)',
+            b'[REQ] "Show.Name.nfo" yEnc (1/1)',
+            b'[PRiVATE] Real Title [01/20] - "Show.Name.par2" yEnc (1/9)',
+        ]
+    )
+    assert [r["identity_key"] == 0 for r in rows] == [True, True, True, False]
+    assert rows[0]["stem_key"] == rows[1]["stem_key"] == rows[2]["stem_key"] != 0

@@ -20,6 +20,10 @@ from kernels.reference.names import (
 )
 
 _WORD = rb"A-Za-z0-9_\x80-\xff"
+# posting tags alone are no release identity: `[private] - [full] [12345] [#a.b.x@efnet]`
+ONLY_TAGS_RE = re.compile(
+    rb"(?:[ -]|\[ *(?:private|full|repost|req|request|[0-9#]+|#[^\[\]]*|[^\[\]]*@[^\[\]]*) *\])*"
+)
 PART_RE = re.compile(rb"\((\d{1,9})/(\d{1,9})\)")
 FILEOF_RE = re.compile(
     rb"(?<![" + _WORD + rb"])[Ff][Ii][Ll][Ee] +(\d{1,9}) +[Oo][Ff] +(\d{1,9})(?!\d):?"
@@ -128,6 +132,8 @@ def parse(s: bytes) -> tuple[Parsed, bytes]:
     """All fields of one subject, and its identity text."""
     p, kept = parse_kept(s)
     identity = normalise(kept)
+    if ONLY_TAGS_RE.fullmatch(identity):
+        identity = b""
     p.identity_key = key_of(identity) if identity else 0
     return p, identity
 
@@ -178,4 +184,7 @@ def identity_text(s: bytes) -> bytes:
 def display_text(s: bytes) -> bytes:
     """The identity as the poster wrote it (case kept): equal identities, equal texts
     but for ASCII case."""
-    return normalise(parse_kept(s)[1], fold=False)
+    _, kept = parse_kept(s)
+    if ONLY_TAGS_RE.fullmatch(normalise(kept)):
+        return b""
+    return normalise(kept, fold=False)
