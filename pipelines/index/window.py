@@ -12,13 +12,15 @@ not kept: the window holds counters and names, not segment lists, across ranges.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from kernels import subject as sk
 from kernels.frontier import FrontierState
-from pipelines.index.batch import SOURCE_ALBUM, SegmentBatch
+from pipelines.index.batch import SOURCE_ALBUM, SOURCE_SUBJECT, SegmentBatch
 from pipelines.index.rules import Rules
 
 _DIGITS = re.compile(rb"\d+")
@@ -94,6 +96,8 @@ class OpenRelease:
     last_article: int
     files: list[OpenFile] = field(default_factory=list)
     keys: set[int] = field(default_factory=set)  # the file keys it holds
+    idents: set[int] = field(default_factory=set)  # the identities its files came under
+    sibling: tuple[int, int, bytes] | None = None
     file_total: int = -1
     written: bool = False  # a provisional version went out already
     members: list[bytes] = field(default_factory=list)  # album member names
@@ -126,6 +130,7 @@ class Window:
     frontier: FrontierState = field(default_factory=FrontierState)
     files: dict[int, OpenFile] = field(default_factory=dict)  # the current file of each key
     current: dict[int, list[OpenRelease]] = field(default_factory=dict)  # open, per identity
+    siblings: dict[tuple[int, int, bytes], list[OpenRelease]] = field(default_factory=dict)
     open: list[OpenRelease] = field(default_factory=list)
     albums: dict[tuple[int, bytes], Album] = field(default_factory=dict)
     batch_uploads: dict[tuple[int, int], set[int]] = field(default_factory=dict)
@@ -193,14 +198,14 @@ class Window:
         has starts a release of its own.
         """
         ident = int(batch.ident[a])
-        gap = self.rules.upload_gap
-        rel = None
-        for cand in self.current.get(ident, ()):
-            near = cand.first_date - gap <= first_date <= cand.last_date + gap
-            interleaved = first_article < cand.last_article
-            fits = (near or interleaved) and f.key not in cand.keys
-            if fits and (rel is None or cand.last_article > rel.last_article):
-                rel = cand
+        rel = self._nearest(self.current.get(ident, ()), f, first_date, first_article)
+        sibling = _sibling_key(f, int(batch.poster_key[a]), int(batch.source[a]))
+        if rel is None and sibling is not None:
+            # same poster, same subject up to the file counter, same total: the files of
+            # one upload whose unquoted names leaked into the identity
+            rel = self._nearest(self.siblings.get(sibling, ()), f, first_date, first_article)
+            if rel is not None and any(x.file_index == f.file_index for x in rel.files):
+                rel = None
         if rel is None:
             rel = OpenRelease(
                 ident=ident,
@@ -211,15 +216,35 @@ class Window:
                 first_article=first_article,
                 last_article=first_article,
             )
-            self.current.setdefault(ident, []).append(rel)
             self.open.append(rel)
+            if sibling is not None:
+                self.siblings.setdefault(sibling, []).append(rel)
+                rel.sibling = sibling
             if f.file_total >= self.rules.batch_total_min:
                 self._count_batch(rel, f.file_total)
+        if ident not in rel.idents:
+            rel.idents.add(ident)
+            self.current.setdefault(ident, []).append(rel)
         rel.files.append(f)
         rel.keys.add(f.key)
         f.release = rel
         if f.file_total > rel.file_total:
             rel.file_total = f.file_total
+
+    def _nearest(
+        self, candidates: Iterable[OpenRelease], f: OpenFile, first_date: int, first_article: int
+    ) -> OpenRelease | None:
+        """The latest open release the file fits: within the upload gap of it, or
+        interleaved with it (started before its last article), and not holding its key."""
+        gap = self.rules.upload_gap
+        best = None
+        for cand in candidates:
+            near = cand.first_date - gap <= first_date <= cand.last_date + gap
+            interleaved = first_article < cand.last_article
+            fits = (near or interleaved) and f.key not in cand.keys
+            if fits and (best is None or cand.last_article > best.last_article):
+                best = cand
+        return best
 
     def _count_batch(self, rel: OpenRelease, total: int) -> None:
         uploads = self.batch_uploads.setdefault((rel.poster_key, total), set())
@@ -295,11 +320,10 @@ class Window:
         return out
 
     def _forget(self, rel: OpenRelease) -> None:
-        peers = self.current.get(rel.ident, [])
-        if rel in peers:
-            peers.remove(rel)
-            if not peers:
-                del self.current[rel.ident]
+        for ident in rel.idents:
+            _drop(self.current, ident, rel)
+        if rel.sibling is not None:
+            _drop(self.siblings, rel.sibling, rel)
         for f in rel.files:
             if self.files.get(f.key) is f:
                 del self.files[f.key]
@@ -369,6 +393,28 @@ class Window:
                 _keep_copies(rel)
         albums = [self._album_release(a) for a in self.albums.values()]
         return [*self.open, *albums]
+
+
+def _drop(index: dict[Any, list[OpenRelease]], key: Any, rel: OpenRelease) -> None:
+    peers = index.get(key)
+    if peers is not None and rel in peers:
+        peers.remove(rel)
+        if not peers:
+            del index[key]
+
+
+# the file counter of a subject: [i/N], (i/N), i/N, File i of N
+_FILE_COUNTER = re.compile(rb"[\[(]?\s*\d+\s*/\s*\d+\s*[\])]?|file\s+\d+\s+of\s+\d+", re.I)
+
+
+def _sibling_key(f: OpenFile, poster_key: int, source: int) -> tuple[int, int, bytes] | None:
+    """(poster, file total, the subject before its file counter), for subject-named files."""
+    if source != SOURCE_SUBJECT or f.file_total < 2 or f.file_index < 1:
+        return None
+    m = _FILE_COUNTER.search(f.subject)
+    if m is None or m.start() < 8:
+        return None
+    return poster_key, f.file_total, f.subject[: m.start()].rstrip(b" -_[(").lower()
 
 
 def _keep_copies(rel: OpenRelease) -> None:
