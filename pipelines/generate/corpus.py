@@ -180,9 +180,4 @@ def _range_lines(n_lines: int, seed: int, days: float | None) -> tuple[bytes, in
             break
         articles = int(articles * 1.1) + 100
     segs, numbers = arts.segments[:n_lines], arts.numbers[:n_lines]
-    block = 100_000
-    parts = [
-        renderer.render(arts.name, segs[i : i + block], numbers[i : i + block])
-        for i in range(0, n_lines, block)
-    ]
-    return b"".join(parts), int(numbers[0]), int(numbers[-1])
+    return renderer.render(arts.name, segs, numbers), int(numbers[0]), int(numbers[-1])

@@ -7,6 +7,7 @@ wire form (one character a byte), so that encoding is a plain copy.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from operator import itemgetter
 from typing import Any
 
@@ -17,13 +18,14 @@ from pipelines.generate.schedule import XREF_HOST
 from pipelines.generate.segments import Segments
 
 BOGUS_RATE = 0.0003  # articles dated 1970 or 2099 by a broken clock
+PIECE_LINES = 8192
 
 
 class LineRenderer:
     def __init__(self, segments: Segments, xrefs: dict[int, str], rng: np.random.Generator):
         self.segments = segments
         self.xrefs = xrefs
-        self.crossed = np.array(sorted(xrefs), dtype=np.int64)
+        self.crossed = _mask(len(segments), xrefs)
         skew = np.array([s.skew for s in segments.sources], dtype=np.int64)
         style = np.array([s.date_style for s in segments.sources], dtype=np.int64)
         self.date_style = style[segments.source]
@@ -33,7 +35,7 @@ class LineRenderer:
         self.senders = [s.sender for s in segments.sources]
         self.dates = DateFormatter()
         self.bogus = self._bogus_dates(rng)
-        self.bogus_keys = np.array(sorted(self.bogus), dtype=np.int64)
+        self.bogus_mask = _mask(len(segments), self.bogus)
 
     def _bogus_dates(self, rng: np.random.Generator) -> dict[int, str]:
         n = len(self.segments)
@@ -61,18 +63,27 @@ class LineRenderer:
 
     def render(self, group: str, segs: np.ndarray, numbers: np.ndarray) -> bytes:
         """The CRLF lines of `segs` (in article order) as numbered in `group`."""
+        return b"".join(self.pieces(group, segs, numbers))
+
+    def pieces(self, group: str, segs: np.ndarray, numbers: np.ndarray) -> Iterator[bytes]:
+        """The same lines in pieces of a few MB: small buffers the allocator reuses, where
+        one of tens of MB would be fresh pages each time."""
+        for i in range(0, len(segs), PIECE_LINES):
+            yield self._render(group, segs[i : i + PIECE_LINES], numbers[i : i + PIECE_LINES])
+
+    def _render(self, group: str, segs: np.ndarray, numbers: np.ndarray) -> bytes:
         if len(segs) == 0:
             return b""
         idx = segs.tolist()
         seg = self.segments
         days, times, zones = self._date_parts(segs)
-        for i in _positions(segs, self.bogus_keys):
+        for i in np.nonzero(self.bogus_mask[segs])[0].tolist():
             days[i], times[i], zones[i] = self.bogus[idx[i]], "", ""
         # Xref: `head + number` for one group; the whole field for a crosspost
         nums = list(map(str, numbers.tolist()))  # formatted once, written twice
         heads = [f"Xref: {XREF_HOST} {group}:"] * len(idx)
         tails = list(nums)
-        for i in _positions(segs, self.crossed):
+        for i in np.nonzero(self.crossed[segs])[0].tolist():
             heads[i], tails[i] = self.xrefs[idx[i]], ""
         out = [
             f"{n}\t{subj}\t{frm}\t{d}{t}{z}\t<{mid}>\t\t{nb}\t{nl}\t{xh}{xt}\r\n"
@@ -94,10 +105,12 @@ class LineRenderer:
         return "".join(out).encode("latin-1")  # every character is one byte (subjects.on_wire)
 
 
-def _positions(segs: np.ndarray, keys: np.ndarray) -> list[int]:
-    if len(keys) == 0:
-        return []
-    return np.nonzero(np.isin(segs, keys))[0].tolist()
+def _mask(n: int, keys: dict[int, str]) -> np.ndarray:
+    """Which segments have an entry in `keys`: a lookup a chunk piece can index."""
+    mask = np.zeros(n, dtype=bool)
+    if keys:
+        mask[np.fromiter(keys, dtype=np.int64, count=len(keys))] = True
+    return mask
 
 
 def _take(values: list[Any], idx: list[int]) -> tuple[Any, ...]:
