@@ -204,3 +204,56 @@ def test_compaction_and_catalog_keep_the_answers(
     finished = [r for r in pq.read_table(f"{reference}/releases").to_pylist()]
     keys_seen = {r["release_key"] for r in finished}
     assert meta["releases"].value == len(keys_seen)
+
+
+def test_checks_catch_duplicates_gaps_and_unreadable_files(
+    straight: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    from assets.checks import check_results, count_gap, duplicate_finished_keys
+
+    reference, keys = straight
+    catalog = tmp_path / "catalog"
+    shutil.copytree(reference, catalog)
+    refs = max(ranges_by_group(keys).values(), key=len)
+    group, ref = refs[0].group, refs[0]
+    assert all(r.passed for r in check_results(str(catalog), refs))
+
+    releases = catalog / "releases" / group
+    with_finished = next(
+        p
+        for p in sorted(releases.glob("*.parquet"))
+        if any(pq.read_table(p)["finished"].to_pylist())
+    )
+    shutil.copy(with_finished, releases / "1-2.parquet")  # the same finished keys again
+    assert duplicate_finished_keys(str(catalog), group)
+    (releases / "1-2.parquet").unlink()
+
+    counts = catalog / "rule_counts" / group / f"{ref.name}.parquet"
+    table = pq.read_table(counts)
+    pq.write_table(table.slice(1), counts)  # one rule's drops lost
+    assert count_gap(str(catalog), ref) == table["count"][0].as_py()
+
+    (catalog / "probe_candidates" / group / f"{ref.name}.parquet").write_bytes(b"not parquet")
+    results = {r.check_name: r.passed for r in check_results(str(catalog), refs)}
+    assert results == {
+        "finished_keys_unique": True,
+        "counts_add_up": False,
+        "parquet_readable": False,
+    }
+
+
+def test_bad_partition_keys_and_ranges_not_in_the_corpus(corpus: str, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="not a range partition key"):
+        parse_range_key("alt.binaries.x")
+    with pytest.raises(ValueError, match="not a range partition key"):
+        parse_range_key("alt.binaries.x|5-2")
+    defs = _defs(corpus, str(tmp_path / "catalog"))
+    with dg.DagsterInstance.ephemeral() as instance:
+        register(instance, CorpusResource(url=corpus))
+        group = parse_range_key(_keys(instance)[0]).group
+        missing = f"{group}|1-999"
+        instance.add_dynamic_partitions(RANGES.name or "ranges", [missing])
+        result = _run(defs, instance, missing)
+        assert not result.success
+        error = result.get_step_failure_events()[0].step_failure_data.error
+        assert error is not None and f"the corpus has no range {group} 1-999" in error.message
