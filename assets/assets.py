@@ -13,6 +13,7 @@ from assets.checks import CHECK_SPECS, check_results
 from assets.indexing import GroupJob, index_groups
 from assets.partitions import GROUPS, RANGES, range_key, ranges_by_group
 from assets.resources import CatalogResource, CorpusResource, RulesResource
+from assets.sensors import busy_groups
 from pipelines.catalog.compact import DEFAULT_TARGET_BYTES, compact_group
 from pipelines.corpus.layout import RangeRef
 from pipelines.index.range_indexer import RangeResult
@@ -80,6 +81,16 @@ def header_pass(
     """Index the run's (group, range) partitions: each group in article order."""
     rule_set = rules.load()
     by_group = ranges_by_group(context.partition_keys)
+    # Two runs of one group at once would race for the carried window: refuse instead.
+    busy = busy_groups(context.instance, exclude_run=context.run.run_id)
+    clash = sorted(g for g in by_group if g in busy)
+    if clash:
+        raise dg.Failure(
+            description="; ".join(
+                f"{g} is being indexed by run {busy[g]}: a group's ranges run one at a time"
+                for g in clash
+            )
+        )
     jobs = [
         GroupJob(corpus.url, catalog.url, rule_set, group, tuple(refs))
         for group, refs in by_group.items()

@@ -149,35 +149,39 @@ def next_range(
     return None, "", 0
 
 
-def _busy_groups(instance: dg.DagsterInstance) -> set[str]:
-    runs = instance.get_run_records(
-        dg.RunsFilter(
-            statuses=[
-                dg.DagsterRunStatus.QUEUED,
-                dg.DagsterRunStatus.NOT_STARTED,
-                dg.DagsterRunStatus.STARTING,
-                dg.DagsterRunStatus.STARTED,
-                dg.DagsterRunStatus.CANCELING,
-            ]
-        )
-    )
-    busy = set()
-    for record in runs:
-        tags = record.dagster_run.tags
-        if GROUP_TAG in tags:
-            busy.add(tags[GROUP_TAG])
-        for key in _run_partition_keys(tags):
-            busy.add(parse_range_key(key).group)
+IN_FLIGHT = [
+    dg.DagsterRunStatus.QUEUED,
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+    dg.DagsterRunStatus.CANCELING,
+]
+
+
+def busy_groups(instance: dg.DagsterInstance, exclude_run: str = "") -> dict[str, str]:
+    """Group -> id of a queued or running run that indexes some of its ranges."""
+    keys = list(instance.get_dynamic_partitions(RANGES.name or "ranges"))
+    busy: dict[str, str] = {}
+    for record in instance.get_run_records(dg.RunsFilter(statuses=IN_FLIGHT)):
+        run = record.dagster_run
+        if run.run_id == exclude_run:
+            continue
+        for key in run_range_keys(run.tags, keys):
+            busy.setdefault(parse_range_key(key).group, run.run_id)
+        if GROUP_TAG in run.tags:
+            busy.setdefault(run.tags[GROUP_TAG], run.run_id)
     return busy
 
 
-def _run_partition_keys(tags: Mapping[str, str]) -> list[str]:
-    keys = [tags.get("dagster/partition", "")]
-    keys += [
-        tags.get("dagster/asset_partition_range_start", ""),
-        tags.get("dagster/asset_partition_range_end", ""),
-    ]
-    return [k for k in keys if "|" in k]
+def run_range_keys(tags: Mapping[str, str], keys: list[str]) -> list[str]:
+    """The range keys a run covers: its partition, or every key of its partition range."""
+    if tags.get("dagster/partition", "") in keys:
+        return [tags["dagster/partition"]]
+    start = tags.get("dagster/asset_partition_range_start", "")
+    end = tags.get("dagster/asset_partition_range_end", "")
+    if start in keys and end in keys:
+        return keys[keys.index(start) : keys.index(end) + 1]
+    return []
 
 
 @dg.sensor(
@@ -193,7 +197,7 @@ def index_sensor(
     known: dict[str, dict[str, Any]] = json.loads(context.cursor) if context.cursor else {}
     known[rule_set.fingerprint] = rule_set.to_json()
     keys = context.instance.get_dynamic_partitions(RANGES.name or "ranges")
-    busy = _busy_groups(context.instance)
+    busy = busy_groups(context.instance)
     requests = []
     for group, refs in ranges_by_group(keys).items():
         if group in busy:

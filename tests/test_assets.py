@@ -257,3 +257,22 @@ def test_bad_partition_keys_and_ranges_not_in_the_corpus(corpus: str, tmp_path: 
         assert not result.success
         error = result.get_step_failure_events()[0].step_failure_data.error
         assert error is not None and f"the corpus has no range {group} 1-999" in error.message
+
+
+def test_a_second_run_of_a_busy_group_is_refused(corpus: str, tmp_path: Path) -> None:
+    defs = _defs(corpus, str(tmp_path / "catalog"))
+    with dg.DagsterInstance.ephemeral() as instance:
+        register(instance, CorpusResource(url=corpus))
+        first = _keys(instance)[0]
+        other = dg.DagsterRun(
+            job_name="index_job",
+            run_id="f" * 36,
+            tags={"dagster/partition": first},
+            status=dg.DagsterRunStatus.STARTED,
+        )
+        instance.add_run(other)
+        result = _run(defs, instance, first)
+        assert not result.success
+        error = result.get_step_failure_events()[0].step_failure_data.error
+        assert error is not None and f"is being indexed by run {'f' * 36}" in error.message
+    assert not (tmp_path / "catalog").exists()
