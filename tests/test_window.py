@@ -1,0 +1,180 @@
+"""The carried window on hand-made overview lines: one behaviour a test."""
+
+from __future__ import annotations
+
+import email.utils
+from pathlib import Path
+
+from pipelines.corpus.layout import RangeRef, plan_chunks
+from pipelines.corpus.writer import CorpusWriter
+from pipelines.index.replay import replay
+from pipelines.index.rules import Rules
+from tests.catalog_truth import CatalogView, load_catalog
+
+GROUP = "alt.binaries.test"
+T0 = 1_700_000_000
+HOUR = 3600
+
+
+class Posts:
+    """Overview lines in article order, with filler noise that moves the frontier."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[int, bytes]] = []
+        self.number = 1000
+
+    def post(self, subject: str, poster: str, date: int, mid: str, date_text: str = "") -> None:
+        self.number += 1
+        text = date_text or email.utils.formatdate(date, usegmt=True)
+        line = "\t".join(
+            [
+                str(self.number),
+                subject,
+                poster,
+                text,
+                f"<{mid}>",
+                "",
+                "750000",
+                "5800",
+                f"Xref: h {GROUP}:{self.number}",
+            ]
+        )
+        self.lines.append((self.number, line.encode("utf-8") + b"\r\n"))
+
+    def upload(
+        self, name: str, files: int, parts: int, poster: str, start: int, tag: str = ""
+    ) -> list[str]:
+        mids = []
+        for i in range(1, files + 1):
+            for k in range(1, parts + 1):
+                mid = f"{tag or name}.{i}.{k}@up"
+                self.post(
+                    f'{name} [{i}/{files}] - "{name}.part{i:02d}.rar" yEnc ({k}/{parts})',
+                    poster,
+                    start + i * 60 + k,
+                    mid,
+                )
+                mids.append(mid)
+        return mids
+
+    def filler(self, start: int, hours: int, every: int = 60) -> None:
+        for t in range(start, start + hours * HOUR, every):
+            self.post(f"{t:032x}", "noise <n@x>", t, f"noise.{t}@x")
+
+    def index(self, tmp: Path, range_size: int = 1000, rules: Rules | None = None) -> CatalogView:
+        writer = CorpusWriter(str(tmp / "corpus"))
+        first, last = 1000, self.number + 10
+        for a in range(first - first % range_size, last + 1, range_size):
+            ref = RangeRef(GROUP, a, a + range_size - 1)
+            entries = []
+            for ca, cb in plan_chunks(ref.first, ref.last, 100):
+                body = b"".join(text for n, text in self.lines if ca <= n <= cb)
+                entries.append(writer.write_chunk(ref, ca, cb, body))
+            writer.write_manifest(ref, entries, complete=True)
+        replay(str(tmp / "corpus"), str(tmp / "catalog"), rules or Rules(), progress=False)
+        return load_catalog(tmp / "catalog")
+
+
+def releases_of(view: CatalogView, mids: list[str]) -> set[bytes]:
+    return {k for m in mids for k in view.release_of.get(m, ())}
+
+
+def test_an_upload_is_one_finished_release(tmp_path):
+    p = Posts()
+    mids = p.upload("Some.Show.S01E01.720p-GRP", 3, 4, "a <a@x>", T0)
+    p.filler(T0, 40)
+    view = p.index(tmp_path)
+    (key,) = releases_of(view, mids)
+    row = view.releases[key]
+    assert row["finished"] and row["complete"] and row["files"] == 3 and row["segments"] == 12
+    assert row["name"] == "Some.Show.S01E01.720p-GRP" and row["file_total"] == 3
+
+
+def test_a_skewed_clock_or_a_bogus_year_does_not_tear_a_file(tmp_path):
+    p = Posts()
+    name, mids = "Skewed.Thing.2020-GRP", []
+    for k in range(1, 9):
+        mid = f"s.{k}@up"
+        date_text = "Tue, 14 Mar 2099 17:01:17 GMT" if k == 4 else ""
+        date = T0 + k * 60 + (5 * HOUR if k == 6 else 0)  # one article 5 h ahead
+        p.post(f'{name} [1/1] - "{name}.mkv" yEnc ({k}/8)', "b <b@x>", date, mid, date_text)
+        mids.append(mid)
+    p.filler(T0, 40)
+    view = p.index(tmp_path)
+    (key,) = releases_of(view, mids)
+    assert view.releases[key]["segments"] == 8 and view.releases[key]["complete"]
+
+
+def test_a_repost_hours_later_is_a_release_of_its_own(tmp_path):
+    p = Posts()
+    first = p.upload("Repost.Me.2019-GRP", 2, 3, "c <c@x>", T0, tag="one")
+    p.filler(T0 + 600, 5)
+    again = p.upload("Repost.Me.2019-GRP", 2, 3, "c <c@x>", T0 + 6 * HOUR, tag="two")
+    p.filler(T0 + 6 * HOUR + 600, 40)
+    view = p.index(tmp_path)
+    a, b = releases_of(view, first), releases_of(view, again)
+    assert len(a) == len(b) == 1 and a != b
+
+
+def test_an_upload_across_ranges_is_one_release(tmp_path):
+    p = Posts()
+    p.filler(T0 - 2 * HOUR, 2, every=30)  # pushes the upload across a range boundary
+    mids = p.upload("Long.Upload.2021-GRP", 6, 40, "d <d@x>", T0)
+    p.filler(T0 + HOUR, 40)
+    view = p.index(tmp_path, range_size=100)
+    (key,) = releases_of(view, mids)
+    assert view.ids_of[key] == set(mids) and view.releases[key]["finished"]
+
+
+def test_images_of_one_poster_become_one_album(tmp_path):
+    p = Posts()
+    mids = []
+    for i in range(1, 8):
+        mid = f"img.{i}@up"
+        p.post(f'"IMG_{i:04d}.jpg" yEnc (1/1)', "e <e@x>", T0 + i * 30, mid)
+        mids.append(mid)
+    p.filler(T0 + 600, 60)
+    view = p.index(tmp_path, range_size=200)  # members open at range ends go out provisional
+    (key,) = releases_of(view, mids)
+    row = view.releases[key]
+    assert row["source"] == "album" and row["files"] == 7 and row["finished"]
+    assert row["name"] == "IMG_#.jpg" and len(row["members"]) == 7
+    # the members went out provisional at a range's end: tombstones hide them now
+    assert view.ids_of[key] == set(mids)
+
+
+def test_boilerplate_subjects_are_told_apart_by_stem(tmp_path):
+    p = Posts()
+    mids = {}
+    for n, stem in enumerate(["First.Film.2001-A", "Second.Film.2002-B"]):
+        mids[stem] = []
+        for i, ext in enumerate(["nfo", "par2", "part1.rar"], 1):
+            mid = f"{stem}.{i}@up"
+            p.post(
+                f"<TOWN> www.town.ag > sponsored by www.ssl-news.info > ({i}/3) "
+                f'"{stem}.{ext}" - 1,00 MB - yEnc (1/1)',
+                "f <f@x>",
+                T0 + n * 200 + i,
+                mid,
+            )
+            mids[stem].append(mid)
+    p.filler(T0 + 600, 40)
+    view = p.index(tmp_path)
+    a, b = (releases_of(view, m) for m in mids.values())
+    assert len(a) == len(b) == 1 and a != b
+    assert {view.releases[k]["name"] for k in a | b} == set(mids)
+
+
+def test_a_batch_counter_gives_no_file_total(tmp_path):
+    p = Posts()
+    mids = []
+    for n in range(1, 6):
+        mid = f"batch.{n}@up"
+        p.post(
+            f'[{n}/68067] "Thing.Number.{n:03d}.Alpha.mkv" yEnc (1/1)', "g <g@x>", T0 + n * 90, mid
+        )
+        mids.append(mid)
+    p.filler(T0 + 600, 40)
+    view = p.index(tmp_path)
+    keys = releases_of(view, mids)
+    assert keys and all(view.releases[k]["file_total"] is None for k in keys)
