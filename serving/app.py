@@ -40,3 +40,13 @@ def create_app(
     static = Path(__file__).with_name("static")
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
     return app
+
+
+SETTINGS_ENV = "USENET_INDEXER_SERVE_JSON"
+
+
+def app_from_env() -> FastAPI:
+    """The app of one `serve --workers` worker: settings handed over by the parent."""
+    import os
+
+    return create_app(Settings.model_validate_json(os.environ[SETTINGS_ENV]))

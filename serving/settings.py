@@ -10,17 +10,20 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="USENET_INDEXER_", extra="forbid")
 
     catalog: str = Field(description="catalog root: a folder or an fsspec URL")
-    api_keys: list[str] = Field(default_factory=list, description="accepted API keys")
+    # NoDecode: the environment gives "k1,k2" or "k1 k2", not JSON; the validator splits.
+    api_keys: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="accepted API keys"
+    )
     open_api: bool = Field(False, description="serve the API without a key (only if set)")
     site_title: str = "usenet-indexer"
     site_url: str | None = Field(None, description="public base URL for links in feeds")
@@ -34,6 +37,9 @@ class Settings(BaseSettings):
     )
     index_dir: str | None = Field(None, description="where index segments go (a temp dir if unset)")
     build_in_process: bool = Field(False, description="build index segments in the server process")
+    follow_index: bool = Field(
+        False, description="load segments another process builds (a `serve --workers` worker)"
+    )
     page_size: int = Field(50, ge=1, le=500)
     max_query_chars: int = Field(512, ge=16)
 

@@ -29,7 +29,10 @@ class Catalog:
         self.settings = settings
         self.views = CatalogViews(settings.catalog)
         self.index = IndexManager(
-            settings.catalog, settings.index_dir, in_process=settings.build_in_process
+            settings.catalog,
+            settings.index_dir,
+            in_process=settings.build_in_process,
+            follow=settings.follow_index,
         )
         self.files = ReleaseFilesLookup(self.views.fs, self.views.root)
         self.limits = KeyLimits(

@@ -284,3 +284,33 @@ def test_a_restart_reuses_segments_and_small_deltas_merge(tmp_path):
         assert got == want
     finally:
         again.close()
+
+
+def test_a_follower_serves_what_the_builder_writes(tmp_path):
+    """`serve --workers`: one process builds into index_dir, the workers only follow it."""
+    root, index = str(tmp_path / "cat"), str(tmp_path / "index")
+    write_synthetic_catalog(root, 1_000, groups=1, per_range=500, seed=17)
+    builder = IndexManager(root, index_dir=index, in_process=True)
+    follower = IndexManager(root, index_dir=index, follow=True)
+    try:
+        assert follower.refresh().kind == "none"  # nothing built yet: nothing to serve
+        builder.refresh()
+        assert follower.refresh().kind == "follow"
+        assert follower.snapshot.stats() == builder.snapshot.stats()
+        extra = tmp_path / "extra"
+        write_synthetic_catalog(str(extra), 1_500, groups=1, per_range=500, seed=17)
+        for path in sorted((extra / "releases").rglob("*.parquet")):
+            target = Path(root) / path.relative_to(extra)
+            if not target.exists():
+                shutil.copy(path, target)
+        assert follower.refresh().kind == "none"  # the new partition has no segment yet
+        assert builder.refresh().kind == "delta"
+        assert follower.refresh().kind == "follow"
+        q = SearchQuery(limit=2_000)
+        got = [r["release_key"] for r in follower.snapshot.search(q).rows]
+        assert got == [r["release_key"] for r in builder.snapshot.search(q).rows]
+        assert len(got) == 1_500
+    finally:
+        follower.close()
+        builder.close()
+    assert any(Path(index).iterdir())  # the follower never deletes the builder's segments

@@ -22,7 +22,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--config", help="TOML file with Settings fields")
     p.add_argument("--title", help="site title")
     p.add_argument("--refresh", type=float, help="seconds between looks for new partitions")
-    p.add_argument("--index-dir", help="where index segments are written (default: a temp dir)")
+    p.add_argument("--index-dir", help="where index segments are kept (default: a temp dir)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes; with more than one, this process builds the index and the "
+        "workers map the same segment files",
+    )
     p.set_defaults(run=run)
 
 
@@ -43,5 +50,47 @@ def run(args: argparse.Namespace) -> int:
     )
     if not settings.api_keys and not settings.open_api:
         print("serve: no API key configured and --open not given: the API will refuse every key")
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+    if args.workers <= 1:
+        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+        return 0
+    return _run_workers(settings, args)
+
+
+def _run_workers(settings: Any, args: argparse.Namespace) -> int:
+    """One builder (this process) and N workers that follow its segments."""
+    import os
+    import shutil
+    import tempfile
+    import threading
+
+    import uvicorn
+
+    from serving.app import SETTINGS_ENV
+    from serving.index.manager import IndexManager
+
+    index_dir = settings.index_dir or tempfile.mkdtemp(prefix="usenet-indexer-index-")
+    builder = IndexManager(settings.catalog, index_dir, in_process=settings.build_in_process)
+    report = builder.refresh()
+    print(
+        f"serve: index ready ({report.kind}, {report.seconds:.1f} s); "
+        f"starting {args.workers} workers"
+    )
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=builder.run_forever, args=(settings.refresh_seconds, stop), daemon=True
+    )
+    thread.start()
+    worker = settings.model_copy(update={"index_dir": index_dir, "follow_index": True})
+    os.environ[SETTINGS_ENV] = worker.model_dump_json()
+    try:
+        uvicorn.run(
+            "serving.app:app_from_env", factory=True, workers=args.workers,
+            host=args.host, port=args.port, log_level="info",
+        )  # fmt: skip
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        builder.close()
+        if settings.index_dir is None:
+            shutil.rmtree(index_dir, ignore_errors=True)
     return 0

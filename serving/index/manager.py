@@ -65,6 +65,7 @@ class IndexManager:
         in_process: bool = False,
         max_deltas: int = 8,
         batch_rows: int = 2_000_000,
+        follow: bool = False,
     ) -> None:
         self.catalog = catalog
         self._own_dir = index_dir is None
@@ -73,6 +74,9 @@ class IndexManager:
         self.in_process = in_process
         self.max_deltas = max_deltas
         self.batch_rows = batch_rows
+        # follow: another process (the `serve --workers` parent) builds into index_dir;
+        # this one only loads what it finds there.
+        self.follow = follow
         self.snapshot = Snapshot([])
         self._sources: dict[str, dict] = {}
         self._lock = threading.Lock()  # one refresh at a time
@@ -97,6 +101,8 @@ class IndexManager:
 
     def refresh(self) -> RefreshReport:
         """Bring the index up to date with the catalog; safe to call at any time."""
+        if self.follow:
+            return self._follow()
         with self._lock:
             start = time.perf_counter()
             listed = {p["path"]: p for p in list_partitions(self.catalog)}
@@ -138,6 +144,30 @@ class IndexManager:
                 shutil.rmtree(folder, ignore_errors=True)  # a build cut short
         return found
 
+    def _select(
+        self, candidates: list[Segment], listed: dict[str, dict], merge: bool = False
+    ) -> tuple[list[Segment], set[str]]:
+        """The segments whose partitions are all listed unchanged, none covered twice."""
+        kept: list[Segment] = []
+        covered: set[str] = set()
+        for segment in candidates:
+            paths = {p["path"] for p in segment.sources}
+            unchanged = all(listed.get(p["path"]) == p for p in segment.sources)
+            too_small = merge and segment.n < self.batch_rows // 4
+            if unchanged and not covered & paths and not too_small:
+                kept.append(segment)
+                covered |= paths
+        return kept, covered
+
+    @staticmethod
+    def _resolve(segments: list[Segment], generation: int) -> Snapshot:
+        lives: list[LiveSegment] = []
+        for segment in segments:
+            live = LiveSegment.of(segment)
+            resolve_versions(lives, live)
+            lives.append(live)
+        return Snapshot(lives, generation)
+
     def _rebuild(self, listed: dict[str, dict], old: Snapshot, merge: bool) -> tuple[Snapshot, int]:
         """Keep every segment whose partitions are all unchanged; build the rest in batches.
 
@@ -145,24 +175,33 @@ class IndexManager:
         at start-up a persistent `index_dir` is reused the same way. With `merge`, the
         small delta segments are rebuilt as one. Dead masks are recomputed from scratch.
         """
-        kept: list[Segment] = []
-        covered: set[str] = set()
-        for segment in self._reusable(old):
-            sources = segment.sources
-            unchanged = all(listed.get(p["path"]) == p for p in sources)
-            fresh = not covered & {p["path"] for p in sources}
-            too_small = merge and segment.n < self.batch_rows // 4
-            if unchanged and fresh and not too_small:
-                kept.append(segment)
-                covered |= {p["path"] for p in sources}
+        kept, covered = self._select(self._reusable(old), listed, merge)
         missing = [p for path, p in listed.items() if path not in covered]
         built = [self._build(batch) for batch in self._batches(missing)] if missing else []
-        lives: list[LiveSegment] = []
-        for segment in [*kept, *built]:
-            live = LiveSegment.of(segment)
-            resolve_versions(lives, live)
-            lives.append(live)
-        return Snapshot(lives, old.generation + 1), len(missing)
+        return self._resolve([*kept, *built], old.generation + 1), len(missing)
+
+    def _follow(self) -> RefreshReport:
+        """Load the segments another process built; partitions without one wait for it."""
+        with self._lock:
+            start = time.perf_counter()
+            listed = {p["path"]: p for p in list_partitions(self.catalog)}
+            loaded = {live.segment.folder: live.segment for live in self.snapshot.segments}
+            candidates = []
+            for folder in sorted(self.index_dir.glob("seg-*")):
+                segment = loaded.get(folder)
+                if segment is None:
+                    try:
+                        segment = Segment(folder)
+                    except (OSError, ValueError, KeyError):
+                        continue  # still being written: segment.json comes last
+                candidates.append(segment)
+            kept, _ = self._select(candidates, listed)
+            if [s.folder for s in kept] == list(loaded):
+                return RefreshReport("none", 0, time.perf_counter() - start)
+            self.snapshot = self._resolve(kept, self.snapshot.generation + 1)
+            report = RefreshReport("follow", len(kept), time.perf_counter() - start)
+            self.last_refresh = report
+            return report
 
     def _batches(self, partitions: list[dict]) -> list[list[dict]]:
         """Consecutive partitions (by group and span) of about `batch_rows` rows each."""
@@ -200,5 +239,5 @@ class IndexManager:
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
-        if self._own_dir:
+        if self._own_dir and not self.follow:
             shutil.rmtree(self.index_dir, ignore_errors=True)

@@ -92,6 +92,11 @@ def _any_of(seg: Segment, q: SearchQuery) -> list[list[int]] | None:
 
 
 _NONE = np.zeros(0, dtype=np.int64)
+# What a result list shows (feeds and pages); a single release (find) gets every column.
+LISTED_COLUMNS = [
+    "release_key", "name", "poster", "group", "posted_first", "files", "file_total",
+    "bytes", "complete", "category", "finished",
+]  # fmt: skip
 
 
 def count_and_head(live: LiveSegment, q: SearchQuery, want: int) -> tuple[int, np.ndarray]:
@@ -261,7 +266,7 @@ class Snapshot:
         out: list[dict[str, Any]] = [{}] * len(ords)
         for i in sorted(set(seg_of.tolist())):
             where = np.nonzero(seg_of == i)[0]
-            taken = self.segments[i].segment.take(ords[where])
+            taken = self.segments[i].segment.take(ords[where], LISTED_COLUMNS)
             for pos, row in zip(where.tolist(), taken, strict=True):
                 out[pos] = row
         return out

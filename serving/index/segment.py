@@ -58,13 +58,13 @@ class Segment:
             out.append((where, self.batches[b], ords[where] - self.batch_starts[b]))
         return out
 
-    def take(self, ords: np.ndarray) -> list[dict]:
-        """The rows at these ordinals, in the order given."""
+    def take(self, ords: np.ndarray, columns: list[str] | None = None) -> list[dict]:
+        """The rows at these ordinals (only `columns`, if given), in the order given."""
         out: list[dict] = [{}] * len(ords)
         for where, batch, local in self._by_batch(ords):
-            for pos, row in zip(
-                where.tolist(), batch.take(pa.array(local)).to_pylist(), strict=True
-            ):
+            part = batch if columns is None else batch.select(columns)
+            rows = part.take(pa.array(local)).to_pylist()
+            for pos, row in zip(where.tolist(), rows, strict=True):
                 out[pos] = row
         return out
 

@@ -1,0 +1,62 @@
+"""`usenet-indexer serve --workers 2`: a builder process and two workers on one index."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from pipelines.catalog.synthetic import write_synthetic_catalog
+
+pytestmark = pytest.mark.slow  # starts real server processes
+
+
+def _total(base: str) -> int:
+    r = httpx.get(f"{base}/api", params={"t": "search", "apikey": "k", "limit": 1}, timeout=30)
+    return int(r.text.split('total="')[1].split('"')[0])
+
+
+def test_workers_serve_and_pick_up_a_landed_range(tmp_path):
+    catalog = tmp_path / "cat"
+    write_synthetic_catalog(str(catalog), 2_000, groups=1, per_range=1_000, seed=23)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-m", "pipelines.cli", "serve", "--catalog", str(catalog),
+           "--port", str(port), "--api-key", "k", "--workers", "2", "--refresh", "0.5"]  # fmt: skip
+    server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 120
+        while True:
+            assert server.poll() is None, (
+                server.stderr.read().decode()[-2000:] if server.stderr else ""
+            )
+            try:
+                assert _total(base) == 2_000
+                break
+            except (httpx.TransportError, IndexError):
+                assert time.time() < deadline, "the workers did not come up"
+                time.sleep(0.5)
+        with tempfile.TemporaryDirectory() as tmp:
+            stats = write_synthetic_catalog(
+                tmp, 500, groups=1, first_group=5, per_range=500, seed=2
+            )
+            for path in stats.paths:
+                target = catalog / Path(path).relative_to(tmp)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(path, target)
+        # Every worker (requests land on either) must see it.
+        while sum(_total(base) == 2_500 for _ in range(6)) < 6:
+            assert time.time() < deadline, "the landed range never showed on every worker"
+            time.sleep(0.5)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
