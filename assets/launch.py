@@ -48,6 +48,7 @@ class MainJobSummary:
     headers: int = 0
     releases: int = 0
     index_seconds: float = 0.0  # inside the header pass, without Dagster's run overhead
+    compaction: list[str] = field(default_factory=list)
     seconds: float = 0.0
     catalog_metadata: dict[str, object] = field(default_factory=dict)
 
@@ -59,6 +60,7 @@ class MainJobSummary:
             f"{self.index_seconds:.1f} s in the header pass ({rate:,.0f} headers/s); "
             f"the catalog shows {self.releases:,} releases"
         ]
+        lines += [f"compacted {c}" for c in self.compaction]
         lines += [f"failed: {f}" for f in self.failed]
         return "\n".join(lines)
 
@@ -136,7 +138,15 @@ def run_main_job(
     if not summary.failed:
         compact_job = defs.resolve_job_def("compact_job")
         for group in by_group:
-            compact_job.execute_in_process(instance=instance, partition_key=group, run_config=QUIET)
+            run = compact_job.execute_in_process(
+                instance=instance, partition_key=group, run_config=QUIET
+            )
+            done_meta = run.asset_materializations_for_node("compacted")[0].metadata
+            left = sum(int(str(v.value)) for k, v in done_meta.items() if k.endswith("/files"))
+            summary.compaction.append(
+                f"{group}: {done_meta['files_merged'].value} files merged, {left} files left "
+                f"in {float(str(done_meta['seconds'].value)):.2f} s"
+            )
         done = defs.resolve_job_def("catalog_job").execute_in_process(
             instance=instance, run_config=QUIET
         )
