@@ -1,7 +1,8 @@
 """The scanner: line and field offsets over one inflated overview chunk.
 
-One pass over the bytes finds the line ends, the TAB-separated fields, the article
-number, and whether a line holds bytes that are not valid UTF-8. Each line gets a
+One pass over the bytes (one predictable branch a byte) finds the line ends, the
+TAB-separated fields, the article number, and whether a line holds bytes that are not
+valid UTF-8. Each line gets a
 status so the reader can count what it must survive (CORPUS.md) without a second pass.
 """
 
@@ -12,6 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels._jit import kernel
+
+# Unsigned indexes spare numba its negative-index (wraparound) code in the byte loop.
+_U = np.uint64
 
 # Fields of the default LIST OVERVIEW.FMT, in order.
 F_NUMBER, F_SUBJECT, F_FROM, F_DATE, F_MESSAGE_ID, F_REFERENCES, F_BYTES, F_LINES, F_XREF = range(9)
@@ -116,20 +120,23 @@ def _scan(buf, n_lines, first, last, terminated):
         s = pos
         f = 0
         fs = s
-        high = False
-        while pos < size and buf[pos] != 10:
-            b = buf[pos]
-            if b == 9:
-                if f < 9:
-                    fstart[li, f] = fs
-                    fend[li, f] = pos
-                f += 1
-                fs = pos + 1
-            elif b >= 0x80:
-                high = True
+        seen = 0  # every byte of the line OR-ed together: bit 7 set means non-ASCII
+        # one predictable branch a byte: TAB and LF are the only bytes below 11 that matter
+        while pos < size:
+            b = buf[_U(pos)]
+            seen |= b
+            if b < 11:
+                if b == 10:
+                    break
+                if b == 9:
+                    if f < 9:
+                        fstart[li, f] = fs
+                        fend[li, f] = pos
+                    f += 1
+                    fs = pos + 1
             pos += 1
         e = pos
-        if e > s and buf[e - 1] == 13:
+        if e > s and buf[_U(e - 1)] == 13:
             e -= 1
         if fs > e:  # a TAB right before the CR
             fs = e
@@ -143,7 +150,7 @@ def _scan(buf, n_lines, first, last, terminated):
         line_start[li] = s
         line_end[li] = e
         nfields[li] = min(f, 10)
-        if high:
+        if seen >= 0x80:
             non_utf8[li] = not _utf8_valid(buf, s, e)
         # article number: digits only, at most 18 of them
         a = fstart[li, 0]
@@ -151,7 +158,7 @@ def _scan(buf, n_lines, first, last, terminated):
         num = 0
         if z > a and z - a <= 18:
             for k in range(a, z):
-                d = buf[k]
+                d = buf[_U(k)]
                 if d < 48 or d > 57:
                     num = -1
                     break
