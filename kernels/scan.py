@@ -2,8 +2,8 @@
 
 One pass over the bytes (one predictable branch a byte) finds the line ends, the
 TAB-separated fields, the article number, and whether a line holds bytes that are not
-valid UTF-8. Each line gets a
-status so the reader can count what it must survive (CORPUS.md) without a second pass.
+valid UTF-8. Each line gets a status so the reader can count what it must survive
+(CORPUS.md) without a second pass.
 """
 
 from __future__ import annotations
@@ -120,11 +120,11 @@ def _scan(buf, n_lines, first, last, terminated):
         s = pos
         f = 0
         fs = s
-        seen = 0  # every byte of the line OR-ed together: bit 7 set means non-ASCII
+        acc = 0  # every byte of the line OR-ed together: bit 7 set means non-ASCII
         # one predictable branch a byte: TAB and LF are the only bytes below 11 that matter
         while pos < size:
             b = buf[_U(pos)]
-            seen |= b
+            acc |= b
             if b < 11:
                 if b == 10:
                     break
@@ -150,7 +150,7 @@ def _scan(buf, n_lines, first, last, terminated):
         line_start[li] = s
         line_end[li] = e
         nfields[li] = min(f, 10)
-        if seen >= 0x80:
+        if acc >= 0x80:
             non_utf8[li] = not _utf8_valid(buf, s, e)
         # article number: digits only, at most 18 of them
         a = fstart[li, 0]
