@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -69,7 +70,7 @@ def merge_file_rows(rows: pa.Table) -> list[NzbFile]:
     keep = np.ones(len(order), dtype=bool)
     keep[1:] = (seg_file[1:] != seg_file[:-1]) | (numbers[1:] != numbers[:-1])
     order, seg_file, numbers, sizes = order[keep], seg_file[keep], numbers[keep], sizes[keep]
-    id_list = ids.take(pa.array(order)).to_pylist()
+    id_list = ids.take(pa.array(order))  # stays Arrow: the writer joins it in C++
     bounds = np.searchsorted(seg_file, np.arange(len(file_of_name) + 1))
     first_row = {f: names.index(n) for n, f in file_of_name.items()}
     subjects = rows.column("subject").to_pylist()
@@ -116,9 +117,30 @@ class ReleaseFilesLookup:
         self._cache: OrderedDict[tuple[Any, ...], tuple[pq.FileMetaData, list]] = OrderedDict()
         self._cache_files = cache_files
         self._lock = threading.Lock()
+        self._listing: dict[str, tuple[float, list[PartitionFile]]] = {}
+        protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+        self._local = protocol in ("file", "local")
+
+    def _partitions(self, group: str) -> list[PartitionFile]:
+        # Listed at most once a second per group: a landed range shows within a second.
+        now = time.monotonic()
+        with self._lock:
+            hit = self._listing.get(group)
+        if hit is not None and now - hit[0] < 1.0:
+            return hit[1]
+        parts = partition_files(self.fs, f"{self.catalog}/release_files/{group}")
+        with self._lock:
+            self._listing[group] = (now, parts)
+        return parts
+
+    def _open(self, path: str, meta: pq.FileMetaData | None = None) -> pq.ParquetFile:
+        # Local files are memory-mapped; fsspec's file objects cost more per request.
+        if self._local:
+            return pq.ParquetFile(path, metadata=meta, memory_map=True)
+        return pq.ParquetFile(self.fs.open(path, "rb"), metadata=meta)
 
     def rows(self, group: str, key: bytes, first_article: int, last_article: int) -> pa.Table:
-        parts = partition_files(self.fs, f"{self.catalog}/release_files/{group}")
+        parts = self._partitions(group)
         tables = []
         for part in parts:
             if part.last < first_article or part.first > last_article:
@@ -138,8 +160,9 @@ class ReleaseFilesLookup:
             if hit is not None:
                 self._cache.move_to_end(ident)
                 return hit
-        with self.fs.open(path, "rb") as fh:
-            meta = pq.ParquetFile(fh).metadata
+        pf = self._open(path)
+        meta = pf.metadata
+        pf.close()
         col = meta.schema.to_arrow_schema().get_field_index("release_key")
         bounds = []
         for i in range(meta.num_row_groups):
@@ -159,13 +182,20 @@ class ReleaseFilesLookup:
             return None
         scalar = pa.scalar(key, pa.binary(20))
         out = []
-        with self.fs.open(path, "rb") as fh:
-            pf = pq.ParquetFile(fh, metadata=meta)
+        pf = self._open(path, meta)
+        try:
             for rg in groups:
+                if len(groups) == 1 and bounds[rg] is not None:
+                    # Statistics narrowed it to one group: read it whole, filter once.
+                    table = pf.read_row_group(rg)
+                    out.append(table.filter(pc.equal(table.column("release_key"), scalar)))
+                    continue
                 keys = pf.read_row_group(rg, columns=["release_key"]).column(0)
                 mask = pc.equal(keys, scalar)
                 if pc.any(mask).as_py():
                     out.append(pf.read_row_group(rg).filter(mask))
+        finally:
+            pf.close()
         return pa.concat_tables(out) if out else None
 
 

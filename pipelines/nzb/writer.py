@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
 NZB_NAMESPACE = "http://www.newzbin.com/DTD/2003/nzb"
 DTD_PATH = Path(__file__).with_name("nzb-1.1.dtd")
@@ -49,11 +50,29 @@ class NzbFile:
     groups: Sequence[str]
     numbers: np.ndarray  # segment (part) numbers, ascending and unique
     sizes: np.ndarray  # bytes of each segment
-    message_ids: Sequence[str]  # without angle brackets
+    message_ids: Sequence[str] | pa.Array | pa.ChunkedArray  # without angle brackets
 
     @property
     def bytes(self) -> int:
         return int(self.sizes.sum())
+
+
+def _segments_xml(f: NzbFile) -> str:
+    """A file's `<segment>` lines. Plain f-strings: ~0.7 us a segment, faster than
+    Arrow's string kernels at these sizes (their per-call cost dominates)."""
+    ids = f.message_ids
+    arrow = isinstance(ids, pa.Array | pa.ChunkedArray)
+    id_list: list[str] = ids.to_pylist() if arrow else list(ids)  # type: ignore[union-attr]
+    joined = "".join(id_list)
+    # Checked once per file: message-ids almost never need brackets removed or escapes.
+    if "<" in joined or ">" in joined or _DIRTY.search(joined):
+        id_list = [xml_text(m.strip("<>")) for m in id_list]
+    return "".join(
+        [
+            f'   <segment bytes="{b}" number="{n}">{m}</segment>\n'
+            for n, b, m in zip(f.numbers.tolist(), f.sizes.tolist(), id_list, strict=True)
+        ]
+    )
 
 
 def write_nzb(files: Iterable[NzbFile], meta: Sequence[tuple[str, str]] = ()) -> bytes:
@@ -72,17 +91,7 @@ def write_nzb(files: Iterable[NzbFile], meta: Sequence[tuple[str, str]] = ()) ->
         )
         out.extend(f"   <group>{xml_text(g)}</group>\n" for g in f.groups)
         out.append("  </groups>\n  <segments>\n")
-        ids = list(f.message_ids)
-        joined = "".join(ids)
-        # Checked once per file: message-ids almost never need brackets removed or escapes.
-        if "<" in joined or ">" in joined or _DIRTY.search(joined):
-            ids = [xml_text(m.strip("<>")) for m in ids]
-        out.extend(
-            [
-                f'   <segment bytes="{b}" number="{n}">{m}</segment>\n'
-                for n, b, m in zip(f.numbers.tolist(), f.sizes.tolist(), ids, strict=True)
-            ]
-        )
+        out.append(_segments_xml(f))
         out.append("  </segments>\n </file>\n")
     out.append("</nzb>\n")
     return "".join(out).encode("utf-8")
