@@ -634,16 +634,18 @@ def parse_subject_list(subjects: list[bytes]) -> SubjectFields:
 
 @leaf_kernel
 def _flag_encoded(buf, start, end, out):
+    # Both `=?` and `?=` hold a `?`: one compare a byte, the neighbours only at a `?`.
     for li in range(start.shape[0]):
         s = start[li]
         e = end[li]
-        first = -1
+        first = -1  # where the first `=?` starts
         flag = False
-        for i in range(s, e - 1):
-            if buf[_U(i)] == 61 and buf[_U(i + 1)] == 63:  # =?
-                if first < 0:
-                    first = i
-            elif first >= 0 and i >= first + 2 and buf[_U(i)] == 63 and buf[_U(i + 1)] == 61:  # ?=
+        for q in range(s, e):
+            if buf[_U(q)] != 63:
+                continue
+            if first < 0 and q > s and buf[_U(q - 1)] == 61:  # =? at q - 1
+                first = q - 1
+            elif first >= 0 and q >= first + 2 and q + 1 < e and buf[_U(q + 1)] == 61:  # ?=
                 flag = True
                 break
         out[_U(li)] = flag

@@ -74,14 +74,14 @@ class OpenFile:
 
     def fresh(self, numbers: np.ndarray) -> np.ndarray:
         """Which of these part numbers the file has not seen yet (and mark them seen)."""
-        top = int(numbers.max()) + 1
+        top = int(numbers[-1]) + 1  # part numbers ascend within a run
         if top > len(self.seen):
             grown = np.zeros(max(top, self.part_total + 1, 2 * len(self.seen)), np.bool_)
             grown[: len(self.seen)] = self.seen
             self.seen = grown
         new = ~self.seen[numbers]
         self.seen[numbers] = True
-        self.count += int(new.sum())
+        self.count += int(np.count_nonzero(new))
         return new
 
 
@@ -139,12 +139,16 @@ class Window:
     # -- reading ---------------------------------------------------------------------
 
     def add(self, batch: SegmentBatch) -> None:
-        bounds = batch.bounds
+        # per-run values as Python ints once a batch: numpy scalars cost more each
+        bounds = batch.bounds.tolist()
+        first_dates = batch.run_first_date.tolist()
+        first_articles = batch.run_first_article.tolist()
+        keys = batch.file_key[batch.bounds[:-1]].tolist()
         for r in range(batch.runs):
-            a, b = int(bounds[r]), int(bounds[r + 1])
-            first_date = int(batch.run_first_date[r])
-            first_article = int(batch.run_first_article[r])
-            key = int(batch.file_key[a])
+            a, b = bounds[r], bounds[r + 1]
+            first_date = first_dates[r]
+            first_article = first_articles[r]
+            key = keys[r]
             f = self.files.get(key)
             if f is None or self._is_repost(f, batch.number[a:b], first_date):
                 f = self._new_file(batch, r, a, first_date, first_article)
@@ -267,13 +271,16 @@ class Window:
 
     def _extend(self, f: OpenFile, batch: SegmentBatch, r: int, a: int, b: int) -> None:
         numbers = batch.number[a:b]
+        before = f.count
         fresh = f.fresh(numbers)
         rows = np.arange(a, b)
-        if not fresh.all():
+        if f.count - before == b - a:  # all new: the usual case, no masking
+            f.nbytes += int(batch.nbytes[a:b].sum())
+        else:
             rows, numbers = rows[fresh], numbers[fresh]
-        if not len(rows):
-            return
-        f.nbytes += int(batch.nbytes[rows].sum())
+            if not len(rows):
+                return
+            f.nbytes += int(batch.nbytes[rows].sum())
         f.pieces.append(Piece(batch, rows))
         f.first_date = min(f.first_date, int(batch.run_first_date[r]))
         f.last_date = max(f.last_date, int(batch.run_last_date[r]))
