@@ -12,7 +12,6 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from pipelines.catalog.compact import uncompact_range
 from pipelines.corpus.layout import RangeRef
 from pipelines.corpus.reader import CorpusReader, RangeInfo
 from pipelines.index.range_indexer import RangeResult, index_range
@@ -64,7 +63,6 @@ def index_group(
             window = _window_after(job.catalog, prev.ref, ref)
         elif prev is None:
             window = None
-        uncompact_range(job.catalog, ref.group, ref.first, ref.last)
         result, window = index_range(reader, info, job.catalog, job.rules, priority, window)
         carried_from = ref
         results.append(result)

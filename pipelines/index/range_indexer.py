@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from pipelines.catalog import schema
+from pipelines.catalog.compact import uncompact_range
 from pipelines.catalog.writer import write_partition
 from pipelines.corpus.reader import CorpusReader, RangeInfo, RangeReport
 from pipelines.index.output import Output
@@ -67,6 +68,8 @@ def index_range(
     version = rules.fingerprint
     window = window if window is not None else Window(rules)
     window.rules = rules
+    # a redone range's old rows may sit in compact files: take them out first
+    uncompact_range(catalog, ref.group, ref.first, ref.last)
     ctx = group_context(ref.group, priority, rules)
     out = Output(ref.group, ref.first, version)
     drops = Drops()
