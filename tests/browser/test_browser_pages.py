@@ -124,6 +124,8 @@ async def _submit_search(ws_url: str, base: str, words: str) -> str:
             assert time.time() < deadline, "the search page did not load"
             await asyncio.sleep(0.2)
             root = await call("DOM.getDocument")
+            if "root" not in root:  # mid-navigation the call can fail: ask again
+                continue
             node = await call(
                 "DOM.querySelector", nodeId=root["root"]["nodeId"], selector="input[name=q]"
             )
@@ -136,10 +138,12 @@ async def _submit_search(ws_url: str, base: str, words: str) -> str:
         while True:
             assert time.time() < deadline, "the form was not submitted"
             history = await call("Page.getNavigationHistory")
+            await asyncio.sleep(0.2)
+            if "entries" not in history:  # mid-navigation the call can fail: ask again
+                continue
             url = history["entries"][history["currentIndex"]]["url"]
             if "?" in url:
                 return url
-            await asyncio.sleep(0.2)
 
 
 def test_search_form_submits_without_javascript(base_url):
