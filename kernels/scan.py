@@ -44,7 +44,7 @@ class LineIndex:
 
     line_start: np.ndarray  # int64
     line_end: np.ndarray  # int64, exclusive, before CR/LF
-    field_start: np.ndarray  # int64 (n, N_FIELDS)
+    field_start: np.ndarray  # int64 (n, N_FIELDS), column-contiguous: [:, k] is one field
     field_end: np.ndarray  # int64 (n, N_FIELDS)
     n_fields: np.ndarray  # int32, fields actually present (capped at N_FIELDS + 1)
     number: np.ndarray  # int64
@@ -108,8 +108,9 @@ def _utf8_valid(buf, start, end):
 def _scan(buf, n_lines, first, last, terminated):
     line_start = np.empty(n_lines, np.int64)
     line_end = np.empty(n_lines, np.int64)
-    fstart = np.empty((n_lines, 9), np.int64)
-    fend = np.empty((n_lines, 9), np.int64)
+    # field-major: each field's column is contiguous (the kernels downstream take columns)
+    fstart = np.empty((9, n_lines), np.int64)
+    fend = np.empty((9, n_lines), np.int64)
     nfields = np.zeros(n_lines, np.int32)
     number = np.full(n_lines, -1, np.int64)
     status = np.zeros(n_lines, np.uint8)
@@ -130,8 +131,8 @@ def _scan(buf, n_lines, first, last, terminated):
                     break
                 if b == 9:
                     if f < 9:
-                        fstart[li, f] = fs
-                        fend[li, f] = pos
+                        fstart[f, li] = fs
+                        fend[f, li] = pos
                     f += 1
                     fs = pos + 1
             pos += 1
@@ -141,20 +142,20 @@ def _scan(buf, n_lines, first, last, terminated):
         if fs > e:  # a TAB right before the CR
             fs = e
         if f < 9:
-            fstart[li, f] = fs
-            fend[li, f] = e
+            fstart[f, li] = fs
+            fend[f, li] = e
         f += 1
         for k in range(f, 9):
-            fstart[li, k] = e
-            fend[li, k] = e
+            fstart[k, li] = e
+            fend[k, li] = e
         line_start[li] = s
         line_end[li] = e
         nfields[li] = min(f, 10)
         if acc >= 0x80:
             non_utf8[li] = not _utf8_valid(buf, s, e)
         # article number: digits only, at most 18 of them
-        a = fstart[li, 0]
-        z = fend[li, 0]
+        a = fstart[0, li]
+        z = fend[0, li]
         num = 0
         if z > a and z - a <= 18:
             for k in range(a, z):
@@ -186,7 +187,7 @@ def _scan(buf, n_lines, first, last, terminated):
                     status[li] = 4
                 else:
                     seen[k] = True
-    return line_start, line_end, fstart, fend, nfields, number, status, non_utf8
+    return line_start, line_end, fstart.T, fend.T, nfields, number, status, non_utf8
 
 
 def scan_chunk(

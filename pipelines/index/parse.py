@@ -191,6 +191,7 @@ def parse_chunk(
         [None, pa.py_buffer(mid_offsets.astype(np.int32)), pa.py_buffer(mid_data)],
     )
     firsts = sel[bounds[:-1]] if len(sel) else sel
+    raw, text = memoryview(chunk.data), buf.data
     return SegmentBatch(
         bounds=bounds,
         file_key=file_key[keep],
@@ -212,14 +213,18 @@ def parse_chunk(
         run_last_date=runs.last_date,
         run_first_article=runs.first_article,
         run_last_article=runs.last_article,
-        run_subject=[bytes(buf[s_start[i] : s_end[i]]) for i in firsts],
-        run_poster=[bytes(data[fs[i, sc.F_FROM] : fe[i, sc.F_FROM]]) for i in firsts],
-        run_name=[
-            bytes(buf[subj.name_start[i] : subj.name_end[i]]) if subj.name_start[i] >= 0 else b""
-            for i in firsts
-        ],
-        run_xref=[bytes(data[fs[i, sc.F_XREF] : fe[i, sc.F_XREF]]) for i in firsts],
+        run_subject=_texts(text, s_start[firsts], s_end[firsts]),
+        run_poster=_texts(raw, fs[firsts, sc.F_FROM], fe[firsts, sc.F_FROM]),
+        run_name=_texts(text, subj.name_start[firsts], subj.name_end[firsts]),
+        run_xref=_texts(raw, fs[firsts, sc.F_XREF], fe[firsts, sc.F_XREF]),
     )
+
+
+def _texts(view: memoryview, start: np.ndarray, end: np.ndarray) -> list[bytes]:
+    """view[start[i]:end[i]] as bytes each (b"" where start is -1): memoryview slices,
+    no numpy slice object per text."""
+    spans = zip(start.tolist(), end.tolist(), strict=True)
+    return [bytes(view[a:z]) if a >= 0 else b"" for a, z in spans]
 
 
 def _text(data: np.ndarray, start: int, end: int) -> str:
