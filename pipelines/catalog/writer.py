@@ -25,6 +25,9 @@ DEFAULT_LEVEL = 6
 LAYOUT: dict[str, dict[str, Any]] = {
     "release_files": {
         "compression_level": 1,
+        # rows are sorted by release key: small row groups let an NZB download decode
+        # only the one that holds its release (the statistics pin it)
+        "row_group_size": 2048,
         "use_dictionary": ["poster", "groups"],
         "column_encoding": {
             "seg_numbers": "DELTA_BINARY_PACKED",
@@ -39,12 +42,15 @@ def parquet_bytes(table: pa.Table, name: str) -> bytes:
     if not table.schema.equals(TABLES[name]):
         raise ValueError(f"{name}: schema differs from the catalog's\n{table.schema}")
     sink = io.BytesIO()
-    options: dict[str, Any] = {"compression_level": DEFAULT_LEVEL, **LAYOUT.get(name, {})}
+    options: dict[str, Any] = {
+        "compression_level": DEFAULT_LEVEL,
+        "row_group_size": 1 << 20,
+        **LAYOUT.get(name, {}),
+    }
     pq.write_table(
         table,
         sink,
         compression="zstd",
-        row_group_size=1 << 20,
         write_statistics=True,
         store_schema=True,
         **options,
