@@ -18,6 +18,7 @@ import numpy as np
 from kernels.hashing import (
     _P1,
     _P3,
+    _U,
     _avalanche,
     _hash_span,
     as_buffer,
@@ -26,6 +27,8 @@ from kernels.hashing import (
 )
 
 _MAX_DIGITS = 18  # every 18-digit number fits in int64
+# buf is indexed with unsigned numbers (kernels.hashing._U): no index here is negative,
+# and numba then drops its wraparound check from every byte read.
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 MONTH_NAMES = (
@@ -64,15 +67,15 @@ _ZONE_MINUTES = np.array(list(ZONES.values()), dtype=np.int64)
 
 @leaf_kernel
 def _uint(buf, a, b):
-    while a < b and buf[a] == 32:
+    while a < b and buf[_U(a)] == 32:
         a += 1
-    while b > a and buf[b - 1] == 32:
+    while b > a and buf[_U(b - 1)] == 32:
         b -= 1
     if b == a or b - a > _MAX_DIGITS:
         return -1
     v = 0
     for i in range(a, b):
-        c = buf[i]
+        c = buf[_U(i)]
         if c < 48 or c > 57:
             return -1
         v = v * 10 + (c - 48)
@@ -90,14 +93,14 @@ def _parse_uints(buf, start, end, out):
 
 @leaf_kernel
 def _letters_end(buf, i, e):
-    while i < e and ((65 <= buf[i] <= 90) or (97 <= buf[i] <= 122)):
+    while i < e and ((65 <= buf[_U(i)] <= 90) or (97 <= buf[_U(i)] <= 122)):
         i += 1
     return i
 
 
 @leaf_kernel
 def _digits_end(buf, i, e):
-    while i < e and 48 <= buf[i] <= 57:
+    while i < e and 48 <= buf[_U(i)] <= 57:
         i += 1
     return i
 
@@ -108,7 +111,7 @@ def _code(buf, a, b):
         return -1
     code = 0
     for i in range(a, b):
-        code = code * 32 + ((buf[i] | 32) - 96)
+        code = code * 32 + ((buf[_U(i)] | 32) - 96)
     return code
 
 
@@ -122,7 +125,7 @@ def _find(codes, code):
 
 @leaf_kernel
 def _spaces(buf, i, e):
-    while i < e and buf[i] == 32:
+    while i < e and buf[_U(i)] == 32:
         i += 1
     return i
 
@@ -131,7 +134,7 @@ def _spaces(buf, i, e):
 def _num(buf, a, b):
     v = 0
     for i in range(a, b):
-        v = v * 10 + (buf[i] - 48)
+        v = v * 10 + (buf[_U(i)] - 48)
     return v
 
 
@@ -159,12 +162,12 @@ def _days_in_month(y, m):
 def _date(buf, s, e):
     """(epoch seconds, ok) of the Date text buf[s:e]."""
     i = _spaces(buf, s, e)
-    if i < e and buf[i] >= 65:  # a weekday
+    if i < e and buf[_U(i)] >= 65:  # a weekday
         w = _letters_end(buf, i, e)
         if w == i or _find(_WEEKDAY_CODES, _code(buf, i, w)) < 0:
             return 0, False
         i = _spaces(buf, w, e)
-        if i < e and buf[i] == 44:
+        if i < e and buf[_U(i)] == 44:
             i = _spaces(buf, i + 1, e)
     d = _digits_end(buf, i, e)
     if not 1 <= d - i <= 2:
@@ -172,7 +175,7 @@ def _date(buf, s, e):
     day = _num(buf, i, d)
     i = d
     k = i
-    while k < e and (buf[k] == 32 or buf[k] == 45):
+    while k < e and (buf[_U(k)] == 32 or buf[_U(k)] == 45):
         k += 1
     if k == i:
         return 0, False
@@ -183,7 +186,7 @@ def _date(buf, s, e):
     month = mi % 12 + 1
     i = w
     k = i
-    while k < e and (buf[k] == 32 or buf[k] == 45):
+    while k < e and (buf[_U(k)] == 32 or buf[_U(k)] == 45):
         k += 1
     if k == i:
         return 0, False
@@ -202,7 +205,7 @@ def _date(buf, s, e):
     if i == d:
         return 0, False
     d = _digits_end(buf, i, e)
-    if not 1 <= d - i <= 2 or d >= e or buf[d] != 58:
+    if not 1 <= d - i <= 2 or d >= e or buf[_U(d)] != 58:
         return 0, False
     hour = _num(buf, i, d)
     i = d + 1
@@ -212,7 +215,7 @@ def _date(buf, s, e):
     minute = _num(buf, i, d)
     second = 0
     i = d
-    if i < e and buf[i] == 58:
+    if i < e and buf[_U(i)] == 58:
         d = _digits_end(buf, i + 1, e)
         if d - i - 1 != 2:
             return 0, False
@@ -221,7 +224,7 @@ def _date(buf, s, e):
     i = _spaces(buf, i, e)
     if i >= e:
         return 0, False  # no zone: the time could be anywhere
-    c = buf[i]
+    c = buf[_U(i)]
     if c == 43 or c == 45:
         d = _digits_end(buf, i + 1, e)
         if d - i - 1 != 4:
@@ -242,9 +245,9 @@ def _date(buf, s, e):
     i = _spaces(buf, i, e)
     if i < e:  # only a (comment) may follow
         z = e
-        while z > i and buf[z - 1] == 32:
+        while z > i and buf[_U(z - 1)] == 32:
             z -= 1
-        if buf[i] != 40 or buf[z - 1] != 41 or z - 1 <= i:
+        if buf[_U(i)] != 40 or buf[_U(z - 1)] != 41 or z - 1 <= i:
             return 0, False
     if day < 1 or day > _days_in_month(year, month) or hour > 23 or minute > 59 or second > 60:
         return 0, False
@@ -266,8 +269,12 @@ def _xref_body(buf, s, e):
     """Where the group entries start: after `Xref:` (any case) when the field has it."""
     i = _spaces(buf, s, e)
     if e - i >= 5:
-        x = (buf[i] | 32) == 120 and (buf[i + 1] | 32) == 114 and (buf[i + 2] | 32) == 101
-        if x and (buf[i + 3] | 32) == 102 and buf[i + 4] == 58:
+        x = (
+            (buf[_U(i)] | 32) == 120
+            and (buf[_U(i + 1)] | 32) == 114
+            and (buf[_U(i + 2)] | 32) == 101
+        )
+        if x and (buf[_U(i + 3)] | 32) == 102 and buf[_U(i + 4)] == 58:
             return i + 5
     return i
 
@@ -283,8 +290,8 @@ def _next_entry(buf, i, e):
         i = _spaces(buf, i, e)
         a = i
         colon = -1
-        while i < e and buf[i] != 32:
-            if buf[i] == 58:
+        while i < e and buf[_U(i)] != 32:
+            if buf[_U(i)] == 58:
                 colon = i
             i += 1
         digits = i - colon - 1
