@@ -6,6 +6,10 @@ import numpy as np
 
 from kernels._jit import kernel
 
+# Unsigned indexes spare numba its negative-index (wraparound) code in the byte loops;
+# no index here is negative.
+_U = np.uint64
+
 
 @kernel
 def _gather(buf, start, end):
@@ -18,7 +22,7 @@ def _gather(buf, start, end):
     for i in range(n):
         o = offsets[i]
         for k in range(start[i], end[i]):
-            data[o] = buf[k]
+            data[_U(o)] = buf[_U(k)]
             o += 1
     return data, offsets
 
@@ -27,7 +31,9 @@ def gather(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndar
     """The spans buf[start[i]:end[i]] one after another, and their n+1 offsets."""
     if len(start) != len(end):
         raise ValueError("start and end differ in length")
-    return _gather(buf, np.asarray(start, np.int64), np.asarray(end, np.int64))
+    start, end = np.asarray(start, np.int64), np.asarray(end, np.int64)
+    _check_bounds(buf, start, end)
+    return _gather(buf, start, end)
 
 
 @kernel
@@ -35,10 +41,14 @@ def _strip_angle(buf, start, end):
     s = start.copy()
     e = end.copy()
     for i in range(s.shape[0]):
-        while s[i] < e[i] and (buf[s[i]] == 32 or buf[s[i]] == 60):  # space, <
-            s[i] += 1
-        while e[i] > s[i] and (buf[e[i] - 1] == 32 or buf[e[i] - 1] == 62):  # space, >
-            e[i] -= 1
+        a = s[i]
+        z = e[i]
+        while a < z and (buf[_U(a)] == 32 or buf[_U(a)] == 60):  # space, <
+            a += 1
+        while z > a and (buf[_U(z - 1)] == 32 or buf[_U(z - 1)] == 62):  # space, >
+            z -= 1
+        s[i] = a
+        e[i] = z
     return s, e
 
 
@@ -46,4 +56,12 @@ def strip_angle_brackets(
     buf: np.ndarray, start: np.ndarray, end: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Message-id spans without their `<` `>` (NZBs and the catalog store them bare)."""
-    return _strip_angle(buf, np.asarray(start, np.int64), np.asarray(end, np.int64))
+    start, end = np.asarray(start, np.int64), np.asarray(end, np.int64)
+    _check_bounds(buf, start, end)
+    return _strip_angle(buf, start, end)
+
+
+def _check_bounds(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> None:
+    # the kernels read without bounds checks: a span outside the buffer is refused here
+    if len(start) and (start.min() < 0 or max(start.max(), end.max()) > len(buf)):
+        raise ValueError("a span lies outside the buffer")

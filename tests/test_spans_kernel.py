@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,3 +51,12 @@ def test_message_ids():
         np.frombuffer(buf, np.uint8), np.array([0, 8]), np.array([7, 17])
     )
     assert [buf[a:b] for a, b in zip(s, e, strict=True)] == [b"abc@x", b"def@y"]
+
+
+def test_spans_outside_the_buffer_are_refused():
+    buf = np.frombuffer(b"<abc@x>", np.uint8)
+    for starts, ends in (([-1], [3]), ([0], [8]), ([8], [8])):
+        with pytest.raises(ValueError, match="outside the buffer"):
+            spans.gather(buf, np.array(starts), np.array(ends))
+        with pytest.raises(ValueError, match="outside the buffer"):
+            spans.strip_angle_brackets(buf, np.array(starts), np.array(ends))
