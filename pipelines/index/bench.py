@@ -90,8 +90,22 @@ def _index_child(corpus: str, catalog: str, queue: Any) -> None:
     rules = Rules()
     _warm_up()
     result, _ = index_range(reader, info, catalog, rules, [group], None)
-    rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    queue.put((result.headers, result.segments_kept, result.cpu_seconds, result.seconds, rss_kb))
+    queue.put(
+        (result.headers, result.segments_kept, result.cpu_seconds, result.seconds, _peak_kb())
+    )
+
+
+def _peak_kb() -> int:
+    """This process's own peak RSS. Not ru_maxrss: Linux carries that across exec, so a
+    child would report its parent's peak (the generated range it holds)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def _warm_up() -> None:
