@@ -120,7 +120,6 @@ def _take(values: list[Any], idx: list[int]) -> tuple[Any, ...]:
 
 
 # every time of day as `HH:MM:SS`, and the zone text of each Date style
-_HMS = np.array(
-    [f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}" for s in range(86400)], dtype=object
-)
+_MM_SS = [f":{m:02d}:{s:02d}" for m in range(60) for s in range(60)]  # built at import: cheaply
+_HMS = np.array([f"{h:02d}{ms}" for h in range(24) for ms in _MM_SS], dtype=object)
 _ZONES = np.array(ZONES, dtype=object)

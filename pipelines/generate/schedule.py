@@ -60,17 +60,34 @@ def _numbers(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def _xrefs(segments: Segments, names: list[str], groups: list[GroupArticles]) -> dict[int, str]:
-    multi = np.fromiter((len(s.groups) > 1 for s in segments.sources), bool, len(segments.sources))
-    numbers: dict[int, dict[int, int]] = {}
+    """Built column-wise: one number array a group, then one f-string pass per Newsgroups
+    order (a handful of distinct orders), instead of a dict of dicts per segment."""
+    n_sources = len(segments.sources)
+    multi = np.fromiter((len(s.groups) > 1 for s in segments.sources), bool, n_sources)
+    # every segment of a multi-group source is crossposted, and carried by each of its groups
+    segs = np.nonzero(multi[segments.source])[0]
+    numbers = np.zeros((len(groups), len(segs)), dtype=np.int64)  # [group, crossed segment]
     for g, arts in enumerate(groups):
-        crossed = multi[segments.source[arts.segments]]
-        for seg, num in zip(
-            arts.segments[crossed].tolist(), arts.numbers[crossed].tolist(), strict=True
-        ):
-            numbers.setdefault(seg, {})[g] = num
-    xrefs = {}
-    for seg, per_group in numbers.items():
-        order = segments.sources[int(segments.source[seg])].groups
-        refs = " ".join(f"{names[g]}:{per_group[g]}" for g in order)
-        xrefs[seg] = f"Xref: {XREF_HOST} {refs}"
+        mask = multi[segments.source[arts.segments]]
+        numbers[g, np.searchsorted(segs, arts.segments[mask])] = arts.numbers[mask]
+    # each crossposted segment's Newsgroups order, as an index into the distinct orders
+    orders: dict[tuple[int, ...], int] = {}
+    order_of = np.array(
+        [
+            orders.setdefault(s.groups, len(orders)) if m else -1
+            for s, m in zip(segments.sources, multi, strict=True)
+        ],
+        dtype=np.int64,
+    )
+    seg_order = order_of[segments.source[segs]] if len(segs) else segs
+    xrefs: dict[int, str] = {}
+    for order, o in orders.items():
+        at = np.nonzero(seg_order == o)[0]
+        these = segs[at]
+        if not len(at):
+            continue
+        # names are group words (no braces), so the template only holds the number slots
+        template = f"Xref: {XREF_HOST} " + " ".join(f"{names[g]}:{{}}" for g in order)
+        refs = map(template.format, *(numbers[g, at].tolist() for g in order))
+        xrefs.update(zip(these.tolist(), refs, strict=True))
     return xrefs

@@ -66,12 +66,6 @@ def uploads_table(uploads: list[Upload], names: list[str]) -> pa.Table:
         cols["owner_group"].append(names[min(u.groups)])
         cols["posted_first"].append(u.posted_first)
         cols["posted_last"].append(u.posted_last)
-        cols["files"].append(
-            [
-                {"name": f.name, "part_total": f.part_total, "message_ids": f.message_ids}
-                for f in u.files
-            ]
-        )
         cols["file_total"].append(u.file_total)
         cols["complete"].append(u.complete)
         cols["readable"].append(u.readable)
@@ -81,7 +75,35 @@ def uploads_table(uploads: list[Upload], names: list[str]) -> pa.Table:
         cols["style"].append(u.style)
         cols["encoding"].append(u.encoding)
         cols["articles"].append(u.articles)
+    cols["files"] = _files_column(uploads)
     return pa.table(cols, schema=UPLOADS_SCHEMA)
+
+
+def _files_column(uploads: list[Upload]) -> pa.Array:
+    """Every upload's files as one list-of-struct array, built from flat columns and
+    offsets: Arrow converting a dict a file and a list a file's ids costs far more."""
+    names: list[str] = []
+    totals: list[int] = []
+    ids: list[str] = []
+    id_offsets = [0]
+    file_offsets = [0]
+    for u in uploads:
+        for f in u.files:
+            names.append(f.name)
+            totals.append(f.part_total)
+            ids.extend(f.message_ids)
+            id_offsets.append(len(ids))
+        file_offsets.append(len(names))
+    id_lists = pa.ListArray.from_arrays(
+        pa.array(id_offsets, pa.int32()), pa.array(ids, pa.string())
+    )
+    files = pa.StructArray.from_arrays(
+        [pa.array(names, pa.string()), pa.array(totals, pa.int32()), id_lists],
+        fields=list(FILE_TYPE),
+    )
+    return pa.ListArray.from_arrays(
+        pa.array(file_offsets, pa.int32()), files, type=pa.list_(FILE_TYPE)
+    )
 
 
 def noise_table(blocks: list[tuple[list[str], int, str]], names: list[str]) -> pa.Table:
@@ -99,7 +121,9 @@ def noise_table(blocks: list[tuple[list[str], int, str]], names: list[str]) -> p
 def write_parquet(table: pa.Table, url: str) -> int:
     """Write a table through fsspec, atomically; returns the bytes written."""
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd")
+    # no dictionary pages: most columns are message-ids, all distinct, where Arrow would
+    # try a dictionary, give up and fall back (slower, and no smaller)
+    pq.write_table(table, sink, compression="zstd", use_dictionary=False)
     payload = sink.getvalue().to_pybytes()
     fs, path = open_fs(url)
     atomic_put(fs, path, payload)

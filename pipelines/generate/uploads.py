@@ -120,9 +120,12 @@ class UploadWriter:
         if plan.encoding == "rfc2047_hidden":  # the whole subject, counter included, encoded
             subjects = self._hidden_subjects(heads, tails, file_list, part_list)
         else:
-            subjects = [
-                f"{heads[f]}{k}{tails[f]}" for f, k in zip(file_list, part_list, strict=True)
-            ]
+            # rows are grouped by file: one comprehension a file, head and tail held in locals
+            bounds = np.searchsorted(file_of, np.arange(n_files + 1)).tolist()
+            subjects = []
+            for f in range(n_files):
+                head, tail = heads[f], tails[f]
+                subjects += [f"{head}{k}{tail}" for k in part_list[bounds[f] : bounds[f + 1]]]
         numbers = [i if nzb else i + 1 for i in range(n_files)]
         message_ids = self.ids.for_upload(
             plan.poster, file_of, part, totals, times, numbers, announced
