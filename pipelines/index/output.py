@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kernels import subject as sk
 from kernels.reference import names as names_ref
@@ -240,10 +241,15 @@ class Output:
             f for f in schema.RELEASE_FILES if not f.name.startswith("seg_") and f.name != "bytes"
         ]
         base = pa.Table.from_pylist(self.file_rows, pa.schema(plain))
+        # the files' order first, on the small table, so the big one is built in it
+        by = [("release_key", "ascending"), ("name", "ascending"), ("date", "ascending")]
+        file_order = pc.sort_indices(base, sort_keys=by).to_numpy()
+        base = base.take(file_order)
+        segments = [self.file_segments[i] for i in file_order]
         empty = np.zeros(0, np.int64)
-        lengths = np.array([len(r) for _, r in self.file_segments], np.int64)
-        batch_ids = np.concatenate([empty, *(b for b, _ in self.file_segments)])
-        rows = np.concatenate([empty, *(r for _, r in self.file_segments)])
+        lengths = np.array([len(r) for _, r in segments], np.int64)
+        batch_ids = np.concatenate([empty, *(b for b, _ in segments)])
+        rows = np.concatenate([empty, *(r for _, r in segments)])
         starts = np.cumsum([0, *(len(n) for n in self._numbers)])[:-1].astype(np.int64)
         where = starts[batch_ids] + rows if len(rows) else empty
         numbers = np.concatenate([np.zeros(0, np.int32), *self._numbers])[where]
@@ -266,10 +272,7 @@ class Output:
             "seg_bytes", pa.ListArray.from_arrays(offsets, pa.array(sizes.astype(np.int32)))
         )
         table = table.append_column("seg_ids", pa.ListArray.from_arrays(offsets, ids))
-        table = table.select(schema.RELEASE_FILES.names).cast(schema.RELEASE_FILES)
-        return table.sort_by(
-            [("release_key", "ascending"), ("name", "ascending"), ("date", "ascending")]
-        )
+        return table.select(schema.RELEASE_FILES.names).cast(schema.RELEASE_FILES)
 
 
 def _as_text(ids: pa.Array) -> pa.Array:
