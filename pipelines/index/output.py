@@ -75,7 +75,10 @@ class Output:
     # per file row: (store index, row) of each of its segments
     file_segments: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     # the segment store: the columns of every batch a written file drew on
+    # by id(batch): the batches are kept alive here, or a freed batch's id could be
+    # reused by a new one and hand it the old batch's place (and segments)
     _stored: dict[int, int] = field(default_factory=dict)
+    _batches: list[SegmentBatch] = field(default_factory=list)
     _numbers: list[np.ndarray] = field(default_factory=list)
     _sizes: list[np.ndarray] = field(default_factory=list)
     _ids: list[pa.Array] = field(default_factory=list)
@@ -215,6 +218,7 @@ class Output:
         if index is None:
             index = len(self._numbers)
             self._stored[id(batch)] = index
+            self._batches.append(batch)
             self._numbers.append(batch.number)
             self._sizes.append(batch.nbytes)
             self._ids.append(batch.message_id)
