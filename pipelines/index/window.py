@@ -6,7 +6,8 @@ new file joins the open release of its identity under the same test, else starts
 A release is finished once the frontier is `window` seconds past its last part; at the
 end of a range the releases still open are handed out provisional and stay open here,
 so the group's next range finishes the same release (same key). What was handed out is
-not kept: the window holds counters and names, not segment lists, across ranges.
+not kept: across ranges the window holds counters and names, and segment lists only for
+single files that may still join an album.
 """
 
 from __future__ import annotations
@@ -116,9 +117,6 @@ class OpenRelease:
 
 @dataclass(slots=True, eq=False)
 class Album:
-    template: bytes
-    poster_key: int
-    first_date: int
     release: OpenRelease  # the album's own release, members' files in it
     lone: OpenRelease  # the first member as the release it was, should it stay alone
     members: int = 0
@@ -363,7 +361,7 @@ class Window:
                 album_template=key[1],
                 first_member=rel,
             )
-            album = Album(key[1], rel.poster_key, rel.first_date, shell, rel)
+            album = Album(shell, rel)
             self.albums[key] = album
         a = album.release
         a.files.extend(rel.files)
