@@ -230,11 +230,15 @@ def run_bench(
     seconds: float = 10.0,
     clients: int = 4,
     workers: int = 2,
+    index_dir: str | None = None,
 ) -> BenchReport:
+    """With `index_dir`, segments left there by an earlier run are reused (start-up then
+    measures a restart) and kept afterwards; otherwise a temp folder is built and removed."""
     ensure_catalog(catalog, releases)
     report = BenchReport(load_clients=clients, workers=workers)
     queries, big = _sample(catalog)
-    index_dir = tempfile.mkdtemp(prefix="bench-index-")
+    keep = index_dir is not None
+    index_dir = index_dir or tempfile.mkdtemp(prefix="bench-index-")
     try:
         server, base, report.startup_seconds = _start(catalog, index_dir, workers)
         try:
@@ -246,7 +250,8 @@ def run_bench(
         server, _, report.restart_seconds = _start(catalog, index_dir, workers)
         _stop(server)
     finally:
-        shutil.rmtree(index_dir, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(index_dir, ignore_errors=True)
     return report
 
 

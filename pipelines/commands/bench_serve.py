@@ -21,6 +21,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seconds", type=float, default=10.0, help="length of the load run")
     p.add_argument("--clients", type=int, default=4, help="concurrent clients in the load run")
     p.add_argument("--workers", type=int, default=2, help="server worker processes")
+    p.add_argument(
+        "--index-dir",
+        help="keep the index here and reuse it on the next run (skips the full build)",
+    )
     p.add_argument("--json", action="store_true", help="print the report as one JSON line")
     p.set_defaults(run=run)
 
@@ -29,7 +33,13 @@ def run(args: argparse.Namespace) -> int:
     from serving.bench import print_report, run_bench
 
     report = run_bench(
-        args.catalog, args.releases, args.searches, args.seconds, args.clients, args.workers
+        args.catalog,
+        args.releases,
+        args.searches,
+        args.seconds,
+        args.clients,
+        args.workers,
+        args.index_dir,
     )
     print_report(report, args.json)
     return 0
