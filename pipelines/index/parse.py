@@ -24,7 +24,8 @@ from kernels.subject import parse_subjects
 from pipelines.corpus.reader import Chunk
 from pipelines.index.batch import SOURCE_STEM, SOURCE_SUBJECT, SegmentBatch
 from pipelines.index.rules import Rules
-from pipelines.rfc2047 import decode_subjects
+from pipelines.index.subjects import parse_shared
+from pipelines.rfc2047 import decode_texts
 
 RULE_CROSSPOST = "crosspost"
 RULE_GARBAGE = "garbage_signature"
@@ -135,44 +136,51 @@ def parse_chunk(
         sample(RULE_GARBAGE, garbage)
         live &= ~garbage
 
-    buf, s_start, s_end = decode_subjects(chunk.data, fs[:, sc.F_SUBJECT], fe[:, sc.F_SUBJECT])
-    subj = parse_subjects(buf, s_start, s_end)
+    # subjects of the lines still in play, parsed once per class (a file's lines share one)
+    lrows = np.flatnonzero(live)
+    buf, subj = parse_shared(data, fs[lrows, sc.F_SUBJECT], fe[lrows, sc.F_SUBJECT])
 
-    random_subject = live & subj.random_subject
+    def lines_of(mask: np.ndarray) -> np.ndarray:
+        full = np.zeros(len(ix), np.bool_)
+        full[lrows[mask]] = True
+        return full
+
+    random_subject = subj.random_subject
     drops.add(RULE_RANDOM_SUBJECT, int(random_subject.sum()))
-    sample(RULE_RANDOM_SUBJECT, random_subject)
-    live &= ~random_subject
+    sample(RULE_RANDOM_SUBJECT, lines_of(random_subject))
+    in_play = ~random_subject
 
     part = subj.part.copy()
     part_total = subj.part_total.copy()
     # a named yEnc file without a (k/K) counter is one whole segment
-    single = live & (part < 0) & subj.has_yenc & (subj.name_start >= 0)
+    single = in_play & (part < 0) & subj.has_yenc & (subj.name_start >= 0)
     part[single] = 1
     part_total[single] = 1
-    no_counter = live & (part < 0)
+    no_counter = in_play & (part < 0)
     drops.add(RULE_NO_COUNTER, int(no_counter.sum()))
-    live &= ~no_counter
+    in_play &= ~no_counter
     # a counter no file has: part past the total, or a total no upload reaches
-    bad_counter = live & ((part > part_total) | (part_total > MAX_PARTS))
+    bad_counter = in_play & ((part > part_total) | (part_total > MAX_PARTS))
     drops.add(RULE_BAD_COUNTER, int(bad_counter.sum()))
-    sample(RULE_BAD_COUNTER, bad_counter)
-    live &= ~bad_counter
-    sample(RULE_NO_COUNTER, no_counter)
+    sample(RULE_BAD_COUNTER, lines_of(bad_counter))
+    in_play &= ~bad_counter
+    sample(RULE_NO_COUNTER, lines_of(no_counter))
 
-    rows = np.flatnonzero(live)
-    file_key = hashing.mix(poster_key[rows], subj.file_key[rows])
-    identity = subj.identity_key[rows]
-    stem = subj.stem_key[rows]
+    pos = np.flatnonzero(in_play)  # positions in lrows
+    rows = lrows[pos]  # lines of the chunk
+    file_key = hashing.mix(poster_key[rows], subj.file_key[pos])
+    identity = subj.identity_key[pos]
+    stem = subj.stem_key[pos]
     by_stem = (identity == 0) | np.isin(identity, ctx.boilerplate)
     source = np.where(by_stem, SOURCE_STEM, SOURCE_SUBJECT).astype(np.uint8)
     # nothing but a nameless counter: the file itself is the release
-    ident_part = np.where(by_stem, np.where(stem != 0, stem, subj.file_key[rows]), identity)
+    ident_part = np.where(by_stem, np.where(stem != 0, stem, subj.file_key[pos]), identity)
     ident = hashing.mix(poster_key[rows], ident_part.astype(np.uint64))
 
     nbytes = fk.parse_uint(data, fs[rows, sc.F_BYTES], fe[rows, sc.F_BYTES])
     nbytes = np.maximum(nbytes, 0)
     runs = file_runs(
-        file_key, effective[rows], part[rows], ix.number[rows], nbytes, rules.upload_gap
+        file_key, effective[rows], part[pos], ix.number[rows], nbytes, rules.upload_gap
     )
     keep = runs.order[~runs.duplicate]
     drops.add(RULE_DUPLICATE, int(runs.duplicate.sum()))
@@ -181,6 +189,7 @@ def parse_chunk(
     bounds = runs.bounds - dup_before[runs.bounds]
 
     sel = rows[keep]
+    spos = pos[keep]
     mid_s, mid_e = spans.strip_angle_brackets(
         data, fs[sel, sc.F_MESSAGE_ID], fe[sel, sc.F_MESSAGE_ID]
     )
@@ -191,6 +200,7 @@ def parse_chunk(
         [None, pa.py_buffer(mid_offsets.astype(np.int32)), pa.py_buffer(mid_data)],
     )
     firsts = sel[bounds[:-1]] if len(sel) else sel
+    fpos = spos[bounds[:-1]] if len(sel) else spos
     raw, text = memoryview(chunk.data), buf.data
     return SegmentBatch(
         bounds=bounds,
@@ -198,13 +208,13 @@ def parse_chunk(
         ident=ident[keep],
         poster_key=poster_key[sel],
         source=source[keep],
-        number=part[sel].astype(np.int32),
-        part_total=part_total[sel].astype(np.int32),
-        file_index=subj.file_index[sel].astype(np.int32),
-        file_total=subj.file_total[sel].astype(np.int32),
-        ext_class=subj.ext_class[sel],
-        volume=subj.volume[sel].astype(np.int32),
-        random_name=subj.random_name[sel],
+        number=part[spos].astype(np.int32),
+        part_total=part_total[spos].astype(np.int32),
+        file_index=subj.file_index[spos].astype(np.int32),
+        file_total=subj.file_total[spos].astype(np.int32),
+        ext_class=subj.ext_class[spos],
+        volume=subj.volume[spos].astype(np.int32),
+        random_name=subj.random_name[spos],
         nbytes=nbytes[keep],
         article=ix.number[sel],
         date=effective[sel],
@@ -213,9 +223,9 @@ def parse_chunk(
         run_last_date=runs.last_date,
         run_first_article=runs.first_article,
         run_last_article=runs.last_article,
-        run_subject=_texts(text, s_start[firsts], s_end[firsts]),
+        run_subject=decode_texts(chunk.data, fs[firsts, sc.F_SUBJECT], fe[firsts, sc.F_SUBJECT]),
         run_poster=_texts(raw, fs[firsts, sc.F_FROM], fe[firsts, sc.F_FROM]),
-        run_name=_texts(text, subj.name_start[firsts], subj.name_end[firsts]),
+        run_name=_texts(text, subj.name_start[fpos], subj.name_end[fpos]),
         run_xref=_texts(raw, fs[firsts, sc.F_XREF], fe[firsts, sc.F_XREF]),
     )
 

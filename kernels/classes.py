@@ -1,0 +1,120 @@
+"""Subject classes: the lines of one file differ only in their part counter's numbers.
+
+An upload of 50 parts posts 50 subjects that are byte for byte the same apart from the
+`k` (and, rarely, the `K`) of the last `(k/K)`. Parsing one subject per class and
+handing its fields to every member spares the subject parser (and the RFC 2047 decoder)
+all but one line of each file in a chunk.
+
+The class key hashes the subject without its last strict `(k/K)`; the line's own k and
+K are read here. A line whose counter is not after every `?=` (an encoded word could
+decode to another counter after it) has no shared counter: its key hashes the whole
+subject, so only identical subjects share its class, and its part comes from the parse.
+The two kinds hash with different seeds, so they never share a key by construction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kernels._jit import kernel
+from kernels.hashing import _hash_span, as_buffer, check_spans
+from kernels.subject import _strict_counter
+
+_U = np.uint64
+SEED_SHARED = np.uint64(0x5EC7_C1A5_5E5C_0001)
+SEED_WHOLE = np.uint64(0x5EC7_C1A5_5E5C_0002)
+
+
+@dataclass(frozen=True)
+class SubjectClasses:
+    """Per line: its class and its own counter; per class: the line that represents it."""
+
+    cls: np.ndarray  # int64 class of each line, numbered in order of first appearance
+    key: np.ndarray  # uint64 class key of each line
+    part: np.ndarray  # int32 k of the shared counter, -1 when the key is the whole subject
+    part_total: np.ndarray  # int32 K of the shared counter, -1 likewise
+    tail: np.ndarray  # int64 bytes from the counter's `(` to the subject's end, -1 if none
+    counter_len: np.ndarray  # int64 length of the counter, 0 if none
+    first: np.ndarray  # int64 per class: the first line of it
+
+    def __len__(self) -> int:
+        return len(self.cls)
+
+    @property
+    def classes(self) -> int:
+        return len(self.first)
+
+
+@kernel
+def _classes(buf, start, end, key, part, part_total, tail, counter_len, cls, first, table):
+    mask = np.uint64(table.shape[0] - 1)
+    n_classes = 0
+    for li in range(start.shape[0]):
+        s = start[li]
+        e = end[li]
+        # where the last `?=` ends: a shared counter must come after it
+        enc_end = s
+        for q in range(e - 2, s - 1, -1):
+            if buf[_U(q)] == 63 and buf[_U(q + 1)] == 61:
+                enc_end = q + 2
+                break
+        ps = -1
+        pe = -1
+        v1 = 0
+        v2 = 0
+        for j in range(e - 1, s - 1, -1):
+            if buf[_U(j)] == 40:
+                ce, a, b = _strict_counter(buf, j, e)
+                if ce >= 0:
+                    ps = j
+                    pe = ce
+                    v1 = a
+                    v2 = b
+                    break
+        if ps >= enc_end:
+            k = _hash_span(buf, pe, e, _hash_span(buf, s, ps, SEED_SHARED))
+            part[li] = v1
+            part_total[li] = v2
+            tail[li] = e - ps
+            counter_len[li] = pe - ps
+        else:
+            k = _hash_span(buf, s, e, SEED_WHOLE)
+            part[li] = -1
+            part_total[li] = -1
+            tail[li] = -1
+            counter_len[li] = 0
+        key[li] = k
+        h = k & mask
+        while True:
+            slot = table[h]
+            if slot < 0:
+                table[h] = n_classes
+                first[n_classes] = li
+                cls[li] = n_classes
+                n_classes += 1
+                break
+            if key[first[slot]] == k:
+                cls[li] = slot
+                break
+            h = (h + _U(1)) & mask
+    return n_classes
+
+
+def subject_classes(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) -> SubjectClasses:
+    """Class every subject span buf[start[i]:end[i]]: same class, same subject but k/K."""
+    arr = as_buffer(buf)
+    start, end = check_spans(arr, start, end)
+    n = len(start)
+    size = 1 << max(4, (2 * n).bit_length())  # at most half full: short probe chains
+    table = np.full(size, -1, np.int64)
+    key = np.empty(n, np.uint64)
+    part = np.empty(n, np.int32)
+    part_total = np.empty(n, np.int32)
+    tail = np.empty(n, np.int64)
+    counter_len = np.empty(n, np.int64)
+    cls = np.empty(n, np.int64)
+    first = np.empty(n, np.int64)
+    k = _classes(arr, start, end, key, part, part_total, tail, counter_len, cls, first, table)
+    return SubjectClasses(cls, key, part, part_total, tail, counter_len, first[:k].copy())

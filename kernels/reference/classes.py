@@ -1,0 +1,40 @@
+"""Plain-Python reference of kernels.classes, with a regex and a dict."""
+
+from __future__ import annotations
+
+from kernels.classes import SEED_SHARED, SEED_WHOLE
+from kernels.reference.hashing import hash_bytes
+from kernels.reference.subject import PART_RE
+
+
+def subject_classes(subjects: list[bytes]) -> dict[str, list[int]]:
+    """Per line: class, key, part, part_total, tail, counter_len; per class: first line."""
+    out: dict[str, list[int]] = {
+        k: [] for k in ("cls", "key", "part", "part_total", "tail", "counter_len", "first")
+    }
+    seen: dict[int, int] = {}
+    for line, s in enumerate(subjects):
+        counters = list(PART_RE.finditer(s))
+        enc_end = s.rfind(b"?=")
+        enc_end = enc_end + 2 if enc_end >= 0 else 0
+        m = counters[-1] if counters else None
+        if m is not None and m.start() >= enc_end:
+            key = hash_bytes(s[m.end() :], hash_bytes(s[: m.start()], int(SEED_SHARED)))
+            part, total = int(m.group(1)), int(m.group(2))
+            tail, length = len(s) - m.start(), m.end() - m.start()
+        else:
+            key = hash_bytes(s, int(SEED_WHOLE))
+            part, total, tail, length = -1, -1, -1, 0
+        if key not in seen:
+            seen[key] = len(out["first"])
+            out["first"].append(line)
+        for name, value in (
+            ("cls", seen[key]),
+            ("key", key),
+            ("part", part),
+            ("part_total", total),
+            ("tail", tail),
+            ("counter_len", length),
+        ):
+            out[name].append(value)
+    return out

@@ -1,0 +1,95 @@
+"""kernels.classes.subject_classes against its reference, and what a class promises."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernels.classes import subject_classes
+from kernels.reference import classes as ref
+
+# fragments that make counters, near-counters and encoded words meet in odd ways
+FRAGMENTS = [
+    b"(1/5)",
+    b"(12/50)",
+    b"(05/50)",
+    b"(1/)",
+    b"((2/3)",
+    b"(1/2))",
+    b"[1/5]",
+    b"=?UTF-8?B?w6k=?=",
+    b"=?utf-8?q?a_b?=",
+    b"?=",
+    b"=?",
+    b" yEnc ",
+    b'"a.rar"',
+    b" ",
+    b"x",
+    b"(",
+    b"/",
+    b")",
+    b"7",
+    b"\xc3\xa9",
+]
+subjects = st.lists(
+    st.lists(st.sampled_from(FRAGMENTS), max_size=8).map(b"".join), min_size=0, max_size=40
+)
+
+
+def _run(subs: list[bytes]) -> dict[str, list[int]]:
+    buf = b"".join(subs)
+    ends = np.cumsum([len(s) for s in subs], dtype=np.int64)
+    starts = ends - np.array([len(s) for s in subs], dtype=np.int64)
+    c = subject_classes(buf, starts, ends)
+    return {
+        "cls": c.cls.tolist(),
+        "key": [int(k) for k in c.key],
+        "part": c.part.tolist(),
+        "part_total": c.part_total.tolist(),
+        "tail": c.tail.tolist(),
+        "counter_len": c.counter_len.tolist(),
+        "first": c.first.tolist(),
+    }
+
+
+@settings(max_examples=400, deadline=None)
+@given(subjects)
+def test_matches_reference(subs):
+    assert _run(subs) == ref.subject_classes(subs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(subjects)
+def test_members_differ_only_in_their_counter(subs):
+    got = _run(subs)
+    for line, s in enumerate(subs):
+        rep = subs[got["first"][got["cls"][line]]]
+        if got["part"][line] < 0:
+            assert s == rep  # no shared counter: only identical subjects share a class
+        else:
+            cut = len(s) - got["tail"][line]
+            rcut = len(rep) - got["tail"][got["first"][got["cls"][line]]]
+            assert s[:cut] == rep[:rcut]
+            assert (
+                s[cut + got["counter_len"][line] :]
+                == rep[rcut + got["counter_len"][got["first"][got["cls"][line]]] :]
+            )
+
+
+def test_the_parts_of_one_file_are_one_class():
+    subs = [f'[3/7] - "a.part03.rar" yEnc ({k}/{120}) 1234'.encode() for k in range(1, 121)]
+    subs.append(b'[3/7] - "a.part03.rar" yEnc (1/120) 1235')  # another Nyuu size: another file
+    subs.append(b"=?UTF-8?B?w6k=?= (1/2)")  # a counter after the encoded word is shared
+    subs.append(b"=?UTF-8?B?w6k=?= (2/2)")
+    subs.append(b"(1/2) =?UTF-8?B?w6k=?=")  # one before it is not
+    subs.append(b"(2/2) =?UTF-8?B?w6k=?=")
+    got = _run(subs)
+    assert set(got["cls"][:120]) == {0}
+    assert got["part"][:120] == list(range(1, 121))
+    assert got["cls"][120:] == [1, 2, 2, 3, 4]
+    assert got["part"][123:] == [-1, -1]
+
+
+def test_empty():
+    assert _run([])["first"] == []

@@ -1,0 +1,77 @@
+"""pipelines.index.subjects.parse_shared gives every line what parsing it alone gives."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernels.subject import SubjectFields, parse_subjects
+from pipelines.generate import generate_range_lines
+from pipelines.index.subjects import parse_shared
+from pipelines.rfc2047 import decode_subjects
+
+
+def _spans(subjects: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    data = np.frombuffer(b"".join(subjects), np.uint8)
+    ends = np.cumsum([len(s) for s in subjects], dtype=np.int64)
+    starts = ends - np.array([len(s) for s in subjects], dtype=np.int64)
+    return data, starts, ends
+
+
+def _assert_same(data: np.ndarray, start: np.ndarray, end: np.ndarray) -> None:
+    buf, got = parse_shared(data, start, end)
+    want_buf, want_start, want_end = decode_subjects(data, start, end)
+    want = parse_subjects(want_buf, want_start, want_end)
+    for f in fields(SubjectFields):
+        if f.name in ("name_start", "name_end"):
+            continue
+        assert np.array_equal(getattr(got, f.name), getattr(want, f.name)), f.name
+    for i in range(len(start)):
+        assert (got.name_start[i] >= 0) == (want.name_start[i] >= 0), i
+        mine = buf[got.name_start[i] : got.name_end[i]].tobytes()
+        theirs = want_buf[want.name_start[i] : want.name_end[i]].tobytes()
+        assert mine == theirs, i
+
+
+TEMPLATES = [
+    b'[{i}/12] - "Show.S01E0{i}.720p.mkv" yEnc ({k}/{K}) 73400320',
+    b'"My Photo {k}.jpg" yEnc ({k}/{K})',  # the counter's numbers inside the quoted name
+    b'"My Photo ({k}/{K}).jpg" yEnc',  # the only (k/K) is in the name
+    b"=?UTF-8?B?0J/RgNC40LLQtdGC?= - File {i} of 5 - a.part{i}.rar yEnc ({k}/{K})",
+    b"({k}/{K}) =?UTF-8?Q?=C3=A9t=C3=A9?= [{i}/3]",
+    b"=?UTF-8?B?KDEvMik=?= yEnc ({k}/{K}) =?UTF-8?B?KDEvMik=?=",  # decodes to (1/2)
+    b"yEnc ({k}/{K}) ({i}/{K}) x",
+    b"{k}/{K} loose ({k}/{K})",
+    b"A{i}B ({k}/{K})({k}/{K})",
+    b"jsdf8s7df6s8d7f6sd8f7 ({k}/{K})",
+    b"noise {i} {k}",
+]
+lines = st.tuples(
+    st.sampled_from(TEMPLATES),
+    st.integers(1, 3),
+    st.integers(1, 12),
+    st.sampled_from([5, 12, 120]),
+).map(
+    lambda t: (
+        t[0]
+        .replace(b"{i}", str(t[1]).encode())
+        .replace(b"{k}", str(t[2]).encode())
+        .replace(b"{K}", str(t[3]).encode())
+    )
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(lines, max_size=60))
+def test_shared_parse_equals_parsing_each_line(subjects):
+    _assert_same(*_spans(subjects))
+
+
+def test_on_a_generated_range():
+    # real shapes: many posters, styles, encodings, noise; ~300 B a line
+    data, _first, _last = generate_range_lines(n_lines=20_000, seed=5)
+    subjects = [line.split(b"\t")[1] for line in data.split(b"\r\n") if line]
+    _assert_same(*_spans(subjects))
