@@ -106,7 +106,7 @@ def decode_texts(data: bytes | np.ndarray, start: np.ndarray, end: np.ndarray) -
     """Each subject data[start[i]:end[i]] as decoded bytes: for a few lines (one a file
     run), without the copy of the whole chunk that decode_subjects makes."""
     arr = np.frombuffer(data, np.uint8) if not isinstance(data, np.ndarray) else data
-    view = memoryview(arr)
+    view = arr.data
     flagged = set(np.flatnonzero(flag_encoded_words(arr, start, end)).tolist())
     spans = zip(start.tolist(), end.tolist(), strict=True)
     return [
