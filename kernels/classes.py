@@ -54,26 +54,26 @@ def _classes(buf, start, end, key, part, part_total, tail, counter_len, cls, fir
     for li in range(start.shape[0]):
         s = start[li]
         e = end[li]
-        # where the last `?=` ends: a shared counter must come after it
-        enc_end = s
-        for q in range(e - 2, s - 1, -1):
-            if buf[_U(q)] == 63 and buf[_U(q + 1)] == 61:
-                enc_end = q + 2
-                break
+        # one scan from the end: the last strict (k/K), unless a `?=` comes first
         ps = -1
         pe = -1
         v1 = 0
         v2 = 0
+        shared = False
         for j in range(e - 1, s - 1, -1):
-            if buf[_U(j)] == 40:
+            c = buf[_U(j)]
+            if c == 61 and j > s and buf[_U(j - 1)] == 63:
+                break
+            if c == 40:
                 ce, a, b = _strict_counter(buf, j, e)
                 if ce >= 0:
                     ps = j
                     pe = ce
                     v1 = a
                     v2 = b
+                    shared = True
                     break
-        if ps >= enc_end:
+        if shared:
             k = _hash_span(buf, pe, e, _hash_span(buf, s, ps, SEED_SHARED))
             part[li] = v1
             part_total[li] = v2
