@@ -9,7 +9,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from serving.newznab.router import router as newznab_router
+from serving.newznab.asgi import NewznabEndpoints
 from serving.settings import Settings
 from serving.state import Catalog
 from serving.web import router as web_router
@@ -35,7 +35,8 @@ def create_app(
     app = FastAPI(title=settings.site_title, lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.catalog = catalog
     app.state.settings = settings
-    app.include_router(newznab_router)
+    # /api, /rss and /nzb are answered by this layer before FastAPI's own stack.
+    app.add_middleware(NewznabEndpoints)
     app.include_router(web_router)
     static = Path(__file__).with_name("static")
     app.mount("/static", StaticFiles(directory=str(static)), name="static")

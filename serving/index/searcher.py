@@ -9,10 +9,12 @@ all a page can need; pages merge across segments by posting date.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from serving import text
 from serving.index.segment import Segment
@@ -52,10 +54,17 @@ class LiveSegment:
         return self._dead_bits
 
 
-@dataclass
 class SearchResult:
-    total: int
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    """A page of matches: the total, and the page's rows as an Arrow table (feeds render
+    it column by column) or, on demand, as dicts (pages, JSON)."""
+
+    def __init__(self, total: int, table: pa.Table | None = None) -> None:
+        self.total = total
+        self.table = table if table is not None else _EMPTY_PAGE
+
+    @cached_property
+    def rows(self) -> list[dict[str, Any]]:
+        return self.table.to_pylist()
 
 
 def _contains(sorted_values: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -97,6 +106,7 @@ LISTED_COLUMNS = [
     "release_key", "name", "poster", "group", "posted_first", "files", "file_total",
     "bytes", "complete", "category", "finished",
 ]  # fmt: skip
+_EMPTY_PAGE = pa.table({c: pa.array([], pa.null()) for c in LISTED_COLUMNS})
 
 
 def count_and_head(live: LiveSegment, q: SearchQuery, want: int) -> tuple[int, np.ndarray]:
@@ -255,29 +265,49 @@ class Snapshot:
             order = np.arange(len(ords))[q.offset : want]
         else:
             # Newest first, then by key: the order one segment would have given.
-            keys = np.concatenate([self._keys(int(h[1][0]), h[2]) for h in heads])
-            order = np.lexsort((keys, -posted))[q.offset : want]
+            order = np.lexsort((self._tie_keys(posted, seg_of, ords), -posted))[q.offset : want]
         return SearchResult(total, self.rows(seg_of[order], ords[order]))
 
-    def _keys(self, segment: int, ords: np.ndarray) -> np.ndarray:
-        return self.segments[segment].segment.keys_at(ords)
+    def _tie_keys(self, posted: np.ndarray, seg_of: np.ndarray, ords: np.ndarray) -> np.ndarray:
+        """Release keys where a posting time repeats, zeros elsewhere: only ties need the
+        key, and reading keys costs an Arrow take per segment."""
+        keys = np.zeros(len(ords), dtype="S20")
+        ordered = np.sort(posted)
+        repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+        if len(repeated) == 0:
+            return keys
+        tied = np.isin(posted, repeated)
+        for i in np.unique(seg_of[tied]).tolist():
+            where = np.nonzero(tied & (seg_of == i))[0]
+            keys[where] = self.segments[i].segment.keys_at(ords[where])
+        return keys
 
-    def rows(self, seg_of: np.ndarray, ords: np.ndarray) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = [{}] * len(ords)
+    def rows(self, seg_of: np.ndarray, ords: np.ndarray) -> pa.Table:
+        """The listed columns of (segment, ordinal) pairs, in the order given."""
+        parts = []
+        positions = []
         for i in sorted(set(seg_of.tolist())):
             where = np.nonzero(seg_of == i)[0]
-            taken = self.segments[i].segment.take(ords[where], LISTED_COLUMNS)
-            for pos, row in zip(where.tolist(), taken, strict=True):
-                out[pos] = row
-        return out
+            parts.append(self.segments[i].segment.take(ords[where], LISTED_COLUMNS))
+            positions.append(where)
+        if len(parts) == 1:
+            return parts[0]
+        table = pa.concat_tables(parts)
+        return table.take(pa.array(np.argsort(np.concatenate(positions), kind="stable")))
 
-    def find(self, key: bytes) -> dict[str, Any] | None:
-        """The newest version of one release, None when the index has no such key."""
+    def lookup(self, key: bytes, columns: list[str] | None = None) -> pa.Table | None:
+        """The newest version of one release as a one-row table, None when the index
+        has no such key (or only a dead version of it)."""
         for live in self.segments:
             ord_ = live.segment.find(key)
             if ord_ is not None and not live.dead[ord_]:
-                return live.segment.take(np.array([ord_]))[0]
+                return live.segment.take(np.array([ord_]), columns)
         return None
+
+    def find(self, key: bytes) -> dict[str, Any] | None:
+        """The newest version of one release (every column), None when absent."""
+        table = self.lookup(key)
+        return None if table is None else table.to_pylist()[0]
 
     def stats(self) -> dict[str, Any]:
         """Counts for the status and browse pages: releases, bytes, per category and group."""

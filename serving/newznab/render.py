@@ -8,12 +8,16 @@ parse every response with lxml to hold the shape.
 from __future__ import annotations
 
 import json
-import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow as pa
+
 from pipelines.nzb.writer import xml_text
 from serving import categories as cat
+from serving.newznab.dates import rfc822
+from serving.newznab.items import items_xml
 from serving.settings import Settings
 
 NEWZNAB_NS = "http://www.newznab.com/DTD/2010/feeds/attributes/"
@@ -40,20 +44,6 @@ class Links:
     def nzb(self, guid: str) -> str:
         key = f"&apikey={self.apikey}" if self.apikey else ""
         return f"{self.base}/api?t=get&id={guid}{key}"
-
-
-_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS = ("", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-
-def rfc822(ts: int) -> str:
-    """`Sun, 06 Jun 2010 17:29:23 +0000`: posting times are UTC ("+0000", not the
-    "-0000" of `email.utils.formatdate`, which RFC 2822 reads as "zone unknown")."""
-    t = time.gmtime(ts)
-    return (
-        f"{_DAYS[t.tm_wday]}, {t.tm_mday:02d} {_MONTHS[t.tm_mon]} {t.tm_year} "
-        f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d} +0000"
-    )
 
 
 def error_xml(code: int, description: str) -> str:
@@ -95,46 +85,24 @@ def _pick(attrs: list[tuple[str, str]], wanted: set[str] | None) -> list[tuple[s
     return [(k, v) for k, v in attrs if k in wanted or k in ("category", "size")]
 
 
-def items_xml(rows: list[dict[str, Any]], links: Links, grabs: Any, wanted: set[str] | None) -> str:
-    out = []
-    for row in rows:
-        guid = row["release_key"].hex()
-        name = xml_text(row["name"])
-        nzb = xml_text(links.nzb(guid))
-        details = xml_text(links.details(guid))
-        attrs = "".join(
-            [
-                f'<newznab:attr name="{k}" value="{xml_text(v)}"/>'
-                for k, v in _pick(item_attrs(row, grabs[row["release_key"]]), wanted)
-            ]
-        )
-        out.append(
-            f"<item><title>{name}</title>"
-            f'<guid isPermaLink="true">{details}</guid>'
-            f"<link>{nzb}</link><comments>{details}#comments</comments>"
-            f"<pubDate>{rfc822(row['posted_first'])}</pubDate>"
-            f"<category>{xml_text(cat.name(int(row['category'])))}</category>"
-            f"<description>{name}</description>"
-            f'<enclosure url="{nzb}" length="{row["bytes"]}" type="application/x-nzb"/>'
-            f"{attrs}</item>\n"
-        )
-    return "".join(out)
-
-
 def feed_xml(
-    settings: Settings, links: Links, rows: list[dict], offset: int, total: int, grabs: Any,
-    wanted: set[str] | None = None,
-) -> str:  # fmt: skip
+    settings: Settings, links: Links, table: pa.Table, offset: int, total: int,
+    grabs: Mapping[bytes, int], wanted: set[str] | None = None,
+) -> bytes:  # fmt: skip
     title = xml_text(settings.site_title)
+    base = xml_text(links.base)
+    key = xml_text(f"&apikey={links.apikey}") if links.apikey else ""
+    items = items_xml(table, f"{base}/release/", f"{base}/api?t=get&amp;id=", key, grabs,
+                      None if wanted is None else sorted(wanted))  # fmt: skip
     return (
         f'{XML_HEAD}<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" '
         f'xmlns:newznab="{NEWZNAB_NS}">\n<channel>\n'
-        f'<atom:link href="{xml_text(links.base)}/api" rel="self" type="application/rss+xml"/>\n'
+        f'<atom:link href="{base}/api" rel="self" type="application/rss+xml"/>\n'
         f"<title>{title}</title>\n<description>{title} API results</description>\n"
-        f"<link>{xml_text(links.base)}/</link>\n<language>en-gb</language>\n"
+        f"<link>{base}/</link>\n<language>en-gb</language>\n"
         f'<newznab:response offset="{offset}" total="{total}"/>\n'
-        f"{items_xml(rows, links, grabs, wanted)}</channel>\n</rss>\n"
-    )
+        f"{items}</channel>\n</rss>\n"
+    ).encode()
 
 
 def feed_json(

@@ -1,0 +1,179 @@
+"""`/api` (every Newznab function), `/rss` (newest releases per category), `/nzb/<guid>`.
+
+Plain functions from (catalog, parameters, base URL) to a `Reply`, so the raw ASGI
+endpoint in `asgi.py` serves them without a framework in between. Every failure
+becomes a Newznab error with HTTP 200; an unexpected exception is logged and answered
+with code 900, never a stack trace.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from urllib.parse import quote
+
+from pipelines.nzb.writer import nzb_file_name
+from serving.index.searcher import SearchQuery, SearchResult
+from serving.newznab import errors as E
+from serving.newznab import params as P
+from serving.newznab import render
+from serving.state import Catalog
+
+log = logging.getLogger(__name__)
+SEARCHES = {"search", "tvsearch", "movie", "music", "book"}
+ALIASES = {
+    "tv-search": "tvsearch",
+    "movie-search": "movie",
+    "audio-search": "music",
+    "audio": "music",
+    "book-search": "book",
+}
+NOT_AVAILABLE = {"register", "info", "nfo", "n", "comments", "cartadd", "cartdel", "user"}
+XML = "application/xml; charset=utf-8"
+JSON = "application/json; charset=utf-8"
+NZB = "application/x-nzb"
+
+
+@dataclass(frozen=True)
+class Reply:
+    body: bytes
+    media_type: str
+    headers: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _reply(body: str | bytes, media_type: str) -> Reply:
+    return Reply(body.encode() if isinstance(body, str) else body, media_type)
+
+
+def _error(code: int, description: str, as_json: bool) -> Reply:
+    if as_json:
+        return _reply(render.error_json(code, description), JSON)
+    return _reply(render.error_xml(code, description), XML)
+
+
+def guarded(params: P.Params, handler: Callable[[bool], Reply], what: str) -> Reply:
+    as_json = (params.get("o") or "").lower() == "json"
+    try:
+        return handler(as_json)
+    except E.NewznabError as err:
+        return _error(err.code, err.description, as_json)
+    except Exception:
+        log.exception("api request failed: %s", what)
+        return _error(E.UNKNOWN, "Unknown error", as_json)
+
+
+def authorise(catalog: Catalog, params: P.Params) -> str | None:
+    key = P.key_of(params)
+    if not catalog.limits.allowed(key):
+        if key is None:
+            raise E.NewznabError(E.BAD_KEY, "Incorrect user credentials: no API key given")
+        raise E.NewznabError(E.BAD_KEY, "Incorrect user credentials")
+    if not catalog.limits.count_request(key):
+        raise E.NewznabError(E.REQUEST_LIMIT, "Request limit reached")
+    return key
+
+
+def _feed(catalog: Catalog, base: str, q: SearchQuery, key: str | None,
+          params: P.Params, as_json: bool) -> Reply:  # fmt: skip
+    wanted = None
+    attrs = params.get("attrs")
+    if attrs and params.get("extended") != "1":
+        wanted = {a.strip().lower() for a in attrs.split(",") if a.strip()}
+    result = catalog.snapshot.search(q)
+    return _page(catalog, render.Links(base, key), result, q.offset, wanted, as_json)
+
+
+def _page(catalog: Catalog, links: render.Links, result: SearchResult, offset: int,
+          wanted: set[str] | None, as_json: bool) -> Reply:  # fmt: skip
+    grabs = catalog.limits.grabs
+    if as_json:
+        body = render.feed_json(catalog.settings, links, result.rows, offset, result.total,
+                                grabs, wanted)  # fmt: skip
+        return _reply(body, JSON)
+    body_xml = render.feed_xml(catalog.settings, links, result.table, offset, result.total,
+                               grabs, wanted)  # fmt: skip
+    return _reply(body_xml, XML)
+
+
+def nzb_reply(catalog: Catalog, key: str | None, release: bytes) -> Reply:
+    row = catalog.release(release)
+    if row is None:
+        raise E.NewznabError(E.NO_ITEM, "No such item")
+    if not catalog.limits.count_download(key, release):
+        raise E.NewznabError(E.DOWNLOAD_LIMIT, "Download limit reached")
+    body = catalog.nzb(row)
+    name = nzb_file_name(row["name"])
+    ascii_name = name.encode("ascii", "replace").decode().replace("?", "_")
+    disposition = f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(name)}"
+    headers = [("Content-Disposition", disposition), ("X-DNZB-Name", ascii_name[:-4])]
+    return Reply(body, NZB, headers)
+
+
+def function_of(params: P.Params) -> str:
+    """The `t` parameter, aliases resolved ('' when missing)."""
+    function = (params.get("t") or "").lower()
+    return ALIASES.get(function, function)
+
+
+def api(catalog: Catalog, params: P.Params, base: str) -> Reply:
+    def handle(as_json: bool) -> Reply:
+        function = function_of(params)
+        if not function:
+            raise E.NewznabError(E.MISSING, "Missing parameter: t")
+        if function == "caps":
+            snapshot = catalog.snapshot.stats()
+            data = render.caps(catalog.settings, render.Links(base, None),
+                               set(snapshot["categories"]), list(snapshot["groups"]))  # fmt: skip
+            return (
+                _reply(render.caps_json(data), JSON)
+                if as_json
+                else _reply(render.caps_xml(data), XML)
+            )
+        if function in NOT_AVAILABLE:
+            raise E.NewznabError(E.NOT_AVAILABLE, "Function not available")
+        if function not in SEARCHES and function not in ("get", "details"):
+            raise E.NewznabError(E.NO_FUNCTION, "No such function")
+        key = authorise(catalog, params)
+        if function == "get":
+            return nzb_reply(catalog, key, P.release_key(params))
+        if function == "details":
+            table = catalog.snapshot.lookup(P.release_key(params))
+            if table is None:
+                raise E.NewznabError(E.NO_ITEM, "No such item")
+            links = render.Links(base, key)
+            return _page(catalog, links, SearchResult(1, table), 0, None, as_json)
+        if function == "movie" and params.get("imdbid") and not params.get("q"):
+            # The catalog holds no IMDb ids (yet): an id alone matches nothing.
+            P.search_query(function, params, catalog.settings)  # still validate the rest
+            q = SearchQuery(words=("\x1fno-imdb",), limit=1)
+            return _feed(catalog, base, q, key, params, as_json)
+        q = P.search_query(function, params, catalog.settings)
+        return _feed(catalog, base, q, key, params, as_json)
+
+    return guarded(params, handle, "/api")
+
+
+def rss(catalog: Catalog, params: P.Params, base: str) -> Reply:
+    """Newest releases of the categories in `t` (comma list; 0 or none: every category)."""
+
+    def handle(as_json: bool) -> Reply:
+        key = authorise(catalog, params)
+        raw = params.get("t") or "0"
+        cats = P.categories(P.Params([("cat", raw)]))
+        cats = tuple(c for c in cats if c != 0)
+        limit = P.integer(params, "num", None) or P.integer(params, "limit", None)
+        limit = max(1, min(limit or catalog.settings.default_limit, catalog.settings.max_limit))
+        q = SearchQuery(categories=cats, limit=limit)
+        return _feed(catalog, base, q, key, params, as_json)
+
+    return guarded(params, handle, "/rss")
+
+
+def nzb(catalog: Catalog, params: P.Params, guid: str) -> Reply:
+    def handle(as_json: bool) -> Reply:
+        key = authorise(catalog, params)
+        release = P.release_key(P.Params([("id", guid.removesuffix(".nzb"))]))
+        return nzb_reply(catalog, key, release)
+
+    return guarded(params, handle, "/nzb")
