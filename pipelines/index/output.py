@@ -6,6 +6,7 @@ arrays and Arrow list columns, the texts (names, posters, groups) are made here.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import struct
@@ -51,6 +52,15 @@ def release_key(identity: bytes, group: str, first_article: int) -> bytes:
 
 def groups_of(xref: bytes, fallback: str) -> list[str]:
     """Group names of an Xref field (`Xref: host g:n ...`), in the order given."""
+    # the article numbers make every Xref unique; the groups without them repeat
+    return list(_groups_of(_ARTICLE_NUMBER.sub(b":", xref), fallback))
+
+
+_ARTICLE_NUMBER = re.compile(rb":\d+(?=\s|$)")  # a token's last `:n`
+
+
+@functools.lru_cache(maxsize=4096)
+def _groups_of(xref: bytes, fallback: str) -> tuple[str, ...]:
     names = []
     for token in xref.split()[1:] if xref.lower().startswith(b"xref:") else xref.split():
         name, sep, _ = token.rpartition(b":")
@@ -58,7 +68,7 @@ def groups_of(xref: bytes, fallback: str) -> list[str]:
             names.append(naming.to_text(name))
     if not names:
         names.append(fallback)
-    return list(dict.fromkeys(names))
+    return tuple(dict.fromkeys(names))
 
 
 @dataclass
@@ -72,12 +82,13 @@ class Output:
     pending: list[dict[str, object]] = field(default_factory=list)
     probes: list[dict[str, object]] = field(default_factory=list)
     file_rows: list[dict[str, object]] = field(default_factory=list)
-    # per file row: (store index, row) of each of its segments
-    file_segments: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    # per file row: the place of each of its segments in the store (all batches end to end)
+    file_segments: list[np.ndarray] = field(default_factory=list)
     # the segment store: the columns of every batch a written file drew on
     # by id(batch): the batches are kept alive here, or a freed batch's id could be
     # reused by a new one and hand it the old batch's place (and segments)
-    _stored: dict[int, int] = field(default_factory=dict)
+    _stored: dict[int, int] = field(default_factory=dict)  # id(batch) -> its first place
+    _store_size: int = 0
     _batches: list[SegmentBatch] = field(default_factory=list)
     _numbers: list[np.ndarray] = field(default_factory=list)
     _sizes: list[np.ndarray] = field(default_factory=list)
@@ -193,10 +204,7 @@ class Output:
             f.carried = []
         if not pieces:
             return
-        batch_ids = np.concatenate(
-            [np.full(len(p.rows), self._store(p.batch), np.int64) for p in pieces]
-        )
-        rows = np.concatenate([p.rows for p in pieces])
+        places = [p.rows + self._store(p.batch) for p in pieces]
         self.file_rows.append(
             {
                 "release_key": key,
@@ -210,19 +218,21 @@ class Output:
                 "part_total": f.part_total,
             }
         )
-        self.file_segments.append((batch_ids, rows))
+        self.file_segments.append(places[0] if len(places) == 1 else np.concatenate(places))
 
     def _store(self, batch: SegmentBatch) -> int:
-        """The batch's place in this range's segment store (its columns kept once)."""
-        index = self._stored.get(id(batch))
-        if index is None:
-            index = len(self._numbers)
-            self._stored[id(batch)] = index
+        """Where the batch's first segment sits in this range's segment store (its columns
+        kept once)."""
+        first = self._stored.get(id(batch))
+        if first is None:
+            first = self._store_size
+            self._stored[id(batch)] = first
+            self._store_size += len(batch.number)
             self._batches.append(batch)
             self._numbers.append(batch.number)
             self._sizes.append(batch.nbytes)
             self._ids.append(batch.message_id)
-        return index
+        return first
 
     # -- to Arrow ----------------------------------------------------------------------
 
@@ -251,11 +261,8 @@ class Output:
         base = base.take(file_order)
         segments = [self.file_segments[i] for i in file_order]
         empty = np.zeros(0, np.int64)
-        lengths = np.array([len(r) for _, r in segments], np.int64)
-        batch_ids = np.concatenate([empty, *(b for b, _ in segments)])
-        rows = np.concatenate([empty, *(r for _, r in segments)])
-        starts = np.cumsum([0, *(len(n) for n in self._numbers)])[:-1].astype(np.int64)
-        where = starts[batch_ids] + rows if len(rows) else empty
+        lengths = np.array([len(w) for w in segments], np.int64)
+        where = np.concatenate([empty, *segments])
         numbers = np.concatenate([np.zeros(0, np.int32), *self._numbers])[where]
         sizes = np.concatenate([np.zeros(0, np.int64), *self._sizes])[where]
         file_of = np.repeat(np.arange(len(lengths)), lengths)

@@ -73,9 +73,16 @@ class OpenFile:
     def complete(self) -> bool:
         return self.part_total > 0 and self.count >= self.part_total
 
-    def fresh(self, numbers: np.ndarray) -> np.ndarray:
-        """Which of these part numbers the file has not seen yet (and mark them seen)."""
+    def fresh(self, numbers: np.ndarray) -> np.ndarray | None:
+        """Which of these part numbers the file has not seen yet (and mark them seen);
+        None when all are new."""
         top = int(numbers[-1]) + 1  # part numbers ascend within a run
+        if self.count == 0:
+            # a new file: a run's part numbers are distinct (its duplicates are gone)
+            self.seen = np.zeros(max(top, self.part_total + 1), np.bool_)
+            self.seen[numbers] = True
+            self.count = len(numbers)
+            return None
         if top > len(self.seen):
             grown = np.zeros(max(top, self.part_total + 1, 2 * len(self.seen)), np.bool_)
             grown[: len(self.seen)] = self.seen
@@ -137,21 +144,18 @@ class Window:
     # -- reading ---------------------------------------------------------------------
 
     def add(self, batch: SegmentBatch) -> None:
-        # per-run values as Python ints once a batch: numpy scalars cost more each
-        bounds = batch.bounds.tolist()
-        first_dates = batch.run_first_date.tolist()
-        first_articles = batch.run_first_article.tolist()
-        keys = batch.file_key[batch.bounds[:-1]].tolist()
+        runs = _Runs(batch)
+        files = self.files
         for r in range(batch.runs):
-            a, b = bounds[r], bounds[r + 1]
-            first_date = first_dates[r]
-            first_article = first_articles[r]
-            key = keys[r]
-            f = self.files.get(key)
-            if f is None or self._is_repost(f, batch.number[a:b], first_date):
-                f = self._new_file(batch, r, a, first_date, first_article)
-                self._place(f, batch, a, first_date, first_article)
-            self._extend(f, batch, r, a, b)
+            first_date = runs.first_date[r]
+            key = runs.key[r]
+            f = files.get(key)
+            if f is None or self._is_repost(
+                f, batch.number[runs.bounds[r] : runs.bounds[r + 1]], first_date
+            ):
+                f = self._new_file(runs, r)
+                self._place(f, runs, r)
+            self._extend(f, batch, runs, r)
         if len(batch.article):
             self.position = max(self.position, int(batch.article.max()))
 
@@ -166,32 +170,28 @@ class Window:
         seen = f.seen
         return f.complete or bool(seen[numbers[numbers < len(seen)]].any())
 
-    def _new_file(
-        self, batch: SegmentBatch, r: int, a: int, first_date: int, first_article: int
-    ) -> OpenFile:
+    def _new_file(self, runs: _Runs, r: int) -> OpenFile:
         f = OpenFile(
-            key=int(batch.file_key[a]),
-            subject=batch.run_subject[r],
-            poster=batch.run_poster[r],
-            name=batch.run_name[r],
-            xref=batch.run_xref[r],
-            file_index=int(batch.file_index[a]),
-            file_total=int(batch.file_total[a]),
-            part_total=int(batch.part_total[a]),
-            ext_class=int(batch.ext_class[a]),
-            volume=int(batch.volume[a]),
-            random_name=bool(batch.random_name[a]),
-            first_date=first_date,
-            last_date=first_date,
-            first_article=first_article,
-            last_article=first_article,
+            key=runs.key[r],
+            subject=runs.subject[r],
+            poster=runs.poster[r],
+            name=runs.name[r],
+            xref=runs.xref[r],
+            file_index=runs.file_index[r],
+            file_total=runs.file_total[r],
+            part_total=runs.part_total[r],
+            ext_class=runs.ext_class[r],
+            volume=runs.volume[r],
+            random_name=runs.random_name[r],
+            first_date=runs.first_date[r],
+            last_date=runs.first_date[r],
+            first_article=runs.first_article[r],
+            last_article=runs.first_article[r],
         )
         self.files[f.key] = f
         return f
 
-    def _place(
-        self, f: OpenFile, batch: SegmentBatch, a: int, first_date: int, first_article: int
-    ) -> None:
+    def _place(self, f: OpenFile, runs: _Runs, r: int) -> None:
         """Put a new file into the open release of its identity, or start one.
 
         It joins a release posted within the upload gap of it, or one it interleaves with
@@ -199,9 +199,13 @@ class Window:
         its Date says). Of several, the latest; a repost of a file the release already
         has starts a release of its own.
         """
-        ident = int(batch.ident[a])
+        ident = runs.ident[r]
+        first_date = runs.first_date[r]
+        first_article = runs.first_article[r]
+        poster_key = runs.poster_key[r]
+        source = runs.source[r]
         rel = self._nearest(self.current.get(ident, ()), f, first_date, first_article)
-        sibling = _sibling_key(f, int(batch.poster_key[a]), int(batch.source[a]))
+        sibling = _sibling_key(f, poster_key, source)
         if rel is None and sibling is not None:
             # same poster, same subject up to the file counter, same total: the files of
             # one upload whose unquoted names leaked into the identity
@@ -211,8 +215,8 @@ class Window:
         if rel is None:
             rel = OpenRelease(
                 ident=ident,
-                poster_key=int(batch.poster_key[a]),
-                source=int(batch.source[a]),
+                poster_key=poster_key,
+                source=source,
                 first_date=first_date,
                 last_date=first_date,
                 first_article=first_article,
@@ -267,29 +271,32 @@ class Window:
             return True
         return finished and len(rel.files) * 20 < total
 
-    def _extend(self, f: OpenFile, batch: SegmentBatch, r: int, a: int, b: int) -> None:
+    def _extend(self, f: OpenFile, batch: SegmentBatch, runs: _Runs, r: int) -> None:
+        a, b = runs.bounds[r], runs.bounds[r + 1]
         numbers = batch.number[a:b]
-        before = f.count
         fresh = f.fresh(numbers)
-        rows = np.arange(a, b)
-        if f.count - before == b - a:  # all new: the usual case, no masking
-            f.nbytes += int(batch.nbytes[a:b].sum())
+        if fresh is None:  # all new: the usual case, no masking
+            rows = np.arange(a, b)
+            f.nbytes += runs.nbytes[r]
+            first_number, first_id = runs.first_number[r], runs.first_id[r]
+            last_number, last_id = runs.last_number[r], runs.last_id[r]
         else:
-            rows, numbers = rows[fresh], numbers[fresh]
+            rows = np.arange(a, b)[fresh]
             if not len(rows):
                 return
             f.nbytes += int(batch.nbytes[rows].sum())
+            first_number, first_id = int(batch.number[rows[0]]), None
+            last_number, last_id = int(batch.number[rows[-1]]), None
         f.pieces.append(Piece(batch, rows))
-        f.first_date = min(f.first_date, int(batch.run_first_date[r]))
-        f.last_date = max(f.last_date, int(batch.run_last_date[r]))
-        f.first_article = min(f.first_article, int(batch.run_first_article[r]))
-        f.last_article = max(f.last_article, int(batch.run_last_article[r]))
-        if numbers[0] == 1:
-            f.first_part_id = batch.message_id[int(rows[0])].as_py()
-        top = int(numbers[-1])
-        if top > f.last_part:
-            f.last_part = top
-            f.last_part_id = batch.message_id[int(rows[-1])].as_py()
+        f.first_date = min(f.first_date, runs.first_date[r])
+        f.last_date = max(f.last_date, runs.last_date[r])
+        f.first_article = min(f.first_article, runs.first_article[r])
+        f.last_article = max(f.last_article, runs.last_article[r])
+        if first_number == 1:
+            f.first_part_id = first_id if first_id is not None else _id(batch, rows[0])
+        if last_number > f.last_part:
+            f.last_part = last_number
+            f.last_part_id = last_id if last_id is not None else _id(batch, rows[-1])
         rel = f.release
         if rel is not None:
             rel.first_date = min(rel.first_date, f.first_date)
@@ -398,6 +405,46 @@ class Window:
                 _keep_copies(rel)
         albums = [self._album_release(a) for a in self.albums.values()]
         return [*self.open, *albums]
+
+
+class _Runs:
+    """A batch's per-run values as Python lists, read once a batch: numpy scalars and
+    Arrow scalars cost more each than a list item."""
+
+    def __init__(self, batch: SegmentBatch) -> None:
+        starts = batch.bounds[:-1]
+        lasts = batch.bounds[1:] - 1
+        self.bounds: list[int] = batch.bounds.tolist()
+        self.key: list[int] = batch.file_key[starts].tolist()
+        self.ident: list[int] = batch.ident[starts].tolist()
+        self.poster_key: list[int] = batch.poster_key[starts].tolist()
+        self.source: list[int] = batch.source[starts].tolist()
+        self.file_index: list[int] = batch.file_index[starts].tolist()
+        self.file_total: list[int] = batch.file_total[starts].tolist()
+        self.part_total: list[int] = batch.part_total[starts].tolist()
+        self.ext_class: list[int] = batch.ext_class[starts].tolist()
+        self.volume: list[int] = batch.volume[starts].tolist()
+        self.random_name: list[bool] = batch.random_name[starts].tolist()
+        self.first_date: list[int] = batch.run_first_date.tolist()
+        self.last_date: list[int] = batch.run_last_date.tolist()
+        self.first_article: list[int] = batch.run_first_article.tolist()
+        self.last_article: list[int] = batch.run_last_article.tolist()
+        self.first_number: list[int] = batch.number[starts].tolist()
+        self.last_number: list[int] = batch.number[lasts].tolist()
+        self.nbytes: list[int] = (
+            np.add.reduceat(batch.nbytes, starts).tolist() if len(starts) else []
+        )
+        self.first_id: list[bytes] = batch.message_id.take(starts).to_pylist()
+        self.last_id: list[bytes] = batch.message_id.take(lasts).to_pylist()
+        self.subject = batch.run_subject
+        self.poster = batch.run_poster
+        self.name = batch.run_name
+        self.xref = batch.run_xref
+
+
+def _id(batch: SegmentBatch, row: int) -> bytes:
+    message_id: bytes = batch.message_id[int(row)].as_py()
+    return message_id
 
 
 def _drop(index: dict[Any, list[OpenRelease]], key: Any, rel: OpenRelease) -> None:
