@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kernels.classes import SEED_SHARED, SEED_WHOLE
 from kernels.reference.hashing import hash_bytes
+from kernels.reference.names import random_subject
 from kernels.reference.subject import PART_RE
 
 
@@ -14,6 +15,14 @@ def subject_classes(subjects: list[bytes]) -> dict[str, list[int]]:
     }
     seen: dict[int, int] = {}
     for line, s in enumerate(subjects):
+        if random_subject(s) and not any(c in s for c in (b"/", b"(", b"=?")):
+            for name, value in zip(
+                ("cls", "key", "part", "part_total", "tail", "counter_len"),
+                (-1, 0, -1, -1, -1, 0),
+                strict=True,
+            ):
+                out[name].append(value)
+            continue
         counters = list(PART_RE.finditer(s))
         enc_end = s.rfind(b"?=")
         enc_end = enc_end + 2 if enc_end >= 0 else 0

@@ -5,6 +5,9 @@ but for the numbers of the last `(k/K)`. One line of each class is decoded (RFC 
 and parsed; its fields are every member's, with the member's own k and K. A class whose
 file name takes in the counter (`"name (3/50)"` quoted) would give its members the
 representative's name: its members are parsed one by one instead.
+
+A line the classes kernel judged a random subject (`cls` -1) is not parsed: it keeps
+random_subject and the empty fields, which is all a dropped line is read for.
 """
 
 from __future__ import annotations
@@ -17,8 +20,17 @@ from kernels.classes import subject_classes
 from kernels.subject import SubjectFields, parse_subjects
 from pipelines.rfc2047 import decode_subjects
 
-# per line, from the class's representative
-_SHARED = tuple(f.name for f in fields(SubjectFields) if f.name not in ("part", "part_total"))
+# what a line judged random holds: nothing but the verdict
+_RANDOM = {f.name: 0 for f in fields(SubjectFields)} | {
+    "part": -1,
+    "part_total": -1,
+    "file_index": -1,
+    "file_total": -1,
+    "name_start": -1,
+    "name_end": -1,
+    "volume": -1,
+    "random_subject": True,
+}
 
 
 def parse_shared(
@@ -35,14 +47,21 @@ def parse_shared(
     counter_start = re_ - tail
     counter_end = counter_start + classes.counter_len[reps]
     overlap = (tail >= 0) & (rep.name_start < counter_end) & (rep.name_end > counter_start)
-    out = SubjectFields(
-        part=np.where(classes.part >= 0, classes.part, rep.part[classes.cls]),
-        part_total=np.where(classes.part >= 0, classes.part_total, rep.part_total[classes.cls]),
-        **{name: getattr(rep, name)[classes.cls] for name in _SHARED},
-    )
+    # random lines take the row after the last class: the fields of a line judged random
+    cls = np.where(classes.cls >= 0, classes.cls, len(reps))
+    rows = {f.name: _with_random(getattr(rep, f.name), f.name)[cls] for f in fields(rep)}
+    shared = classes.part >= 0
+    rows["part"] = np.where(shared, classes.part, rows["part"])
+    rows["part_total"] = np.where(shared, classes.part_total, rows["part_total"])
+    out = SubjectFields(**rows)
     if overlap.any():
-        buf, out = _parse_each(data, start, end, np.flatnonzero(overlap[classes.cls]), buf, out)
+        own = np.flatnonzero(np.append(overlap, False)[cls])
+        buf, out = _parse_each(data, start, end, own, buf, out)
     return buf, out
+
+
+def _with_random(column: np.ndarray, name: str) -> np.ndarray:
+    return np.append(column, np.array([_RANDOM[name]], column.dtype))
 
 
 def _parse_each(
