@@ -54,29 +54,25 @@ class SubjectClasses:
 
 
 @kernel
-def _classes(buf, start, end, key, part, part_total, tail, counter_len, cls, first, table):
+def _classes(
+    buf, start, end, key, part, part_total, tail, counter_len, cls, first, table, table_key
+):
     mask = np.uint64(table.shape[0] - 1)
     n_classes = 0
     for li in range(start.shape[0]):
         s = start[li]
         e = end[li]
-        if _random_subject(buf, s, e) and _plain_token(buf, s, e):
-            key[li] = 0
-            part[li] = -1
-            part_total[li] = -1
-            tail[li] = -1
-            counter_len[li] = 0
-            cls[li] = -1
-            continue
         # one scan from the end: the last strict (k/K), unless a `?=` comes first
         ps = -1
         pe = -1
         v1 = 0
         v2 = 0
         shared = False
+        encoded = False
         for j in range(e - 1, s - 1, -1):
             c = buf[_U(j)]
             if c == 61 and j > s and buf[_U(j - 1)] == 63:
+                encoded = True
                 break
             if c == 40:
                 ce, a, b = _strict_counter(buf, j, e)
@@ -87,6 +83,15 @@ def _classes(buf, start, end, key, part, part_total, tail, counter_len, cls, fir
                     v2 = b
                     shared = True
                     break
+        # a `?` or a counter's `(` rules out a random token: only the rest is tested
+        if not shared and not encoded and _random_subject(buf, s, e) and _plain_token(buf, s, e):
+            key[li] = 0
+            part[li] = -1
+            part_total[li] = -1
+            tail[li] = -1
+            counter_len[li] = 0
+            cls[li] = -1
+            continue
         if shared:
             k = _hash_span(buf, pe, e, _hash_span(buf, s, ps, SEED_SHARED))
             part[li] = v1
@@ -100,16 +105,18 @@ def _classes(buf, start, end, key, part, part_total, tail, counter_len, cls, fir
             tail[li] = -1
             counter_len[li] = 0
         key[li] = k
+        # open addressing, the key beside its class: one cache line a probe
         h = k & mask
         while True:
             slot = table[h]
             if slot < 0:
                 table[h] = n_classes
+                table_key[h] = k
                 first[n_classes] = li
                 cls[li] = n_classes
                 n_classes += 1
                 break
-            if key[first[slot]] == k:
+            if table_key[h] == k:
                 cls[li] = slot
                 break
             h = (h + _U(1)) & mask
@@ -133,6 +140,7 @@ def subject_classes(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray)
     n = len(start)
     size = 1 << max(4, (2 * n).bit_length())  # at most half full: short probe chains
     table = np.full(size, -1, np.int64)
+    table_key = np.empty(size, np.uint64)
     key = np.empty(n, np.uint64)
     part = np.empty(n, np.int32)
     part_total = np.empty(n, np.int32)
@@ -140,5 +148,7 @@ def subject_classes(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray)
     counter_len = np.empty(n, np.int64)
     cls = np.empty(n, np.int64)
     first = np.empty(n, np.int64)
-    k = _classes(arr, start, end, key, part, part_total, tail, counter_len, cls, first, table)
+    k = _classes(
+        arr, start, end, key, part, part_total, tail, counter_len, cls, first, table, table_key
+    )
     return SubjectClasses(cls, key, part, part_total, tail, counter_len, first[:k].copy())
