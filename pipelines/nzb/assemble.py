@@ -14,7 +14,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,9 @@ from fsspec import AbstractFileSystem
 
 from pipelines.nzb.writer import NzbFile
 
+# What `merge_file_rows` reads of `release_files` (and the key, to pick the rows).
+MERGED_COLUMNS = ["release_key", "written_range", "name", "subject", "poster", "date", "groups",
+                  "file_index", "seg_numbers", "seg_bytes", "seg_ids"]  # fmt: skip
 _PART = re.compile(r"^(?:compact-)?(\d+)-(\d+)\.parquet$")
 
 
@@ -51,70 +54,99 @@ def partition_files(fs: AbstractFileSystem, table_dir: str) -> list[PartitionFil
     return sorted(found)
 
 
+def _numbers(column: pa.ChunkedArray | pa.Array, fill: int) -> np.ndarray:
+    if column.null_count:
+        column = pc.fill_null(column, fill)
+    return np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
 def merge_file_rows(rows: pa.Table) -> list[NzbFile]:
-    """One NzbFile per file name from `release_files` rows of every version and range."""
-    if rows.num_rows == 0:
+    """One NzbFile per file name from `release_files` rows of every version and range.
+
+    A file's header fields come from its earliest row (lowest `written_range`), its date
+    is the earliest, its groups the union in that order; of a segment number seen twice
+    the earliest row's copy is kept. Files come ordered by (file index, name), and their
+    segments lie in that order in one Arrow array, so the writer joins them in one pass.
+    Column-wise throughout: a 100-file release costs ~1 ms, not a Python loop per row.
+    """
+    n = rows.num_rows
+    if n == 0:
         return []
-    rows = rows.sort_by([("written_range", "ascending")])
+    # Each row's place in written_range order (stable: ties keep their table order).
+    by_range = np.argsort(_numbers(rows.column("written_range"), 0), kind="stable")
+    rank = np.empty(n, dtype=np.int64)
+    rank[by_range] = np.arange(n)
     names = rows.column("name").to_pylist()
     file_of_name: dict[str, int] = {}
-    row_file = np.array([file_of_name.setdefault(n, len(file_of_name)) for n in names])
+    for r in by_range.tolist():
+        file_of_name.setdefault(names[r], len(file_of_name))
+    n_files = len(file_of_name)
+    row_file = np.array([file_of_name[name] for name in names], dtype=np.int64)
+    first_rank = np.full(n_files, n, dtype=np.int64)
+    np.minimum.at(first_rank, row_file, rank)
+    first_row = by_range[first_rank]
+    dates = np.full(n_files, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(dates, row_file, _numbers(rows.column("date"), 0))
+    index = _numbers(rows.column("file_index"), 1 << 30)[first_row].tolist()
+    file_names = list(file_of_name)
+    in_order = sorted(range(n_files), key=lambda f: (index[f], file_names[f]))
+    place = np.empty(n_files, dtype=np.int64)
+    place[np.array(in_order, dtype=np.int64)] = np.arange(n_files)
+    # Segments sorted by (file's place, number, row rank); the first of a number is kept.
     counts = pc.list_value_length(rows.column("seg_numbers")).to_numpy(zero_copy_only=False)
-    seg_file = np.repeat(row_file, counts)
+    seg_row = np.repeat(np.arange(n), counts)
     numbers = pc.list_flatten(rows.column("seg_numbers")).to_numpy()
     sizes = pc.list_flatten(rows.column("seg_bytes")).to_numpy()
-    ids = pc.list_flatten(rows.column("seg_ids"))
-    # Sort by (file, number); keep the first of each duplicate number.
-    order = np.lexsort((numbers, seg_file))
-    seg_file, numbers, sizes = seg_file[order], numbers[order], sizes[order]
+    seg_place = place[row_file[seg_row]]
+    order = np.lexsort((rank[seg_row], numbers, seg_place))
+    seg_place, numbers, sizes = seg_place[order], numbers[order], sizes[order]
     keep = np.ones(len(order), dtype=bool)
-    keep[1:] = (seg_file[1:] != seg_file[:-1]) | (numbers[1:] != numbers[:-1])
-    order, seg_file, numbers, sizes = order[keep], seg_file[keep], numbers[keep], sizes[keep]
-    id_list = ids.take(pa.array(order))  # stays Arrow: the writer joins it in C++
-    bounds = np.searchsorted(seg_file, np.arange(len(file_of_name) + 1))
-    first_row = {f: names.index(n) for n, f in file_of_name.items()}
-    subjects = rows.column("subject").to_pylist()
-    posters = rows.column("poster").to_pylist()
-    dates = rows.column("date").to_pylist()
+    keep[1:] = (seg_place[1:] != seg_place[:-1]) | (numbers[1:] != numbers[:-1])
+    order, seg_place, numbers, sizes = order[keep], seg_place[keep], numbers[keep], sizes[keep]
+    ids = pc.list_flatten(rows.column("seg_ids")).take(pa.array(order))
+    if isinstance(ids, pa.ChunkedArray):  # one array: the files' slices share its buffers
+        ids = ids.combine_chunks()
+    bounds = np.searchsorted(seg_place, np.arange(n_files + 1)).tolist()
+    firsts = pa.array(first_row)
+    subjects = rows.column("subject").take(firsts).to_pylist()
+    posters = rows.column("poster").take(firsts).to_pylist()
     groups = rows.column("groups").to_pylist()
-    index = rows.column("file_index").to_pylist()
+    rows_of: list[list[int]] | None = None
+    if n > n_files:  # some file has several rows: its groups are their union
+        rows_of = [[] for _ in range(n_files)]
+        file_list = row_file.tolist()
+        for r in by_range.tolist():
+            rows_of[file_list[r]].append(r)
     files = []
-    for name, f in file_of_name.items():
-        mine = np.nonzero(row_file == f)[0].tolist()
-        row = first_row[f]
-        lo, hi = int(bounds[f]), int(bounds[f + 1])
-        group_set = list(dict.fromkeys(g for r in mine for g in (groups[r] or [])))
+    for at, f in enumerate(in_order):
+        mine = rows_of[f] if rows_of is not None else [int(first_row[f])]
+        lo, hi = bounds[at], bounds[at + 1]
         files.append(
-            (
-                index[row] if index[row] is not None else 1 << 30,
-                name,
-                NzbFile(
-                    subject=subjects[row] or name,
-                    poster=posters[row] or "",
-                    date=min(int(dates[r]) for r in mine),
-                    groups=group_set,
-                    numbers=numbers[lo:hi],
-                    sizes=sizes[lo:hi],
-                    message_ids=id_list[lo:hi],
-                ),
+            NzbFile(
+                subject=subjects[f] or file_names[f],
+                poster=posters[f] or "",
+                date=int(dates[f]),
+                groups=list(dict.fromkeys(g for r in mine for g in (groups[r] or []))),
+                numbers=numbers[lo:hi],
+                sizes=sizes[lo:hi],
+                message_ids=ids[lo:hi],
             )
         )
-    files.sort(key=lambda t: (t[0], t[1]))
-    return [f for _, _, f in files]
+    return files
 
 
 class ReleaseFilesLookup:
     """Reads one release's `release_files` rows out of a catalog, fast enough per request.
 
-    Parquet footers and per-row-group key bounds are cached per (path, size, mtime), so a
-    request costs the row groups it reads; a file replaced by a redone range misses the
-    cache because its size or mtime changed.
+    Parquet footers, per-row-group key bounds and (local files) open readers are cached
+    per (path, size, mtime), so a request costs the row groups it reads; a file replaced
+    by a redone range misses the cache because its size or mtime changed.
     """
 
     def __init__(self, fs: AbstractFileSystem, catalog: str, cache_files: int = 512) -> None:
         self.fs = fs
         self.catalog = catalog.rstrip("/")
-        self._cache: OrderedDict[tuple[Any, ...], tuple[pq.FileMetaData, list]] = OrderedDict()
+        self._cache: OrderedDict[tuple[Any, ...], _Partition] = OrderedDict()
         self._cache_files = cache_files
         self._lock = threading.Lock()
         self._listing: dict[str, tuple[float, list[PartitionFile]]] = {}
@@ -140,6 +172,8 @@ class ReleaseFilesLookup:
         return pq.ParquetFile(self.fs.open(path, "rb"), metadata=meta)
 
     def rows(self, group: str, key: bytes, first_article: int, last_article: int) -> pa.Table:
+        """The key's rows (the columns `merge_file_rows` reads) from every partition whose
+        article span overlaps [first_article, last_article]."""
         parts = self._partitions(group)
         tables = []
         for part in parts:
@@ -149,10 +183,10 @@ class ReleaseFilesLookup:
             if found is not None and found.num_rows:
                 tables.append(found)
         if not tables:
-            return pa.Table.from_batches([], schema=_schema())
+            return _schema().empty_table().select(MERGED_COLUMNS)
         return pa.concat_tables(tables)
 
-    def _meta(self, path: str) -> tuple[pq.FileMetaData, list]:
+    def _partition(self, path: str) -> _Partition:
         info = self.fs.info(path)
         ident = (path, info.get("size"), info.get("mtime"))
         with self._lock:
@@ -162,41 +196,66 @@ class ReleaseFilesLookup:
                 return hit
         pf = self._open(path)
         meta = pf.metadata
-        pf.close()
-        col = meta.schema.to_arrow_schema().get_field_index("release_key")
+        if not self._local:
+            pf.close()
+        names = meta.schema.to_arrow_schema().names
+        col = names.index("release_key")
         bounds = []
         for i in range(meta.num_row_groups):
             stats = meta.row_group(i).column(col).statistics
             ok = stats is not None and stats.has_min_max
             bounds.append((stats.min, stats.max) if ok else None)
+        columns = [c for c in MERGED_COLUMNS if c in names]
+        found = _Partition(meta, bounds, columns, pf if self._local else None)
         with self._lock:
-            self._cache[ident] = (meta, bounds)
+            # A replaced file (a redone range) drops the old one's reader and mapping.
+            for old in [k for k in self._cache if k[0] == path]:
+                del self._cache[old]
+            self._cache[ident] = found
             while len(self._cache) > self._cache_files:
                 self._cache.popitem(last=False)
-        return meta, bounds
+        return found
 
     def _rows_in(self, path: str, key: bytes) -> pa.Table | None:
-        meta, bounds = self._meta(path)
+        part = self._partition(path)
+        bounds = part.bounds
         groups = [i for i, b in enumerate(bounds) if b is None or b[0] <= key <= b[1]]
         if not groups:
             return None
         scalar = pa.scalar(key, pa.binary(20))
+        columns = part.columns
         out = []
-        pf = self._open(path, meta)
-        try:
-            for rg in groups:
-                if len(groups) == 1 and bounds[rg] is not None:
-                    # Statistics narrowed it to one group: read it whole, filter once.
-                    table = pf.read_row_group(rg)
-                    out.append(table.filter(pc.equal(table.column("release_key"), scalar)))
-                    continue
-                keys = pf.read_row_group(rg, columns=["release_key"]).column(0)
-                mask = pc.equal(keys, scalar)
-                if pc.any(mask).as_py():
-                    out.append(pf.read_row_group(rg).filter(mask))
-        finally:
-            pf.close()
+        with part.lock:
+            pf = part.file or self._open(path, part.meta)
+            try:
+                for rg in groups:
+                    # One thread: Arrow's pool costs more than it saves on one row group.
+                    if len(groups) == 1 and bounds[rg] is not None:
+                        # Statistics narrowed it to one group: read it whole, filter once.
+                        table = pf.read_row_group(rg, columns=columns, use_threads=False)
+                        out.append(table.filter(pc.equal(table.column("release_key"), scalar)))
+                        continue
+                    keys = pf.read_row_group(rg, columns=["release_key"], use_threads=False)
+                    mask = pc.equal(keys.column(0), scalar)
+                    if pc.any(mask).as_py():
+                        table = pf.read_row_group(rg, columns=columns, use_threads=False)
+                        out.append(table.filter(mask))
+            finally:
+                if part.file is None:
+                    pf.close()
         return pa.concat_tables(out) if out else None
+
+
+@dataclass
+class _Partition:
+    """A `release_files` partition's footer, its row groups' key bounds and, for a local
+    file, the open memory-mapped reader (opening one costs ~1 ms of decoder set-up)."""
+
+    meta: pq.FileMetaData
+    bounds: list[tuple[bytes, bytes] | None]
+    columns: list[str]  # of MERGED_COLUMNS, those the file has
+    file: pq.ParquetFile | None
+    lock: threading.Lock = field(default_factory=threading.Lock)  # a reader is not shared
 
 
 def _schema() -> pa.Schema:

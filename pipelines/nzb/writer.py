@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 NZB_NAMESPACE = "http://www.newzbin.com/DTD/2003/nzb"
 DTD_PATH = Path(__file__).with_name("nzb-1.1.dtd")
@@ -57,26 +58,104 @@ class NzbFile:
         return int(self.sizes.sum())
 
 
-def _segments_xml(f: NzbFile) -> str:
-    """A file's `<segment>` lines. Plain f-strings: ~0.7 us a segment, faster than
-    Arrow's string kernels at these sizes (their per-call cost dominates)."""
-    ids = f.message_ids
-    arrow = isinstance(ids, pa.Array | pa.ChunkedArray)
-    id_list: list[str] = ids.to_pylist() if arrow else list(ids)  # type: ignore[union-attr]
-    joined = "".join(id_list)
-    # Checked once per file: message-ids almost never need brackets removed or escapes.
-    if "<" in joined or ">" in joined or _DIRTY.search(joined):
-        id_list = [xml_text(m.strip("<>")) for m in id_list]
-    return "".join(
-        [
-            f'   <segment bytes="{b}" number="{n}">{m}</segment>\n'
-            for n, b, m in zip(f.numbers.tolist(), f.sizes.tolist(), id_list, strict=True)
-        ]
-    )
+# The bytes `xml_text` leaves alone in UTF-8 text: all but markup characters and C0
+# controls (tab, LF and CR stay). U+FFFE and U+FFFF, which it drops, are EF BF BE/BF;
+# valid UTF-8 holds no surrogates.
+_SAFE_BYTES = bytes(
+    b for b in range(256) if (b >= 0x20 and b not in b'&<>"') or b in (0x09, 0x0A, 0x0D)
+)
+
+
+def utf8_needs_escape(data: pa.Buffer | bytes | memoryview | None) -> bool:
+    """Whether UTF-8 text holds anything `xml_text` would change. Deleting the safe bytes
+    is one C loop (~1 ns a byte); Python's `re` over a 150 kB buffer is ~20x slower."""
+    if data is None:
+        return False
+    raw = bytes(data)
+    if raw.translate(None, _SAFE_BYTES):
+        return True
+    return b"\xef\xbf\xbe" in raw or b"\xef\xbf\xbf" in raw
+
+
+def _clean_ids(values: Sequence[str]) -> list[str]:
+    return [xml_text(m.strip("<>")) for m in values]
+
+
+def _contiguous(pieces: list[pa.Array]) -> pa.Array | None:
+    """The pieces as one array without a copy when they are consecutive slices of one
+    array (what `merge_file_rows` hands over); None otherwise."""
+    if not pieces or any(p.null_count for p in pieces):
+        return None
+    first = pieces[0].buffers()
+    if first[1] is None or first[2] is None:
+        return None
+    end = pieces[0].offset + len(pieces[0])
+    for p in pieces[1:]:
+        buffers = p.buffers()
+        same = all(
+            a is not None and b is not None and b.address == a.address
+            for a, b in zip(first[1:], buffers[1:], strict=True)
+        )
+        if not same or p.offset != end:
+            return None
+        end += len(p)
+    start = pieces[0].offset
+    return pa.StringArray.from_buffers(end - start, first[1], first[2], None, 0, start)
+
+
+def _message_ids(files: Sequence[NzbFile]) -> pa.Array:
+    """All files' message-ids as one Arrow string array, brackets stripped and escaped
+    where needed. Arrow input is checked once over its bytes (message-ids almost never
+    need either); Python lists as before, per file."""
+    pieces: list[pa.Array] = []
+    raw: list[bool] = []  # which pieces are unchecked Arrow input
+    for f in files:
+        ids = f.message_ids
+        if isinstance(ids, pa.ChunkedArray):
+            ids = ids.combine_chunks()
+        if isinstance(ids, pa.Array):
+            if ids.null_count:
+                ids = pc.fill_null(ids, "")
+            pieces.append(ids if ids.type == pa.string() else ids.cast(pa.string()))
+            raw.append(True)
+            continue
+        values = list(ids)
+        joined = "".join(values)
+        if "<" in joined or ">" in joined or _DIRTY.search(joined):
+            values = _clean_ids(values)
+        pieces.append(pa.array(values, pa.string()))
+        raw.append(False)
+    joined_ids = _contiguous(pieces) or pa.concat_arrays(pieces)
+    if not any(raw) or not utf8_needs_escape(joined_ids.buffers()[2]):
+        return joined_ids
+    cleaned = [pa.array(_clean_ids(p.to_pylist()), pa.string()) if r else p
+               for p, r in zip(pieces, raw, strict=True)]  # fmt: skip
+    return pa.concat_arrays(cleaned)
+
+
+def _segment_lines(files: Sequence[NzbFile]) -> tuple[memoryview, list[int]]:
+    """Every file's `<segment>` lines in one UTF-8 buffer, and where each file's start
+    (one Arrow join over all segments: ~30x faster than an f-string per segment)."""
+    counts = [len(f.numbers) for f in files]
+    if not any(counts):
+        return memoryview(b""), [0] * (len(files) + 1)
+    ids = _message_ids(files)
+    numbers = pa.array(np.concatenate([np.asarray(f.numbers) for f in files]).astype(np.int64))
+    sizes = pa.array(np.concatenate([np.asarray(f.sizes) for f in files]).astype(np.int64))
+    lines = pc.binary_join_element_wise(
+        '   <segment bytes="', pc.cast(sizes, pa.string()), '" number="',
+        pc.cast(numbers, pa.string()), '">', ids, "</segment>\n", "",
+    )  # fmt: skip
+    offsets = np.frombuffer(lines.buffers()[1], np.int32)[lines.offset :]
+    first = np.concatenate([[0], np.cumsum(counts)])
+    data = lines.buffers()[2]
+    return memoryview(data if data is not None else b""), offsets[first].tolist()
 
 
 def write_nzb(files: Iterable[NzbFile], meta: Sequence[tuple[str, str]] = ()) -> bytes:
     """The NZB document: `meta` as head (type, value) pairs, then one `file` per file."""
+    files = list(files)
+    segments, bounds = _segment_lines(files)
     out = ['<?xml version="1.0" encoding="UTF-8"?>\n', _DOCTYPE, "\n"]
     out.append(f'<nzb xmlns="{NZB_NAMESPACE}">\n')
     if meta:
@@ -84,17 +163,20 @@ def write_nzb(files: Iterable[NzbFile], meta: Sequence[tuple[str, str]] = ()) ->
         for kind, value in meta:
             out.append(f'  <meta type="{xml_text(kind)}">{xml_text(value)}</meta>\n')
         out.append(" </head>\n")
-    for f in files:
+    parts: list[bytes | memoryview] = []
+    for i, f in enumerate(files):
         out.append(
             f' <file poster="{xml_text(f.poster)}" date="{int(f.date)}" '
             f'subject="{xml_text(f.subject)}">\n  <groups>\n'
         )
         out.extend(f"   <group>{xml_text(g)}</group>\n" for g in f.groups)
         out.append("  </groups>\n  <segments>\n")
-        out.append(_segments_xml(f))
-        out.append("  </segments>\n </file>\n")
+        parts.append("".join(out).encode())
+        parts.append(segments[bounds[i] : bounds[i + 1]])
+        out = ["  </segments>\n </file>\n"]
     out.append("</nzb>\n")
-    return "".join(out).encode("utf-8")
+    parts.append("".join(out).encode())
+    return b"".join(parts)
 
 
 _UNSAFE_NAME = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]+')
