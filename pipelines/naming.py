@@ -50,7 +50,7 @@ def file_name(subject: bytes, name_start: int = -1, name_end: int = -1) -> str:
     """The file name a subject names ("" if none); offsets (relative to the subject)
     from the parser can be given to skip parsing it again."""
     if name_start < 0:
-        parsed, _ = subject_rules.parse_kept(subject)
+        parsed, _ = subject_rules.parse_kept(subject, keys=False)
         name_start, name_end = parsed.name_start, parsed.name_end
     if name_start < 0:
         return ""

@@ -138,8 +138,9 @@ def parse(s: bytes) -> tuple[Parsed, bytes]:
     return p, identity
 
 
-def parse_kept(s: bytes) -> tuple[Parsed, bytes]:
-    """All fields but identity_key, and the subject with its file parts blanked out."""
+def parse_kept(s: bytes, keys: bool = True) -> tuple[Parsed, bytes]:
+    """All fields but identity_key, and the subject with its file parts blanked out
+    (keys=False: file_key and stem_key left 0, for callers that only show text)."""
     p = Parsed()
     parts = list(PART_RE.finditer(s))
     part_span = (-1, -1)
@@ -154,7 +155,9 @@ def parse_kept(s: bytes) -> tuple[Parsed, bytes]:
         p.file_index, p.file_total, c0, c1 = counter
         counter_span = (c0, c1)
     # the text before the part counter seeds the hash of the text after it
-    if parts:
+    if not keys:
+        pass
+    elif parts:
         p.file_key = key_of(s[part_span[1] :], hash_bytes(s[: part_span[0]]))
     else:
         p.file_key = key_of(s)
@@ -164,7 +167,7 @@ def parse_kept(s: bytes) -> tuple[Parsed, bytes]:
         name = s[ns:ne]
         p.ext_class, p.volume, _ = classify(name)
         st = stem(name)
-        p.stem_key = key_of(st.lower()) if st else 0
+        p.stem_key = key_of(st.lower()) if st and keys else 0
         p.random_name = random_token(st)
     else:
         rest = (s[: part_span[0]] + s[part_span[1] :]) if parts else s
@@ -184,7 +187,7 @@ def identity_text(s: bytes) -> bytes:
 def display_text(s: bytes) -> bytes:
     """The identity as the poster wrote it (case kept): equal identities, equal texts
     but for ASCII case."""
-    _, kept = parse_kept(s)
+    _, kept = parse_kept(s, keys=False)
     if ONLY_TAGS_RE.fullmatch(normalise(kept)):
         return b""
     return normalise(kept, fold=False)
