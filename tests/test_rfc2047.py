@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels.subject import flag_encoded_words, parse_subjects
-from pipelines.rfc2047 import decode_subject, decode_subjects
+from pipelines.rfc2047 import decode_subject, decode_subjects, decode_texts
 
 
 def _spans(items: list[bytes]) -> tuple[bytes, np.ndarray, np.ndarray]:
@@ -79,17 +79,46 @@ def test_round_trip_through_the_standard_library_encoder(text, charset):
     assert decode_subject(encoded.encode("ascii")) == text.encode("utf-8")
 
 
-def test_decode_subjects_moves_only_decoded_spans():
-    subjects = [b"plain (1/2)", b"=?UTF-8?B?KDEvNSk=?= name", b"=?bogus?q?x?=", b"\xe9 raw"]
+def test_decode_subjects_spans_index_the_returned_buffer():
+    subjects = [
+        b"plain (1/2)",
+        b"=?UTF-8?B?KDEvNSk=?= name",
+        b"=?bogus?q?x?=",
+        b"\xe9 raw",
+        b"=?windows-1251?B?z/Du4uXw6uA=?= (2/9)",  # decoded in Python
+        b"=?koi8-r?b?!!?= =?utf-8?q?=FF?=",  # left to Python, unchanged there
+    ]
     data, start, end = _spans(subjects)
     buf, new_start, new_end = decode_subjects(data, start, end)
-    assert bytes(buf[: len(data)]) == data  # the chunk's bytes are untouched
     got = [bytes(buf[a:b]) for a, b in zip(new_start, new_end, strict=True)]
-    assert got == [b"plain (1/2)", b"(1/5) name", b"=?bogus?q?x?=", b"\xe9 raw"]
-    assert new_start[1] >= len(data)
-    assert [new_start[i] for i in (0, 2, 3)] == [start[i] for i in (0, 2, 3)]
+    assert got == [
+        b"plain (1/2)",
+        b"(1/5) name",
+        b"=?bogus?q?x?=",
+        b"\xe9 raw",
+        "Проверка (2/9)".encode(),
+        b"=?koi8-r?b?!!?= =?utf-8?q?=FF?=",
+    ]
     parts = parse_subjects(buf, new_start, new_end).part
-    assert parts.tolist() == [1, 1, -1, -1]
+    assert parts.tolist() == [1, 1, -1, -1, 2, -1]
+
+
+def test_a_share_of_the_lines_costs_a_share_of_the_bytes():
+    subjects = [b"x" * 100 + b" (1/2)"] * 99 + [b"=?utf-8?q?caf=C3=A9?= (1/2)"]
+    data, start, end = _spans(subjects)
+    buf, s, e = decode_subjects(data, start[-2:], end[-2:])
+    assert [bytes(buf[a:b]) for a, b in zip(s, e, strict=True)] == [
+        b"x" * 100 + b" (1/2)",
+        "café (1/2)".encode(),
+    ]
+    assert len(buf) < 200 < len(data)
+
+
+def test_decode_texts_matches_decode_subject():
+    subjects = [b"a =?utf-8?q?b?= =?utf-8?q?c?=", b"", b"=?koi8-r?B?8A==?=", b"=?x"]
+    data, start, end = _spans(subjects)
+    assert decode_texts(data, start, end) == [decode_subject(s) for s in subjects]
+    assert decode_texts(data, start, end)[:3] == [b"a bc", b"", "П".encode()]
 
 
 def test_nothing_encoded_returns_the_same_buffer():
