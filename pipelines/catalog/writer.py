@@ -7,6 +7,7 @@ and the rename means readers see the old partition or the new one, never a part.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from typing import Any
 
 import pyarrow as pa
@@ -38,23 +39,32 @@ LAYOUT: dict[str, dict[str, Any]] = {
 }
 
 
-def parquet_bytes(table: pa.Table, name: str) -> bytes:
-    if not table.schema.equals(TABLES[name]):
-        raise ValueError(f"{name}: schema differs from the catalog's\n{table.schema}")
+def row_group_size(name: str) -> int:
+    size: int = LAYOUT.get(name, {}).get("row_group_size", 1 << 20)
+    return size
+
+
+def parquet_bytes(table: pa.Table | Iterable[pa.RecordBatch], name: str) -> bytes:
+    """The partition's Parquet bytes, from a table or from its rows one row group at a
+    time (a batch a row group: the same bytes, without the whole table in memory)."""
+    schema = TABLES[name]
     sink = io.BytesIO()
     options: dict[str, Any] = {
         "compression_level": DEFAULT_LEVEL,
         "row_group_size": 1 << 20,
         **LAYOUT.get(name, {}),
     }
-    pq.write_table(
-        table,
-        sink,
-        compression="zstd",
-        write_statistics=True,
-        store_schema=True,
-        **options,
-    )
+    size = options.pop("row_group_size")
+    batches = [table] if isinstance(table, pa.Table) else table
+    with pq.ParquetWriter(
+        sink, schema, compression="zstd", write_statistics=True, store_schema=True, **options
+    ) as writer:
+        for part in batches:
+            if not part.schema.equals(schema):
+                raise ValueError(f"{name}: schema differs from the catalog's\n{part.schema}")
+            if isinstance(part, pa.RecordBatch):
+                part = pa.Table.from_batches([part])
+            writer.write_table(part, row_group_size=size)
     return sink.getvalue()
 
 
@@ -64,7 +74,7 @@ def write_partition(
     group: str,
     first: int,
     last: int,
-    table: pa.Table,
+    table: pa.Table | Iterable[pa.RecordBatch],
     storage_options: dict[str, Any] | None = None,
 ) -> int:
     """Write (or replace) one partition; returns its size in bytes."""

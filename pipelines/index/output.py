@@ -10,6 +10,7 @@ import functools
 import hashlib
 import re
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,6 +22,7 @@ from kernels import subject as sk
 from kernels.reference import names as names_ref
 from pipelines import naming
 from pipelines.catalog import schema
+from pipelines.catalog.writer import row_group_size
 from pipelines.index.batch import SOURCE_ALBUM, SOURCE_NAMES, SOURCE_STEM, SegmentBatch
 from pipelines.index.window import OpenFile, OpenRelease
 
@@ -237,7 +239,9 @@ class Output:
 
     # -- to Arrow ----------------------------------------------------------------------
 
-    def tables(self) -> dict[str, pa.Table]:
+    def tables(self) -> dict[str, pa.Table | Iterator[pa.RecordBatch]]:
+        """Every table of the range; release_files as its row groups, built one at a time
+        (the range's biggest table never sits in memory whole)."""
         return {
             "releases": _sorted(pa.Table.from_pylist(self.releases, schema.RELEASES)),
             "pending_releases": _sorted(
@@ -246,30 +250,38 @@ class Output:
             "probe_candidates": pa.Table.from_pylist(self.probes, schema.PROBE_CANDIDATES).sort_by(
                 [("release_key", "ascending"), ("kind", "ascending"), ("message_id", "ascending")]
             ),
-            "release_files": self._files_table(),
+            "release_files": self._files_batches(),
         }
 
-    def _files_table(self) -> pa.Table:
-        """release_files in one pass: every file's segments gathered from the store at once,
-        sorted by part number within each file."""
+    def _files_batches(self) -> Iterator[pa.RecordBatch]:
+        """release_files, a row group at a time: the files sorted once, then each group's
+        segments gathered from the store and sorted by part number within each file."""
         plain = [
             f for f in schema.RELEASE_FILES if not f.name.startswith("seg_") and f.name != "bytes"
         ]
         base = pa.Table.from_pylist(self.file_rows, pa.schema(plain))
-        # the files' order first, on the small table, so the big one is built in it
+        self.file_rows = []
         by = [("release_key", "ascending"), ("name", "ascending"), ("date", "ascending")]
         file_order = pc.sort_indices(base, sort_keys=by).to_numpy()
         base = base.take(file_order)
         segments = [self.file_segments[i] for i in file_order]
+        self.file_segments = []
+        store = _Store(self._numbers, self._sizes, self._ids)
+        size = row_group_size("release_files")
+        for lo in range(0, max(len(segments), 1), size):
+            yield self._files_batch(base.slice(lo, size), segments[lo : lo + size], store)
+
+    @staticmethod
+    def _files_batch(base: pa.Table, segments: list[np.ndarray], store: _Store) -> pa.RecordBatch:
         empty = np.zeros(0, np.int64)
         lengths = np.array([len(w) for w in segments], np.int64)
         where = np.concatenate([empty, *segments])
-        numbers = np.concatenate([np.zeros(0, np.int32), *self._numbers])[where]
-        sizes = np.concatenate([np.zeros(0, np.int64), *self._sizes])[where]
+        numbers = store.numbers[where]
+        sizes = store.sizes[where]
         file_of = np.repeat(np.arange(len(lengths)), lengths)
         order = np.lexsort((numbers, file_of))
         where, numbers, sizes = where[order], numbers[order], sizes[order]
-        ids = _message_ids(self._ids, where)
+        ids = store.message_ids(where)
         offsets = pa.array(np.concatenate(([0], np.cumsum(lengths))).astype(np.int32))
         file_bytes = np.add.reduceat(sizes, offsets.to_numpy()[:-1]) if len(sizes) else empty
         table = base.append_column("bytes", pa.array(file_bytes, pa.int64()))
@@ -280,33 +292,47 @@ class Output:
             "seg_bytes", pa.ListArray.from_arrays(offsets, pa.array(sizes.astype(np.int32)))
         )
         table = table.append_column("seg_ids", pa.ListArray.from_arrays(offsets, ids))
-        return table.select(schema.RELEASE_FILES.names).cast(schema.RELEASE_FILES)
+        table = table.select(schema.RELEASE_FILES.names).cast(schema.RELEASE_FILES)
+        return table.combine_chunks().to_batches()[0] if table.num_rows else _empty_batch()
 
 
-def _message_ids(stored: list[pa.Array], where: np.ndarray) -> pa.Array:
-    """The message-ids at these places of the store, as one string array.
+class _Store:
+    """The range's segment store laid end to end: numbers, sizes, message-id bytes."""
 
-    The stored arrays' bytes are laid end to end and the wanted spans copied out by a
-    kernel: Arrow's take on ~1 M binary values in file order costs several times more.
-    """
-    if not stored:
-        return pa.array([], pa.string())
-    datas, starts, ends, base = [], [], [], 0
-    for ids in stored:
-        _, offsets_buf, data_buf = ids.buffers()
-        offsets = np.frombuffer(offsets_buf, np.int32)[ids.offset : ids.offset + len(ids) + 1]
-        data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
-        datas.append(data[offsets[0] : offsets[-1]])
-        starts.append(offsets[:-1].astype(np.int64) - offsets[0] + base)
-        ends.append(offsets[1:].astype(np.int64) - offsets[0] + base)
-        base += int(offsets[-1] - offsets[0])
-    data, offsets = spans.gather(
-        np.concatenate(datas), np.concatenate(starts)[where], np.concatenate(ends)[where]
-    )
-    out = pa.Array.from_buffers(
-        pa.binary(), len(where), [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)]
-    )
-    return _as_text(out)
+    def __init__(self, numbers: list[np.ndarray], sizes: list[np.ndarray], ids: list[pa.Array]):
+        self.numbers = np.concatenate([np.zeros(0, np.int32), *numbers])
+        self.sizes = np.concatenate([np.zeros(0, np.int64), *sizes])
+        datas, starts, ends, base = [], [], [], 0
+        for column in ids:
+            _, offsets_buf, data_buf = column.buffers()
+            first = column.offset
+            offsets = np.frombuffer(offsets_buf, np.int32)[first : first + len(column) + 1]
+            data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else _NO_BYTES
+            datas.append(data[offsets[0] : offsets[-1]])
+            starts.append(offsets[:-1].astype(np.int64) - offsets[0] + base)
+            ends.append(offsets[1:].astype(np.int64) - offsets[0] + base)
+            base += int(offsets[-1] - offsets[0])
+        self.data = np.concatenate([_NO_BYTES, *datas])
+        self.starts = np.concatenate([np.zeros(0, np.int64), *starts])
+        self.ends = np.concatenate([np.zeros(0, np.int64), *ends])
+
+    def message_ids(self, where: np.ndarray) -> pa.Array:
+        """The message-ids at these places as strings, copied out by the spans kernel
+        (Arrow's take on binary values costs several times more)."""
+        data, offsets = spans.gather(self.data, self.starts[where], self.ends[where])
+        out = pa.Array.from_buffers(
+            pa.binary(),
+            len(where),
+            [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)],
+        )
+        return _as_text(out)
+
+
+_NO_BYTES = np.zeros(0, np.uint8)
+
+
+def _empty_batch() -> pa.RecordBatch:
+    return pa.RecordBatch.from_pylist([], schema.RELEASE_FILES)
 
 
 def _as_text(ids: pa.Array) -> pa.Array:
