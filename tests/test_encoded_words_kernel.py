@@ -164,3 +164,13 @@ def test_nothing_encoded_copies_nothing():
 def test_spans_are_validated():
     with pytest.raises(ValueError):
         decode_encoded_words(b"abc", np.array([0]), np.array([4]))
+
+
+def test_matches_reference_on_a_generated_range():
+    from pipelines.generate import generate_range_lines
+
+    data, _first, _last = generate_range_lines(n_lines=20_000, seed=7)
+    subs = [line.split(b"\t")[1] for line in data.split(b"\r\n") if line]
+    got = _kernel(subs)
+    assert got == ref.decode_spans(subs)
+    assert sum(t == DECODED for _, t in got) > 100  # the range holds encoded subjects
