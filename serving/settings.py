@@ -40,6 +40,9 @@ class Settings(BaseSettings):
     follow_index: bool = Field(
         False, description="load segments another process builds (a `serve --workers` worker)"
     )
+    search_cache: int = Field(
+        512, ge=0, description="recent search results kept per index snapshot; 0 = none"
+    )
     page_size: int = Field(50, ge=1, le=500)
     max_query_chars: int = Field(512, ge=16)
 

@@ -33,6 +33,7 @@ class Catalog:
             settings.index_dir,
             in_process=settings.build_in_process,
             follow=settings.follow_index,
+            result_cache=settings.search_cache,
         )
         self.files = ReleaseFilesLookup(self.views.fs, self.views.root)
         self.limits = KeyLimits(

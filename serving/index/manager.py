@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from pipelines.catalog.layout import table_glob
 from pipelines.corpus.fs import is_temporary, open_fs
 from serving.index.build import build_segment
-from serving.index.searcher import LiveSegment, Snapshot, resolve_versions
+from serving.index.searcher import RESULT_CACHE, LiveSegment, Snapshot, resolve_versions
 from serving.index.segment import Segment
 
 log = logging.getLogger(__name__)
@@ -66,6 +66,7 @@ class IndexManager:
         max_deltas: int = 8,
         batch_rows: int = 2_000_000,
         follow: bool = False,
+        result_cache: int = RESULT_CACHE,
     ) -> None:
         self.catalog = catalog
         self._own_dir = index_dir is None
@@ -77,7 +78,8 @@ class IndexManager:
         # follow: another process (the `serve --workers` parent) builds into index_dir;
         # this one only loads what it finds there.
         self.follow = follow
-        self.snapshot = Snapshot([])
+        self.result_cache = result_cache
+        self.snapshot = Snapshot([], cache_size=result_cache)
         self._sources: dict[str, dict] = {}
         self._lock = threading.Lock()  # one refresh at a time
         self._pool: cf.ProcessPoolExecutor | None = None
@@ -119,7 +121,7 @@ class IndexManager:
                 older = [LiveSegment(s.segment, s.dead.copy(), s.dead_count) for s in old.segments]
                 live = LiveSegment.of(segment)
                 resolve_versions(older, live)
-                snapshot = Snapshot([*older, live], old.generation + 1)
+                snapshot = Snapshot([*older, live], old.generation + 1, self.result_cache)
                 kind, count = "delta", len(added)
             else:
                 snapshot, count = self._rebuild(listed, old, merge=len(small) >= self.max_deltas)
@@ -159,14 +161,13 @@ class IndexManager:
                 covered |= paths
         return kept, covered
 
-    @staticmethod
-    def _resolve(segments: list[Segment], generation: int) -> Snapshot:
+    def _resolve(self, segments: list[Segment], generation: int) -> Snapshot:
         lives: list[LiveSegment] = []
         for segment in segments:
             live = LiveSegment.of(segment)
             resolve_versions(lives, live)
             lives.append(live)
-        return Snapshot(lives, generation)
+        return Snapshot(lives, generation, self.result_cache)
 
     def _rebuild(self, listed: dict[str, dict], old: Snapshot, merge: bool) -> tuple[Snapshot, int]:
         """Keep every segment whose partitions are all unchanged; build the rest in batches.

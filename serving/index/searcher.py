@@ -9,6 +9,8 @@ all a page can need; pages merge across segments by posting date.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -106,6 +108,7 @@ LISTED_COLUMNS = [
     "release_key", "name", "poster", "group", "posted_first", "files", "file_total",
     "bytes", "complete", "category", "finished",
 ]  # fmt: skip
+RESULT_CACHE = 512  # results kept per snapshot (a page is ~30 kB of Arrow rows)
 _EMPTY_PAGE = pa.table({c: pa.array([], pa.null()) for c in LISTED_COLUMNS})
 
 
@@ -241,12 +244,37 @@ class Snapshot:
     and swaps the reference, so no request waits for a refresh or sees half of one.
     """
 
-    def __init__(self, segments: list[LiveSegment], generation: int = 0) -> None:
+    def __init__(
+        self, segments: list[LiveSegment], generation: int = 0, cache_size: int = RESULT_CACHE
+    ) -> None:
         self.segments = segments
         self.generation = generation
         self._stats: dict[str, Any] | None = None
+        # Recent results by query. Clients poll the same feeds and searches; the cache
+        # lives and dies with the snapshot, so a refresh can never serve a stale page.
+        self.cache_size = cache_size
+        self.cache_hits = 0
+        self._results: OrderedDict[SearchQuery, SearchResult] = OrderedDict()
+        self._results_lock = threading.Lock()
 
     def search(self, q: SearchQuery) -> SearchResult:
+        """The page of matches `q` asks for and the total (from the cache when recent)."""
+        if not self.cache_size:
+            return self._search(q)
+        with self._results_lock:
+            hit = self._results.get(q)
+            if hit is not None:
+                self._results.move_to_end(q)
+                self.cache_hits += 1
+                return hit
+        result = self._search(q)
+        with self._results_lock:
+            self._results[q] = result
+            while len(self._results) > self.cache_size:
+                self._results.popitem(last=False)
+        return result
+
+    def _search(self, q: SearchQuery) -> SearchResult:
         want = q.offset + q.limit
         total = 0
         heads: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []

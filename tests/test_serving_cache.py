@@ -1,0 +1,62 @@
+"""The per-snapshot cache of search results: same answers, bounded, gone with a refresh."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from pipelines.catalog.synthetic import write_synthetic_catalog
+from serving.index.manager import IndexManager
+from serving.index.searcher import SearchQuery, Snapshot
+
+
+def _keys(snapshot: Snapshot, q: SearchQuery) -> tuple[int, list[bytes]]:
+    result = snapshot.search(q)
+    return result.total, [r["release_key"] for r in result.rows]
+
+
+def test_cached_results_equal_fresh_ones_and_the_cache_is_bounded(tmp_path):
+    root = str(tmp_path / "cat")
+    write_synthetic_catalog(root, 2_000, groups=2, per_range=1_000, seed=8)
+    m = IndexManager(root, in_process=True, batch_rows=1_200, result_cache=2)
+    try:
+        m.refresh()
+        cached = m.snapshot
+        fresh = Snapshot(cached.segments, cached.generation, cache_size=0)
+        queries = [SearchQuery(limit=20), SearchQuery(categories=(5000,), limit=7, offset=3),
+                   SearchQuery(words=("love",), limit=50)]  # fmt: skip
+        for q in queries:
+            assert _keys(cached, q) == _keys(fresh, q)
+        assert cached.cache_hits == 0
+        # The last two are kept, the first was evicted.
+        assert _keys(cached, queries[2]) == _keys(fresh, queries[2])
+        assert _keys(cached, queries[1]) == _keys(fresh, queries[1])
+        assert cached.cache_hits == 2
+        cached.search(queries[0])
+        assert cached.cache_hits == 2
+        assert fresh.cache_hits == 0 and not fresh._results
+    finally:
+        m.close()
+
+
+def test_a_refresh_never_serves_the_old_snapshots_results(tmp_path):
+    root = str(tmp_path / "cat")
+    write_synthetic_catalog(root, 1_000, groups=1, per_range=1_000, seed=9)
+    m = IndexManager(root, in_process=True)
+    try:
+        m.refresh()
+        q = SearchQuery(limit=5)
+        before = m.snapshot.search(q)
+        assert m.snapshot.search(q) is before  # a repeat comes from the cache
+        extra = tmp_path / "extra"
+        write_synthetic_catalog(str(extra), 2_000, groups=1, per_range=1_000, seed=9)
+        for table in ("releases", "release_files", "ranges"):
+            for path in sorted((extra / table).rglob("*-*.parquet")):
+                target = Path(root) / path.relative_to(extra)
+                if not target.exists():
+                    shutil.copy(path, target)
+        assert m.refresh().kind == "delta"
+        after = m.snapshot.search(q)
+        assert after is not before and after.total > before.total
+    finally:
+        m.close()
