@@ -6,7 +6,6 @@ and the rename means readers see the old partition or the new one, never a part.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterable
 from typing import Any
 
@@ -44,11 +43,12 @@ def row_group_size(name: str) -> int:
     return size
 
 
-def parquet_bytes(table: pa.Table | Iterable[pa.RecordBatch], name: str) -> bytes:
+def parquet_bytes(table: pa.Table | Iterable[pa.RecordBatch], name: str) -> memoryview:
     """The partition's Parquet bytes, from a table or from its rows one row group at a
-    time (a batch a row group: the same bytes, without the whole table in memory)."""
+    time (a batch a row group: the same bytes, without the whole table in memory). An
+    Arrow buffer, not bytes: no copy of the whole file at the end."""
     schema = TABLES[name]
-    sink = io.BytesIO()
+    sink = pa.BufferOutputStream()
     options: dict[str, Any] = {
         "compression_level": DEFAULT_LEVEL,
         "row_group_size": 1 << 20,
@@ -65,7 +65,7 @@ def parquet_bytes(table: pa.Table | Iterable[pa.RecordBatch], name: str) -> byte
             if isinstance(part, pa.RecordBatch):
                 part = pa.Table.from_batches([part])
             writer.write_table(part, row_group_size=size)
-    return sink.getvalue()
+    return memoryview(sink.getvalue())
 
 
 def write_partition(

@@ -17,7 +17,7 @@ def open_fs(
     return fs, path.rstrip("/") or "/"
 
 
-def atomic_put(fs: AbstractFileSystem, path: str, payload: bytes) -> None:
+def atomic_put(fs: AbstractFileSystem, path: str, payload: bytes | memoryview) -> None:
     """Write payload under a temporary name beside path, then rename it into place.
 
     Readers see either the old file or the whole new one, never a part of it; a crash

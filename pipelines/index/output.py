@@ -266,6 +266,9 @@ class Output:
         base = base.take(file_order)
         segments = [self.file_segments[i] for i in file_order]
         self.file_segments = []
+        # the batches are needed no more: the store holds what is left to write of them
+        self._batches.clear()
+        self._stored.clear()
         store = _Store(self._numbers, self._sizes, self._ids)
         size = row_group_size("release_files")
         for lo in range(0, max(len(segments), 1), size):
@@ -300,26 +303,37 @@ class _Store:
     """The range's segment store laid end to end: numbers, sizes, message-id bytes."""
 
     def __init__(self, numbers: list[np.ndarray], sizes: list[np.ndarray], ids: list[pa.Array]):
+        """Takes the per-batch columns out of the given lists as it copies them, so each
+        batch's own arrays can go as soon as they are in the store."""
+        count = sum(len(c) for c in ids)
+        nbytes = sum(_id_bytes(c) for c in ids)
         self.numbers = np.concatenate([np.zeros(0, np.int32), *numbers])
         self.sizes = np.concatenate([np.zeros(0, np.int64), *sizes])
-        datas, starts, ends, base = [], [], [], 0
-        for column in ids:
+        numbers.clear()
+        sizes.clear()
+        self.data = np.empty(nbytes, np.uint8)
+        # the ids lie end to end: id i is data[offsets[i]:offsets[i + 1]]
+        self.offsets = np.empty(count + 1, np.int64)
+        self.offsets[0] = 0
+        at, base = 0, 0
+        while ids:
+            column = ids.pop(0)
             _, offsets_buf, data_buf = column.buffers()
             first = column.offset
             offsets = np.frombuffer(offsets_buf, np.int32)[first : first + len(column) + 1]
-            data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else _NO_BYTES
-            datas.append(data[offsets[0] : offsets[-1]])
-            starts.append(offsets[:-1].astype(np.int64) - offsets[0] + base)
-            ends.append(offsets[1:].astype(np.int64) - offsets[0] + base)
-            base += int(offsets[-1] - offsets[0])
-        self.data = np.concatenate([_NO_BYTES, *datas])
-        self.starts = np.concatenate([np.zeros(0, np.int64), *starts])
-        self.ends = np.concatenate([np.zeros(0, np.int64), *ends])
+            size = int(offsets[-1] - offsets[0])
+            if size:
+                data = np.frombuffer(data_buf, np.uint8)
+                self.data[base : base + size] = data[offsets[0] : offsets[-1]]
+            n = len(column)
+            self.offsets[at + 1 : at + n + 1] = offsets[1:] - offsets[0] + base
+            at += n
+            base += size
 
     def message_ids(self, where: np.ndarray) -> pa.Array:
         """The message-ids at these places as strings, copied out by the spans kernel
         (Arrow's take on binary values costs several times more)."""
-        data, offsets = spans.gather(self.data, self.starts[where], self.ends[where])
+        data, offsets = spans.gather(self.data, self.offsets[where], self.offsets[where + 1])
         out = pa.Array.from_buffers(
             pa.binary(),
             len(where),
@@ -328,7 +342,9 @@ class _Store:
         return _as_text(out)
 
 
-_NO_BYTES = np.zeros(0, np.uint8)
+def _id_bytes(column: pa.Array) -> int:
+    offsets = np.frombuffer(column.buffers()[1], np.int32)
+    return int(offsets[column.offset + len(column)] - offsets[column.offset])
 
 
 def _empty_batch() -> pa.RecordBatch:
