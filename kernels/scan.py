@@ -1,20 +1,25 @@
 """The scanner: line and field offsets over one inflated overview chunk.
 
-One pass over the bytes (one predictable branch a byte) finds the line ends, the
-TAB-separated fields, the article number, and whether a line holds bytes that are not
-valid UTF-8. Each line gets a status so the reader can count what it must survive
-(CORPUS.md) without a second pass.
+One pass over the bytes, 64 at a time, finds the line ends, the TAB-separated fields,
+the article number, and whether a line holds bytes that are not valid UTF-8. Each line
+gets a status so the reader can count what it must survive (CORPUS.md) without a second
+pass.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numba.cpython.unsafe import numbers as _numba_numbers
 
 from kernels._jit import kernel
+from kernels.hashing import leaf_kernel
 
-# Unsigned indexes spare numba its negative-index (wraparound) code in the byte loop.
+# LLVM's cttz (one instruction): the position of a mask's lowest set bit; 64 for no bit
+trailing_zeros: Any = _numba_numbers.trailing_zeros
+# Unsigned indexes spare numba its negative-index (wraparound) code in the byte loops.
 _U = np.uint64
 
 # Fields of the default LIST OVERVIEW.FMT, in order.
@@ -58,19 +63,7 @@ class LineIndex:
         return self.status == OK
 
 
-@kernel
-def _count_lines(buf):
-    n = 0
-    size = buf.shape[0]
-    for i in range(size):
-        if buf[i] == 10:
-            n += 1
-    if size > 0 and buf[size - 1] != 10:
-        n += 1
-    return n
-
-
-@kernel
+@leaf_kernel
 def _utf8_valid(buf, start, end):
     i = start
     while i < end:
@@ -104,90 +97,183 @@ def _utf8_valid(buf, start, end):
     return True
 
 
+# SWAR constants: a byte is below 11 (TAB, LF or another control byte) exactly when bit 7
+# of ((byte & 0x7F) + 0x75) | byte is clear; the add never carries into the next byte.
+_LO7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_ADD11 = np.uint64(0x7575757575757575)
+_HI = np.uint64(0x8080808080808080)
+_SPACES = np.uint64(0x2020202020202020)
+_FF = np.uint64(0xFF)
+# (t >> 7) * _GATHER >> 56 packs bit 7 of each byte of t into one byte, in byte order
+_GATHER = np.uint64(0x0102040810204080)
+_1 = np.uint64(1)
+_7 = np.uint64(7)
+_56 = np.uint64(56)
+
+
 @kernel
-def _scan(buf, n_lines, first, last, terminated):
-    line_start = np.empty(n_lines, np.int64)
-    line_end = np.empty(n_lines, np.int64)
-    # field-major: each field's column is contiguous (the kernels downstream take columns)
-    fstart = np.empty((9, n_lines), np.int64)
-    fend = np.empty((9, n_lines), np.int64)
-    nfields = np.zeros(n_lines, np.int32)
-    number = np.full(n_lines, -1, np.int64)
-    status = np.zeros(n_lines, np.uint8)
-    non_utf8 = np.zeros(n_lines, np.bool_)
+def _count_lines(buf):
+    n = 0
     size = buf.shape[0]
-    pos = 0
-    for li in range(n_lines):
-        s = pos
-        f = 0
-        fs = s
-        acc = 0  # every byte of the line OR-ed together: bit 7 set means non-ASCII
-        # one predictable branch a byte: TAB and LF are the only bytes below 11 that matter
-        while pos < size:
-            b = buf[_U(pos)]
-            acc |= b
-            if b < 11:
-                if b == 10:
-                    break
-                if b == 9:
-                    if f < 9:
-                        fstart[f, li] = fs
-                        fend[f, li] = pos
-                    f += 1
-                    fs = pos + 1
-            pos += 1
-        e = pos
-        if e > s and buf[_U(e - 1)] == 13:
-            e -= 1
-        if fs > e:  # a TAB right before the CR
-            fs = e
-        if f < 9:
-            fstart[f, li] = fs
-            fend[f, li] = e
-        f += 1
-        for k in range(f, 9):
-            fstart[k, li] = e
-            fend[k, li] = e
-        line_start[li] = s
-        line_end[li] = e
-        nfields[li] = min(f, 10)
-        if acc >= 0x80:
-            non_utf8[li] = not _utf8_valid(buf, s, e)
-        # article number: digits only, at most 18 of them
-        a = fstart[0, li]
-        z = fend[0, li]
-        num = 0
-        if z > a and z - a <= 18:
-            for k in range(a, z):
-                d = buf[_U(k)]
-                if d < 48 or d > 57:
-                    num = -1
-                    break
-                num = num * 10 + (d - 48)
+    for i in range(size):
+        if buf[i] == 10:
+            n += 1
+    if size > 0 and buf[size - 1] != 10:
+        n += 1
+    return n
+
+
+@leaf_kernel
+def _word(buf, words, j, ends_lf):
+    """Word j of the buffer. Past its whole words: the tail bytes padded with spaces (which
+    are nothing to the scanner) and, when the buffer does not end with LF, a LF after its
+    last byte, so the last line ends like every other."""
+    if j < words.shape[0]:
+        return words[_U(j)]
+    size = buf.shape[0]
+    w = _SPACES
+    for r in range(8):
+        i = j * 8 + r
+        if i < size:
+            c = np.uint64(buf[_U(i)])
+        elif i == size and not ends_lf:
+            c = np.uint64(10)
         else:
-            num = -1
-        number[li] = num
-        if pos >= size and not terminated:
-            status[li] = 5
-        elif f < 8:
-            status[li] = 1
-        elif num < 0:
-            status[li] = 2
-        elif num < first or num > last:
-            status[li] = 3
-        pos += 1
+            continue
+        sh = np.uint64(8 * r)
+        w = (w & ~(_FF << sh)) | (c << sh)
+    return w
+
+
+@leaf_kernel
+def _block_mask(buf, words, j, full, ends_lf):
+    """(bytes below 11, OR of all bytes) of the 64 bytes from word j: bit k of the mask is
+    byte k of the block."""
+    m = np.uint64(0)
+    acc = np.uint64(0)
+    for k in range(8):
+        w = words[_U(j + k)] if full else _word(buf, words, j + k, ends_lf)
+        acc |= w
+        t = ~(((w & _LO7) + _ADD11) | w) & _HI
+        m |= (((t >> _7) * _GATHER) >> _56) << np.uint64(8 * k)
+    return m, acc
+
+
+@kernel
+def _scan(buf, words, cap, first, last, terminated):
+    """The line index, or None when the buffer holds more than `cap` lines.
+
+    Reads the buffer 64 bytes at a time (8 words, SWAR): a block's bytes below 11 become
+    one bit mask whose set bits are visited in order, so the separators cost a step each
+    and the other bytes a few word operations per 8; a byte loop spent a compare and a
+    branch on each.
+    """
+    size = buf.shape[0]
+    line_start = np.empty(cap, np.int64)
+    line_end = np.empty(cap, np.int64)
+    # field-major: each field's column is contiguous (the kernels downstream take columns)
+    fstart = np.empty((9, cap), np.int64)
+    fend = np.empty((9, cap), np.int64)
+    nfields = np.empty(cap, np.int32)
+    number = np.empty(cap, np.int64)
+    status = np.empty(cap, np.uint8)
+    non_utf8 = np.empty(cap, np.bool_)
+    ends_lf = buf[_U(size - 1)] == 10
+    total = size if ends_lf else size + 1  # with the LF that ends an unterminated last line
+    full_blocks = words.shape[0] >> 3
+    li = 0
+    s = np.int64(0)
+    f = 0
+    fs = np.int64(0)
+    acc = np.uint64(0)  # the line's bytes OR-ed together (and a few around): bit 7 = non-ASCII
+    for blk in range((total + 63) >> 6):
+        m, block_acc = _block_mask(buf, words, blk * 8, blk < full_blocks, ends_lf)
+        acc |= block_acc
+        base = blk * 64
+        while m != 0:
+            p = base + np.int64(trailing_zeros(m))
+            m &= m - _1
+            b = buf[_U(p)] if p < size else 10
+            if b == 9:
+                if f < 9:
+                    fstart[f, li] = fs
+                    fend[f, li] = p
+                f += 1
+                fs = p + 1
+            elif b == 10:
+                if li == cap:
+                    return None
+                e = p
+                if e > s and buf[_U(e - 1)] == 13:
+                    e -= 1
+                if fs > e:  # a TAB right before the CR
+                    fs = e
+                if f < 9:
+                    fstart[f, li] = fs
+                    fend[f, li] = e
+                f += 1
+                for k in range(f, 9):
+                    fstart[k, li] = e
+                    fend[k, li] = e
+                line_start[li] = s
+                line_end[li] = e
+                nfields[li] = min(f, 10)
+                non_utf8[li] = (acc & _HI) != 0 and not _utf8_valid(buf, s, e)
+                num = _article_number(buf, fstart[0, li], fend[0, li])
+                number[li] = num
+                code = OK
+                if p >= size and not terminated:
+                    code = UNTERMINATED
+                elif f < MIN_FIELDS:
+                    code = TOO_FEW_FIELDS
+                elif num < 0:
+                    code = BAD_NUMBER
+                elif num < first or num > last:
+                    code = OUT_OF_SPAN
+                status[li] = code
+                li += 1
+                s = p + 1
+                f = 0
+                fs = s
+                # the block's bytes before the LF may flag the next line too: its check then
+                # finds it valid, at the cost of one needless check
+                acc = block_acc
+    n = li
     # duplicates: the second and later lines of one number, over a bitmap of the span
     span = last - first + 1
     if 0 < span <= 1 << 28:
         seen = np.zeros(span, np.bool_)
-        for li in range(n_lines):
-            if status[li] == 0:
-                k = number[li] - first
+        for i in range(n):
+            if status[i] == OK:
+                k = number[i] - first
                 if seen[k]:
-                    status[li] = 4
+                    status[i] = DUPLICATE
                 else:
                     seen[k] = True
-    return line_start, line_end, fstart.T, fend.T, nfields, number, status, non_utf8
+    return (
+        line_start[:n],
+        line_end[:n],
+        fstart[:, :n].T,
+        fend[:, :n].T,
+        nfields[:n],
+        number[:n],
+        status[:n],
+        non_utf8[:n],
+    )
+
+
+@leaf_kernel
+def _article_number(buf, a, z):
+    """Digits only, at most 18 of them; -1 otherwise."""
+    if z <= a or z - a > _MAX_DIGITS:
+        return -1
+    num = 0
+    for k in range(a, z):
+        d = buf[_U(k)]
+        if d < 48 or d > 57:
+            return -1
+        num = num * 10 + (d - 48)
+    return num
 
 
 def scan_chunk(
@@ -198,15 +284,25 @@ def scan_chunk(
     `terminated` is False when the stream was cut short: a last line without its line
     end is then marked UNTERMINATED instead of being trusted.
     """
-    buf = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data
-    n = _count_lines(buf) if len(buf) else 0
-    if n == 0:
+    if isinstance(data, np.ndarray):
+        buf = np.ascontiguousarray(data, dtype=np.uint8)
+    else:
+        buf = np.frombuffer(data, dtype=np.uint8)
+    if len(buf) == 0:
         return _empty()
     if first > last:
         raise ValueError(f"chunk span {first}-{last} is empty")
     # a complete stream whose last line lacks its LF is still a whole line
-    terminated = terminated or buf[-1] == 10
-    parts = _scan(buf, n, first, last, terminated)
+    terminated = terminated or bool(buf[-1] == 10)
+    words = buf[: len(buf) // 8 * 8].view(np.uint64)
+    # Room for one line an article of the span (real lines run ~200-500 bytes): counting
+    # the lines first would cost a second pass over the buffer, as much as the scan itself.
+    # A chunk with more lines (junk, duplicates) is counted and scanned again.
+    size = len(buf)
+    cap = min(size, max(min(last - first + 1, size // 16), size // 256) + 64)
+    parts = _scan(buf, words, cap, first, last, terminated)
+    if parts is None:
+        parts = _scan(buf, words, _count_lines(buf), first, last, terminated)
     return LineIndex(*parts)
 
 

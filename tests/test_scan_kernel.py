@@ -74,3 +74,59 @@ def test_statuses_on_a_hostile_chunk():
 
 def test_empty_chunk():
     assert len(scan_chunk(b"", 1, 10)) == 0
+
+
+# --- the word-at-a-time scanner's edges: 8-byte words, 64-byte blocks, the partial tail ---
+
+LINE = b"17\tsubject\tposter\tdate\t<id@x>\t\t100\t2\tXref: h a.b:17\r\n"
+
+
+def test_separators_at_every_position_of_a_block():
+    # a field one byte longer each time moves every TAB and LF behind it one position on
+    for pad in range(130):
+        data = b"3\t" + b"s" * pad + b"\tf\td\t<m>\t\t1\t2\n" + LINE
+        _compare(data, 0, 40, True)
+        _compare(data.replace(b"\n", b"\r\n"), 0, 40, True)
+
+
+def test_every_length_and_cut():
+    # lengths across whole words and blocks, with and without the last LF
+    data = b"".join(LINE.replace(b"17", str(n).encode()) for n in range(10, 14))
+    for cut in range(len(data) + 1):
+        for terminated in (True, False):
+            _compare(data[:cut], 0, 40, terminated)
+
+
+def test_non_ascii_near_line_and_block_ends():
+    for pad in range(70):
+        for tail in (b"\xc3\xa9", b"\xff", b"\xc3", b"\xe2\x82"):
+            head = b"5\t" + b"s" * pad + tail + b"\tf\td\t<m>\t\t1\t2"
+            # valid and invalid UTF-8 ending the line, in the last partial word, and a
+            # plain ASCII line after one: it must not be flagged
+            for data in (head, head + b"\n" + LINE, LINE + head + b"\r\n" + LINE):
+                _compare(data, 0, 40, True)
+                _compare(data, 0, 40, False)
+
+
+def test_more_lines_than_the_span_holds():
+    # the scanner sizes its output by the span: a chunk of junk lines overflows that guess
+    data = b"1\ts\tf\td\t<m>\t\t1\t2\n" * 3000 + LINE
+    index = scan_chunk(data, 1, 1)
+    assert len(index) == 3001
+    assert index.status[0] == OK and (index.status[1:3000] == DUPLICATE).all()
+    assert index.status[3000] == OUT_OF_SPAN
+    _compare(data[:500], 1, 1, True)
+
+
+CONTROL_BYTES = st.lists(
+    st.sampled_from(
+        [0, 1, 8, 9, 9, 9, 10, 10, 11, 12, 13, 32, 48, 49, 55, 97, 0x80, 0xC3, 0xA9, 0xFF]
+    ),
+    max_size=400,
+).map(bytes)
+
+
+@settings(max_examples=300, deadline=None)
+@given(CONTROL_BYTES, st.booleans(), st.integers(0, 60))
+def test_scan_survives_separator_heavy_bytes(data, terminated, first):
+    _compare(data, first, first + 20, terminated)
