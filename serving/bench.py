@@ -45,6 +45,7 @@ class BenchReport:
     searches_per_second: float = 0.0
     load_clients: int = 0
     workers: int = 1
+    search_cache: int | None = None  # the server's --search-cache (None: its default)
     load_server_cpu: float = 0.0  # cores the server used during the load run
     machine_load: float = 0.0  # 1-minute load average when the run ended (2 cores)
     rss_mb: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -140,6 +141,8 @@ def _sample(catalog: str) -> tuple[list[str], list[str]]:
             continue
         k = 1 if rng.random() < 0.5 or len(words) < 2 else 2
         queries.append(" ".join(rng.sample(words, k)))
+    # Distinct: the timed searches are then all answered by the index, not the cache.
+    queries = list(dict.fromkeys(queries))
     # Not USING SAMPLE: it samples before the WHERE, and 100-file releases are rare.
     big = con.sql(
         f"SELECT release_key FROM read_parquet('{glob}') WHERE files >= 95 AND finished "
@@ -160,28 +163,30 @@ def _timed(client: httpx.Client, url: str, params: dict[str, Any]) -> float:
 
 
 def _load(base: str, queries: list[str], seconds: float, clients: int) -> float:
-    """Searches per second from `clients` keep-alive connections (http.client: a lighter
-    client than httpx, so the generator takes less of the machine from the server)."""
-    import http.client
+    """Searches per second from `clients` keep-alive connections, each a thread sending
+    ready-made requests over a raw socket and reading responses by Content-Length: the
+    generator shares the machine with the server, so it must cost little per request
+    (~30 us; `http.client` took ~10x that, which the server then lacked)."""
     from urllib.parse import urlencode, urlsplit
 
-    host = urlsplit(base)
+    split = urlsplit(base)
+    address = (split.hostname or "127.0.0.1", split.port or 80)
+    requests = [
+        f"GET /api?{urlencode({'t': 'search', 'q': q, 'apikey': KEY})} HTTP/1.1\r\n"
+        f"Host: {split.netloc}\r\n\r\n".encode()
+        for q in queries
+    ]
     stop = time.perf_counter() + seconds
     counts = [0] * clients
 
     def worker(i: int) -> None:
         rng = random.Random(i)
-        conn = http.client.HTTPConnection(host.hostname or "127.0.0.1", host.port, timeout=30)
-        try:
+        with socket.create_connection(address, timeout=30) as sock:
+            pending = bytearray()
             while time.perf_counter() < stop:
-                query = urlencode({"t": "search", "q": rng.choice(queries), "apikey": KEY})
-                conn.request("GET", f"/api?{query}")
-                response = conn.getresponse()
-                response.read()
-                if response.status == 200:
-                    counts[i] += 1
-        finally:
-            conn.close()
+                sock.sendall(rng.choice(requests))
+                status, pending = _response(sock, pending)
+                counts[i] += status == 200
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(clients)]
     start = time.perf_counter()
@@ -192,12 +197,38 @@ def _load(base: str, queries: list[str], seconds: float, clients: int) -> float:
     return sum(counts) / (time.perf_counter() - start)
 
 
-def _start(catalog: str, index_dir: str, workers: int) -> tuple[subprocess.Popen, str, float]:
+def _response(sock: socket.socket, pending: bytearray) -> tuple[int, bytearray]:
+    """Read one HTTP/1.1 response (with Content-Length); its status and what follows it."""
+    while (end := pending.find(b"\r\n\r\n")) < 0:
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            raise RuntimeError("server closed the connection")
+        pending += chunk
+    head = bytes(pending[:end]).lower()
+    found = head.find(b"content-length:")
+    if found < 0:
+        raise RuntimeError(f"response without Content-Length: {head[:200]!r}")
+    line_end = head.find(b"\r\n", found)
+    length = int(head[found + 15 : line_end if line_end >= 0 else len(head)])
+    total = end + 4 + length
+    while len(pending) < total:
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            raise RuntimeError("server closed the connection")
+        pending += chunk
+    return int(head[9:12]), pending[total:]
+
+
+def _start(
+    catalog: str, index_dir: str, workers: int, search_cache: int | None = None
+) -> tuple[subprocess.Popen, str, float]:
     """A `serve` process; returns once it answers caps (its index is built by then)."""
     port = _free_port()
     cmd = [sys.executable, "-m", "pipelines.cli", "serve", "--catalog", catalog, "--port",
            str(port), "--api-key", KEY, "--refresh", "1", "--index-dir", index_dir,
            "--workers", str(workers)]  # fmt: skip
+    if search_cache is not None:
+        cmd += ["--search-cache", str(search_cache)]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     start = time.perf_counter()
     server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -231,16 +262,17 @@ def run_bench(
     clients: int = 4,
     workers: int = 2,
     index_dir: str | None = None,
+    search_cache: int | None = None,
 ) -> BenchReport:
     """With `index_dir`, segments left there by an earlier run are reused (start-up then
     measures a restart) and kept afterwards; otherwise a temp folder is built and removed."""
     ensure_catalog(catalog, releases)
-    report = BenchReport(load_clients=clients, workers=workers)
+    report = BenchReport(load_clients=clients, workers=workers, search_cache=search_cache)
     queries, big = _sample(catalog)
     keep = index_dir is not None
     index_dir = index_dir or tempfile.mkdtemp(prefix="bench-index-")
     try:
-        server, base, report.startup_seconds = _start(catalog, index_dir, workers)
+        server, base, report.startup_seconds = _start(catalog, index_dir, workers, search_cache)
         try:
             _measure(report, server, base, queries, big, searches, seconds, clients)
             report.delta_seconds, report.delta_releases = _delta(catalog, base)
@@ -316,6 +348,7 @@ def print_report(report: BenchReport, as_json: bool) -> None:
         print(json.dumps(asdict(report)))
         return
     s, g = report.search_ms, report.get_ms
+    cache = "default" if report.search_cache is None else report.search_cache
     lines = [
         ("releases in catalog", f"{report.releases_in_catalog:,}"),
         ("start-up (views + index)", f"{report.startup_seconds} s"),
@@ -334,7 +367,7 @@ def print_report(report: BenchReport, as_json: bool) -> None:
         ]
     lines += [
         ("sustained t=search", f"{report.searches_per_second}/s ({report.load_clients} clients, "
-                               f"{report.workers} server workers, "
+                               f"{report.workers} server workers, search cache {cache}, "
                                f"server busy {report.load_server_cpu} cores)"),
         ("server memory (MB)", str(report.rss_mb)),
         ("new range searchable after",

@@ -25,6 +25,11 @@ def add_parser(sub: Any) -> None:
         "--index-dir",
         help="keep the index here and reuse it on the next run (skips the full build)",
     )
+    p.add_argument(
+        "--search-cache",
+        type=int,
+        help="the server's --search-cache (0: every search hits the index)",
+    )
     p.add_argument("--json", action="store_true", help="print the report as one JSON line")
     p.set_defaults(run=run)
 
@@ -40,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
         args.clients,
         args.workers,
         args.index_dir,
+        args.search_cache,
     )
     print_report(report, args.json)
     return 0

@@ -5,6 +5,8 @@ newest posting first (the row number is the release's *ordinal*), and:
 
 - `rows.arrow`: the columns pages and feeds show, uncompressed Arrow IPC so the server
   memory-maps it and a page of results touches only its own rows;
+- `items.arrow`: each release's feed item values, escaped and formatted once here
+  (`serving.newznab.items`): a feed page reads this one column;
 - `posted.npy`, `bytes.npy`, `category.npy`, `group.npy`, `rank.npy`, `file.npy`:
   per-ordinal columns the filters and the version rules read;
 - `keys.npy` + `key_order.npy`: release keys sorted, for lookups by key;
@@ -30,6 +32,7 @@ from fsspec import AbstractFileSystem
 
 from pipelines.catalog.schema import KEY, RELEASES
 from serving import text
+from serving.newznab.items import item_values
 
 ROW_COLUMNS = [
     "release_key", "name", "poster", "group", "groups", "posted_first", "posted_last",
@@ -215,6 +218,7 @@ def write_segment(rows: pa.Table, sources: Sequence[dict], out: str | os.PathLik
     folder.mkdir(parents=True, exist_ok=True)
     n = rows.num_rows
     _write_ipc(folder / "rows.arrow", rows)
+    _write_ipc(folder / "items.arrow", pa.table({"item": item_values(rows)}))
     save = lambda name, arr: np.save(folder / f"{name}.npy", arr)  # noqa: E731
     save("posted", _column(rows, "posted_first", 0).astype(np.int64))
     save("bytes", _column(rows, "bytes", 0).astype(np.int64))

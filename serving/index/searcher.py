@@ -56,13 +56,31 @@ class LiveSegment:
         return self._dead_bits
 
 
-class SearchResult:
-    """A page of matches: the total, and the page's rows as an Arrow table (feeds render
-    it column by column) or, on demand, as dicts (pages, JSON)."""
+_NONE = np.zeros(0, dtype=np.int64)
 
-    def __init__(self, total: int, table: pa.Table | None = None) -> None:
+
+class SearchResult:
+    """A page of matches: the total, and the page's (segment, ordinal) pairs, read on
+    demand as prepared feed items (`items`), Arrow rows (`table`) or dicts (`rows`)."""
+
+    def __init__(self, total: int, snapshot: Snapshot | None = None,
+                 seg_of: np.ndarray = _NONE, ords: np.ndarray = _NONE) -> None:  # fmt: skip
         self.total = total
-        self.table = table if table is not None else _EMPTY_PAGE
+        self._snapshot = snapshot
+        self._seg_of = seg_of
+        self._ords = ords
+
+    @cached_property
+    def items(self) -> list[str]:
+        if self._snapshot is None:
+            return []
+        return self._snapshot.items(self._seg_of, self._ords)
+
+    @cached_property
+    def table(self) -> pa.Table:
+        if self._snapshot is None:
+            return _EMPTY_PAGE
+        return self._snapshot.rows(self._seg_of, self._ords)
 
     @cached_property
     def rows(self) -> list[dict[str, Any]]:
@@ -102,7 +120,6 @@ def _any_of(seg: Segment, q: SearchQuery) -> list[list[int]] | None:
     return sets
 
 
-_NONE = np.zeros(0, dtype=np.int64)
 # What a result list shows (feeds and pages); a single release (find) gets every column.
 LISTED_COLUMNS = [
     "release_key", "name", "poster", "group", "posted_first", "files", "file_total",
@@ -294,7 +311,7 @@ class Snapshot:
         else:
             # Newest first, then by key: the order one segment would have given.
             order = np.lexsort((self._tie_keys(posted, seg_of, ords), -posted))[q.offset : want]
-        return SearchResult(total, self.rows(seg_of[order], ords[order]))
+        return SearchResult(total, self, seg_of[order], ords[order])
 
     def _tie_keys(self, posted: np.ndarray, seg_of: np.ndarray, ords: np.ndarray) -> np.ndarray:
         """Release keys where a posting time repeats, zeros elsewhere: only ties need the
@@ -323,19 +340,37 @@ class Snapshot:
         table = pa.concat_tables(parts)
         return table.take(pa.array(np.argsort(np.concatenate(positions), kind="stable")))
 
-    def lookup(self, key: bytes, columns: list[str] | None = None) -> pa.Table | None:
-        """The newest version of one release as a one-row table, None when the index
-        has no such key (or only a dead version of it)."""
-        for live in self.segments:
+    def items(self, seg_of: np.ndarray, ords: np.ndarray) -> list[str]:
+        """The prepared feed items of (segment, ordinal) pairs, in the order given."""
+        out: list[str] = [""] * len(ords)
+        for i in sorted(set(seg_of.tolist())):
+            where = np.nonzero(seg_of == i)[0]
+            taken = self.segments[i].segment.items_at(ords[where])
+            for pos, item in zip(where.tolist(), taken, strict=True):
+                out[pos] = item
+        return out
+
+    def _locate(self, key: bytes) -> tuple[int, int] | None:
+        for i, live in enumerate(self.segments):
             ord_ = live.segment.find(key)
             if ord_ is not None and not live.dead[ord_]:
-                return live.segment.take(np.array([ord_]), columns)
+                return i, ord_
         return None
+
+    def lookup(self, key: bytes) -> SearchResult | None:
+        """The newest version of one release as a one-item result, None when the index
+        has no such key (or only a dead version of it)."""
+        found = self._locate(key)
+        if found is None:
+            return None
+        return SearchResult(1, self, np.array([found[0]]), np.array([found[1]]))
 
     def find(self, key: bytes) -> dict[str, Any] | None:
         """The newest version of one release (every column), None when absent."""
-        table = self.lookup(key)
-        return None if table is None else table.to_pylist()[0]
+        found = self._locate(key)
+        if found is None:
+            return None
+        return self.segments[found[0]].segment.take(np.array([found[1]])).to_pylist()[0]
 
     def stats(self) -> dict[str, Any]:
         """Counts for the status and browse pages: releases, bytes, per category and group."""

@@ -32,6 +32,11 @@ class Segment:
         # concatenates every chunk first (gigabytes of a mapped file per request).
         self.batches = self.rows.to_batches()
         self.batch_starts = np.cumsum([0] + [b.num_rows for b in self.batches])
+        # Each release's feed item values, prepared at build (`newznab.items`): a page
+        # reads one column here instead of eleven from `rows`.
+        items = _ipc(self.folder / "items.arrow").column(0)
+        self._item_chunks = items.chunks
+        self._item_starts = np.cumsum([0] + [len(c) for c in items.chunks])
         load = lambda name: np.load(self.folder / f"{name}.npy", mmap_mode="r")  # noqa: E731
         self.posted = load("posted")
         self.bytes = load("bytes")
@@ -97,6 +102,19 @@ class Segment:
             return table
         # Batches come in ordinal order; put the rows back in the order asked for.
         return table.take(pa.array(np.argsort(np.concatenate(positions), kind="stable")))
+
+    def items_at(self, ords: np.ndarray) -> list[str]:
+        """The prepared feed item values at these ordinals, in the order given."""
+        ords = np.asarray(ords, dtype=np.int64)
+        out: list[str] = [""] * len(ords)
+        which = np.searchsorted(self._item_starts, ords, side="right") - 1
+        for b in sorted(set(which.tolist())):
+            where = np.nonzero(which == b)[0]
+            local = pa.array(ords[where] - self._item_starts[b])
+            for pos, value in zip(where.tolist(), self._item_chunks[b].take(local).to_pylist(),
+                                  strict=True):  # fmt: skip
+                out[pos] = value
+        return out
 
     def keys_at(self, ords: np.ndarray) -> np.ndarray:
         """The release keys at these ordinals as 'S20' (for ordering ties)."""

@@ -91,7 +91,7 @@ def _page(catalog: Catalog, links: render.Links, result: SearchResult, offset: i
         body = render.feed_json(catalog.settings, links, result.rows, offset, result.total,
                                 grabs, wanted)  # fmt: skip
         return _reply(body, JSON)
-    body_xml = render.feed_xml(catalog.settings, links, result.table, offset, result.total,
+    body_xml = render.feed_xml(catalog.settings, links, result.items, offset, result.total,
                                grabs, wanted)  # fmt: skip
     return _reply(body_xml, XML)
 
@@ -138,11 +138,10 @@ def api(catalog: Catalog, params: P.Params, base: str) -> Reply:
         if function == "get":
             return nzb_reply(catalog, key, P.release_key(params))
         if function == "details":
-            table = catalog.snapshot.lookup(P.release_key(params))
-            if table is None:
+            found = catalog.snapshot.lookup(P.release_key(params))
+            if found is None:
                 raise E.NewznabError(E.NO_ITEM, "No such item")
-            links = render.Links(base, key)
-            return _page(catalog, links, SearchResult(1, table), 0, None, as_json)
+            return _page(catalog, render.Links(base, key), found, 0, None, as_json)
         if function == "movie" and params.get("imdbid") and not params.get("q"):
             # The catalog holds no IMDb ids (yet): an id alone matches nothing.
             P.search_query(function, params, catalog.settings)  # still validate the rest

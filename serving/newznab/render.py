@@ -8,11 +8,9 @@ parse every response with lxml to hold the shape.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-import pyarrow as pa
 
 from pipelines.nzb.writer import xml_text
 from serving import categories as cat
@@ -86,14 +84,15 @@ def _pick(attrs: list[tuple[str, str]], wanted: set[str] | None) -> list[tuple[s
 
 
 def feed_xml(
-    settings: Settings, links: Links, table: pa.Table, offset: int, total: int,
+    settings: Settings, links: Links, items: Sequence[str], offset: int, total: int,
     grabs: Mapping[bytes, int], wanted: set[str] | None = None,
 ) -> bytes:  # fmt: skip
+    """The feed of a page's prepared item values (`items.item_values`)."""
     title = xml_text(settings.site_title)
     base = xml_text(links.base)
     key = xml_text(f"&apikey={links.apikey}") if links.apikey else ""
-    items = items_xml(table, f"{base}/release/", f"{base}/api?t=get&amp;id=", key, grabs,
-                      None if wanted is None else sorted(wanted))  # fmt: skip
+    body = items_xml(items, f"{base}/release/", f"{base}/api?t=get&amp;id=", key, grabs,
+                     None if wanted is None else sorted(wanted))  # fmt: skip
     return (
         f'{XML_HEAD}<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" '
         f'xmlns:newznab="{NEWZNAB_NS}">\n<channel>\n'
@@ -101,7 +100,7 @@ def feed_xml(
         f"<title>{title}</title>\n<description>{title} API results</description>\n"
         f"<link>{base}/</link>\n<language>en-gb</language>\n"
         f'<newznab:response offset="{offset}" total="{total}"/>\n'
-        f"{items}</channel>\n</rss>\n"
+        f"{body}</channel>\n</rss>\n"
     ).encode()
 
 
