@@ -59,6 +59,10 @@ class Catalog:
             self._thread.start()
 
     def _loop(self) -> None:
+        try:  # before the first refresh: NZB downloads then find their footers read
+            self.files.warm(list(self.snapshot.stats()["groups"]))
+        except Exception:  # a cold cache is only slower
+            log.exception("reading release_files footers failed")
         while not self._stop.wait(self.settings.refresh_seconds):
             try:
                 self.refresh()

@@ -15,6 +15,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from typing import Any
 
 import numpy as np
@@ -164,6 +165,17 @@ class ReleaseFilesLookup:
         with self._lock:
             self._listing[group] = (now, parts)
         return parts
+
+    def warm(self, groups: list[str]) -> int:
+        """Read the footers (and open the readers) of these groups' partitions, newest
+        first, up to the cache's size: a download's first touch of a partition then
+        skips ~5 ms of footer parsing and reader set-up. Returns how many were read."""
+        newest_first = [[p.path for p in reversed(self._partitions(g))] for g in groups]
+        # Round-robin over the groups: each group's newest partitions come first.
+        paths = [p for row in zip_longest(*newest_first) for p in row if p is not None]
+        for path in paths[: self._cache_files]:
+            self._partition(path)
+        return min(len(paths), self._cache_files)
 
     def _open(self, path: str, meta: pq.FileMetaData | None = None) -> pq.ParquetFile:
         # Local files are memory-mapped; fsspec's file objects cost more per request.
