@@ -19,11 +19,16 @@ from kernels.hashing import (
     _P1,
     _P3,
     _U,
+    AHEAD,
     _avalanche,
     _hash_span,
     as_buffer,
     check_spans,
+    leading_zeros,
     leaf_kernel,
+    load_le64,
+    prefetch,
+    trailing_zeros,
 )
 
 _MAX_DIGITS = 18  # every 18-digit number fits in int64
@@ -84,7 +89,10 @@ def _uint(buf, a, b):
 
 @leaf_kernel
 def _parse_uints(buf, start, end, out):
-    for i in range(start.shape[0]):
+    n = start.shape[0]
+    for i in range(n):
+        if i + AHEAD < n:
+            prefetch(buf, start[i + AHEAD])
         out[i] = _uint(buf, start[i], end[i])
 
 
@@ -255,10 +263,111 @@ def _date(buf, s, e):
     return days * 86400 + hour * 3600 + minute * 60 + second - offset * 60, True
 
 
+# The shape nearly every server writes, `[Www, ][D]D Mmm YYYY HH:MM:SS +hhmm` or a zone
+# name, read at fixed offsets: 3 lower-cased letters packed 8 bits each, compared as one
+# number.
+_WEEKDAY3 = np.array([int.from_bytes(d.encode(), "big") for d in WEEKDAYS], dtype=np.int64)
+_MONTH3 = np.array([int.from_bytes(m.encode(), "big") for m in MONTHS], dtype=np.int64)
+
+
+@leaf_kernel
+def _lower3(buf, i):
+    # | 32 maps exactly the two cases of a letter onto its lower case; no other byte lands
+    # on a lower-case letter, so a match with a lower-case name is a match of letters
+    return (
+        (np.int64(buf[_U(i)] | 32) << 16)
+        | (np.int64(buf[_U(i + 1)] | 32) << 8)
+        | np.int64(buf[_U(i + 2)] | 32)
+    )
+
+
+_NOT_DIGIT = -100_000  # outweighs any sum of digits below: a number with one is negative
+
+
+@leaf_kernel
+def _digit(buf, i):
+    d = np.int64(buf[_U(i)]) - 48
+    return d if 0 <= d <= 9 else _NOT_DIGIT
+
+
+@leaf_kernel
+def _two_digits(buf, i):
+    return _digit(buf, i) * 10 + _digit(buf, i + 1)
+
+
+@leaf_kernel
+def _date_common(buf, s, e):
+    """(epoch seconds, True) of the common shape; (0, False) for anything else, which the
+    general parser then reads: this path accepts only what that one accepts, with its value.
+    """
+    i = s
+    if e - i < 22:
+        return 0, False
+    if buf[_U(i)] >= 65:  # `Www, `
+        if buf[_U(i + 3)] != 44 or buf[_U(i + 4)] != 32:
+            return 0, False
+        if _find(_WEEKDAY3, _lower3(buf, i)) < 0:
+            return 0, False
+        i += 5
+        if e - i < 22:
+            return 0, False
+    day = _digit(buf, i)
+    if buf[_U(i + 1)] == 32:
+        i += 2
+    else:
+        day = day * 10 + _digit(buf, i + 1)
+        if buf[_U(i + 2)] != 32:
+            return 0, False
+        i += 3
+    # from the month on, fixed offsets: `Mmm YYYY HH:MM:SS ` then the zone
+    z = i + 18
+    if e - z < 1:
+        return 0, False
+    if buf[_U(i + 3)] != 32 or buf[_U(i + 8)] != 32 or buf[_U(i + 17)] != 32:
+        return 0, False
+    if buf[_U(i + 11)] != 58 or buf[_U(i + 14)] != 58:
+        return 0, False
+    mi = _find(_MONTH3, _lower3(buf, i))
+    year = _two_digits(buf, i + 4) * 100 + _two_digits(buf, i + 6)
+    hour = _two_digits(buf, i + 9)
+    minute = _two_digits(buf, i + 12)
+    second = _two_digits(buf, i + 15)
+    c = buf[_U(z)]
+    if c == 43 or c == 45:
+        if e - z != 5:
+            return 0, False
+        zh = _two_digits(buf, z + 1)
+        zm = _two_digits(buf, z + 3)
+        if zh < 0 or zm < 0 or zm > 59:
+            return 0, False
+        offset = (zh * 60 + zm) * (1 if c == 43 else -1)
+    else:
+        if _letters_end(buf, z, e) != e:
+            return 0, False
+        zi = _find(_ZONE_CODES, _code(buf, z, e))
+        if zi < 0:
+            return 0, False
+        offset = _ZONE_MINUTES[zi]
+    if mi < 0 or year < 1000 or hour < 0 or hour > 23 or minute < 0 or minute > 59:
+        return 0, False
+    month = mi + 1
+    if day < 1 or day > _days_in_month(year, month) or second < 0 or second > 60:
+        return 0, False
+    days = _days_from_civil(year, month, day)
+    return days * 86400 + hour * 3600 + minute * 60 + second - offset * 60, True
+
+
 @leaf_kernel
 def _parse_dates(buf, start, end, epoch, ok):
-    for i in range(start.shape[0]):
-        epoch[i], ok[i] = _date(buf, start[i], end[i])
+    n = start.shape[0]
+    for i in range(n):
+        if i + AHEAD < n:
+            prefetch(buf, start[i + AHEAD])
+        value, good = _date_common(buf, start[i], end[i])
+        if not good:
+            value, good = _date(buf, start[i], end[i])
+        epoch[i] = value
+        ok[i] = good
 
 
 # --- Xref ------------------------------------------------------------------------------
@@ -279,6 +388,20 @@ def _xref_body(buf, s, e):
     return i
 
 
+_LO7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_SPACES = np.uint64(0x2020202020202020)
+_COLONS = np.uint64(0x3A3A3A3A3A3A3A3A)
+_1 = np.uint64(1)
+_3 = np.uint64(3)
+_7 = np.uint64(7)
+
+
+@leaf_kernel
+def _zero_bytes(x):
+    """Bit 7 of each byte of x that is zero, exactly (no borrow runs into the next byte)."""
+    return ~((((x & _LO7) + _LO7) | x) | _LO7)
+
+
 @leaf_kernel
 def _next_entry(buf, i, e):
     """The next `group:number` token from i: (name_start, name_end, number, next i).
@@ -290,10 +413,26 @@ def _next_entry(buf, i, e):
         i = _spaces(buf, i, e)
         a = i
         colon = -1
-        while i < e and buf[_U(i)] != 32:
-            if buf[_U(i)] == 58:
-                colon = i
-            i += 1
+        # 8 bytes a step while they lie inside the field: the first space ends the token
+        while i + 8 <= e:
+            w = load_le64(buf, i)
+            space = _zero_bytes(w ^ _SPACES)
+            colons = _zero_bytes(w ^ _COLONS)
+            if space != 0:
+                stop = trailing_zeros(space) >> _3  # bytes before the space
+                colons &= (_1 << (stop << _3)) - _1
+                if colons != 0:
+                    colon = i + np.int64(_7 - (leading_zeros(colons) >> _3))
+                i += np.int64(stop)
+                break
+            if colons != 0:
+                colon = i + np.int64(_7 - (leading_zeros(colons) >> _3))
+            i += 8
+        else:
+            while i < e and buf[_U(i)] != 32:
+                if buf[_U(i)] == 58:
+                    colon = i
+                i += 1
         digits = i - colon - 1
         if colon > a and 1 <= digits <= _MAX_DIGITS and _digits_end(buf, colon + 1, i) == i:
             return a, colon, _num(buf, colon + 1, i), i
@@ -301,25 +440,83 @@ def _next_entry(buf, i, e):
 
 
 @leaf_kernel
-def _search(sorted_hashes, h):
-    lo = 0
-    hi = sorted_hashes.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if sorted_hashes[mid] < h:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < sorted_hashes.shape[0] and sorted_hashes[lo] == h:
-        return lo
+def _build_table(hashes, table_hash, table_priority):
+    """An open-addressing table of the indexed groups' hashes (power-of-2 size, at most half
+    full): a lookup is one probe, mostly, where a binary search took ~log2(groups) branches
+    that no predictor learns."""
+    shift = np.uint64(64 - _log2(table_hash.shape[0]))
+    mask = table_hash.shape[0] - 1
+    for k in range(hashes.shape[0]):
+        slot = np.int64(hashes[k] >> shift)
+        while table_priority[slot] >= 0 and table_hash[slot] != hashes[k]:
+            slot = (slot + 1) & mask
+        if table_priority[slot] < 0:  # the same name twice: its first priority stands
+            table_hash[slot] = hashes[k]
+            table_priority[slot] = k
+
+
+@leaf_kernel
+def _log2(n):
+    b = 0
+    while (1 << b) < n:
+        b += 1
+    return b
+
+
+@leaf_kernel
+def _priority(table_hash, table_priority, shift, h):
+    mask = table_hash.shape[0] - 1
+    slot = np.int64(h >> shift)
+    while table_priority[slot] >= 0:
+        if table_hash[slot] == h:
+            return table_priority[slot]
+        slot = (slot + 1) & mask
     return -1
 
 
 @leaf_kernel
-def _xref_owner(buf, start, end, sorted_hashes, order, owner, n_groups, group_set, seen):
-    for li in range(start.shape[0]):
+def _same_bytes(buf, a, b, n):
+    """buf[a:a + n] == buf[b:b + n], 8 bytes a step."""
+    k = 0
+    while k + 8 <= n:
+        if load_le64(buf, a + k) != load_le64(buf, b + k):
+            return False
+        k += 8
+    while k < n:
+        if buf[_U(a + k)] != buf[_U(b + k)]:
+            return False
+        k += 1
+    return True
+
+
+@leaf_kernel
+def _xref_owner(buf, start, end, table_hash, table_priority, owner, n_groups, group_set, seen):
+    shift = np.uint64(64 - _log2(table_hash.shape[0]))
+    n_lines = start.shape[0]
+    # Consecutive lines mostly name the same host and groups and differ only in the
+    # article number at the end: a field equal to the line before's up to its last
+    # `:`, with a valid number after it in both, names the same groups (the result does
+    # not depend on numbers), so the result is copied instead of parsed again.
+    prev_start = 0
+    prev_len = -1  # of the line before's field up to its last `:` (-1: no valid number)
+    for li in range(n_lines):
+        if li + AHEAD < n_lines:  # a field of ~60 bytes mostly spans two cache lines
+            prefetch(buf, start[li + AHEAD])
+            prefetch(buf, end[li + AHEAD] - 1)
+        s = start[li]
         e = end[li]
-        i = _xref_body(buf, start[li], e)
+        c = e
+        while c > s and 48 <= buf[_U(c - 1)] <= 57:
+            c -= 1
+        this_len = c - s if 1 <= e - c <= _MAX_DIGITS and c > s + 1 and buf[_U(c - 1)] == 58 else -1
+        if this_len >= 0 and this_len == prev_len and _same_bytes(buf, prev_start, s, this_len):
+            owner[li] = owner[li - 1]
+            n_groups[li] = n_groups[li - 1]
+            group_set[li] = group_set[li - 1]
+            continue
+        prev_start = s
+        prev_len = this_len
+        i = _xref_body(buf, s, e)
         best = -1
         n = 0
         acc = np.uint64(0)
@@ -338,9 +535,9 @@ def _xref_owner(buf, start, end, sorted_hashes, order, owner, n_groups, group_se
             seen[n] = h
             n += 1
             acc += _avalanche(h * _P1 + _P3)  # a sum: the order of the groups is lost
-            pos = _search(sorted_hashes, h)
-            if pos >= 0 and (best < 0 or order[pos] < best):
-                best = order[pos]
+            p = _priority(table_hash, table_priority, shift, h)
+            if p >= 0 and (best < 0 or p < best):
+                best = p
         owner[li] = best
         n_groups[li] = n
         if n > 0:
@@ -350,7 +547,11 @@ def _xref_owner(buf, start, end, sorted_hashes, order, owner, n_groups, group_se
 
 @leaf_kernel
 def _xref_number(buf, start, end, group_hash, out):
-    for li in range(start.shape[0]):
+    n = start.shape[0]
+    for li in range(n):
+        if li + AHEAD < n:
+            prefetch(buf, start[li + AHEAD])
+            prefetch(buf, end[li + AHEAD] - 1)
         e = end[li]
         i = _xref_body(buf, start[li], e)
         out[li] = -1
@@ -399,14 +600,17 @@ def xref_owner(
     arr = as_buffer(buf)
     start, end = check_spans(arr, start, end)
     hashes = np.ascontiguousarray(group_hashes, dtype=np.uint64)
-    order = np.argsort(hashes, kind="stable").astype(np.int32)
+    size = 1 << max(4, (2 * len(hashes)).bit_length())
+    table_hash = np.zeros(size, np.uint64)
+    table_priority = np.full(size, -1, np.int32)
+    _build_table(hashes, table_hash, table_priority)
     n = len(start)
     owner = np.full(n, -1, np.int32)
     n_groups = np.zeros(n, np.int32)
     group_set = np.zeros(n, np.uint64)
     longest = int((end - start).max()) if n else 0
     seen = np.zeros(longest // 2 + 1, np.uint64)  # an entry takes at least 2 bytes (`g:1 `)
-    _xref_owner(arr, start, end, hashes[order], order, owner, n_groups, group_set, seen)
+    _xref_owner(arr, start, end, table_hash, table_priority, owner, n_groups, group_set, seen)
     return owner, n_groups, group_set
 
 

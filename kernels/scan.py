@@ -9,16 +9,12 @@ pass.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
-from numba.cpython.unsafe import numbers as _numba_numbers
 
 from kernels._jit import kernel
-from kernels.hashing import leaf_kernel
+from kernels.hashing import leaf_kernel, trailing_zeros
 
-# LLVM's cttz (one instruction): the position of a mask's lowest set bit; 64 for no bit
-trailing_zeros: Any = _numba_numbers.trailing_zeros
 # Unsigned indexes spare numba its negative-index (wraparound) code in the byte loops.
 _U = np.uint64
 

@@ -4,27 +4,45 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels._jit import kernel
+from kernels.hashing import AHEAD, leaf_kernel, load_le64, prefetch, store_le64
 
 # Unsigned indexes spare numba its negative-index (wraparound) code in the byte loops;
 # no index here is negative.
 _U = np.uint64
 
 
-@kernel
-def _gather(buf, start, end):
-    n = start.shape[0]
-    offsets = np.empty(n + 1, np.int64)
+@leaf_kernel
+def _offsets(start, end, offsets):
     offsets[0] = 0
+    total = 0
+    for i in range(start.shape[0]):
+        total += max(end[i] - start[i], 0)
+        offsets[i + 1] = total
+
+
+@leaf_kernel
+def _copy_spans(buf, start, end, offsets, data):
+    n = start.shape[0]
+    size = data.shape[0]
+    nbuf = buf.shape[0]
     for i in range(n):
-        offsets[i + 1] = offsets[i] + max(end[i] - start[i], 0)
-    data = np.empty(offsets[n], np.uint8)
-    for i in range(n):
+        if i + AHEAD < n:  # a message-id mostly spans two cache lines
+            prefetch(buf, start[i + AHEAD])
+            prefetch(buf, end[i + AHEAD] - 1)
+        a = start[i]
+        z = end[i]
         o = offsets[i]
-        for k in range(start[i], end[i]):
-            data[_U(o)] = buf[_U(k)]
-            o += 1
-    return data, offsets
+        while a < z:
+            if a + 8 <= nbuf and o + 8 <= size:
+                # may write up to 7 bytes past this span: the next spans' copies, which
+                # come after, overwrite them (and nothing is written past the output)
+                store_le64(data, o, load_le64(buf, a))
+                a += 8
+                o += 8
+            else:
+                data[_U(o)] = buf[_U(a)]
+                a += 1
+                o += 1
 
 
 def gather(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -33,14 +51,22 @@ def gather(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndar
         raise ValueError("start and end differ in length")
     start, end = np.asarray(start, np.int64), np.asarray(end, np.int64)
     _check_bounds(buf, start, end)
-    return _gather(buf, start, end)
+    # the outputs come from numpy's allocator, which reuses (and for big arrays asks for
+    # huge pages) where numba's fresh allocations faulted in every page of each chunk's copy
+    offsets = np.empty(len(start) + 1, np.int64)
+    _offsets(start, end, offsets)
+    data = np.empty(int(offsets[-1]), np.uint8)
+    _copy_spans(buf, start, end, offsets, data)
+    return data, offsets
 
 
-@kernel
-def _strip_angle(buf, start, end):
-    s = start.copy()
-    e = end.copy()
-    for i in range(s.shape[0]):
+@leaf_kernel
+def _strip(buf, s, e):
+    n = s.shape[0]
+    for i in range(n):
+        if i + AHEAD < n:
+            prefetch(buf, s[i + AHEAD])
+            prefetch(buf, e[i + AHEAD] - 1)
         a = s[i]
         z = e[i]
         while a < z and (buf[_U(a)] == 32 or buf[_U(a)] == 60):  # space, <
@@ -49,7 +75,6 @@ def _strip_angle(buf, start, end):
             z -= 1
         s[i] = a
         e[i] = z
-    return s, e
 
 
 def strip_angle_brackets(
@@ -58,7 +83,9 @@ def strip_angle_brackets(
     """Message-id spans without their `<` `>` (NZBs and the catalog store them bare)."""
     start, end = np.asarray(start, np.int64), np.asarray(end, np.int64)
     _check_bounds(buf, start, end)
-    return _strip_angle(buf, start, end)
+    s, e = start.copy(), end.copy()
+    _strip(buf, s, e)
+    return s, e
 
 
 def _check_bounds(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> None:

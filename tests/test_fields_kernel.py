@@ -270,3 +270,88 @@ def test_no_indexed_groups():
 def test_spans_are_validated():
     with pytest.raises(ValueError):
         parse_dates(b"abc", np.array([1]), np.array([0]))
+
+
+# --- the fast paths' edges: every path out of them must land where the general one does ---
+
+COMMON_DATES = [
+    b"Wed, 08 Jun 2016 11:10:09 GMT",
+    b"Wed, 8 Jun 2016 06:41:51 -0500",
+    b"Tue, 07 Jun 2016 23:43:04 +0000",
+    b"8 Jun 2016 06:41:51 UT",
+    b"08 Jun 2016 06:41:51 +9959",
+]
+
+
+def _near(date: bytes) -> list[bytes]:
+    """date with each byte replaced by bytes the fast path must tell apart, and cut short."""
+    out = [date[:k] for k in range(len(date))] + [date + b" ", b" " + date, date + b" (c)"]
+    for i in range(len(date)):
+        for c in b" ,:+-09aZ@[`{\xff":
+            out.append(date[:i] + bytes([c]) + date[i + 1 :])
+        out.append(date[:i] + date[i + 1 :])
+        out.append(date[:i] + date[i : i + 1] * 2 + date[i + 1 :])
+    return out
+
+
+@pytest.mark.parametrize("date", COMMON_DATES)
+def test_common_shape_and_every_near_miss_match_reference(date):
+    items = _near(date)
+    epoch, ok = parse_dates(*_spans(items))
+    assert list(zip(epoch.tolist(), ok.tolist(), strict=True)) == [ref.parse_date(d) for d in items]
+
+
+def test_common_shape_at_calendar_edges():
+    items = [
+        b"Thu, 29 Feb 2024 23:59:60 +0000",
+        b"Wed, 29 Feb 2023 00:00:00 +0000",
+        b"Thu, 29 Feb 1900 00:00:00 GMT",
+        b"Tue, 29 Feb 2000 00:00:00 GMT",
+        b"Mon, 31 Apr 2013 00:00:00 GMT",
+        b"Mon, 31 Dec 9999 23:59:59 -9959",
+        b"Mon, 01 Jan 1000 00:00:00 +0001",
+        b"Mon, 01 Jan 0999 00:00:00 +0000",
+        b"Mon, 00 Jan 2000 00:00:00 +0000",
+        b"Mon, 1 Jan 2000 00:00:61 +0000",
+        b"Mon, 1 Jan 2000 00:60:00 +0000",
+        b"Mon, 1 Jan 2000 23:00:00 +0060",
+        b"MON, 1 JAN 2000 23:00:00 gmt",
+        *(f"Mon, 1 Jan 2000 10:00:00 {z.upper()}".encode() for z in ref.ZONES),
+        *(f"{d}, 1 {m} 2000 10:00:00 +0100".encode() for d in ref.WEEKDAYS for m in ref.MONTHS),
+    ]
+    epoch, ok = parse_dates(*_spans(items))
+    assert list(zip(epoch.tolist(), ok.tolist(), strict=True)) == [ref.parse_date(d) for d in items]
+
+
+def test_xref_tokens_across_word_edges():
+    # names and numbers of every length move the spaces and colons through all 8 positions
+    fields = []
+    for k in range(1, 20):
+        name = b"alt.b" + b"x" * k
+        for number in (b"7", b"1234567", b"9" * 18, b"9" * 19, b"12x"):
+            fields.append(b"Xref: h" + b"o" * k + b" " + name + b":" + number)
+            fields.append(name + b":" + number + b" a:b:" + number + b"  " + GROUPS[k % 4] + b":1")
+    groups = [*GROUPS, *(b"alt.b" + b"x" * k for k in range(1, 20, 3))]
+    owner, n_groups, group_set = _owner(fields, groups)
+    for i, f in enumerate(fields):
+        assert (owner[i], n_groups[i], group_set[i]) == ref.xref_owner(f, groups), f
+
+
+# runs of near-identical fields: what the owner kernel copies from the line before
+xref_field = st.tuples(
+    st.sampled_from(
+        [b"Xref: h alt.binaries.dvd:", b"Xref: h alt.binaries.teevee:", b"Xref: h a:1 b:", b"h c"]
+    ),
+    st.sampled_from([b"1", b"12", b"5150304", b"9" * 18, b"9" * 19, b"", b"1x", b":3", b" 4"]),
+).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(xref_field, max_size=12))
+def test_xref_runs_of_similar_fields_match_reference(fields):
+    groups = [*GROUPS, b"a", b"b"]
+    owner, n_groups, group_set = _owner(fields, groups)
+    for i, f in enumerate(fields):
+        assert (owner[i], n_groups[i], group_set[i]) == ref.xref_owner(f, groups), f
+    got = xref_number(*_spans(fields), hash_bytes(b"alt.binaries.dvd"))
+    assert got.tolist() == [ref.xref_number(f, b"alt.binaries.dvd") for f in fields]

@@ -60,3 +60,16 @@ def test_spans_outside_the_buffer_are_refused():
             spans.gather(buf, np.array(starts), np.array(ends))
         with pytest.raises(ValueError, match="outside the buffer"):
             spans.strip_angle_brackets(buf, np.array(starts), np.array(ends))
+
+
+def test_gather_every_length_and_offset_up_to_the_buffer_end():
+    # 8 bytes a step, with the spans' last words and the buffer's end at every position
+    buf = bytes(range(1, 41))
+    arr = np.frombuffer(buf, np.uint8)
+    starts = [a for a in range(41) for z in range(a, 41)]
+    ends = [z for a in range(41) for z in range(a, 41)]
+    for order in (slice(None), slice(None, None, -1)):
+        s, e = starts[order], ends[order]
+        data, offsets = spans.gather(arr, np.array(s), np.array(e))
+        want_data, want_offsets = ref.gather(buf, s, e)
+        assert data.tobytes() == want_data and offsets.tolist() == want_offsets
