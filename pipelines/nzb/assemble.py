@@ -175,6 +175,7 @@ class ReleaseFilesLookup:
         paths = [p for row in zip_longest(*newest_first) for p in row if p is not None]
         for path in paths[: self._cache_files]:
             self._partition(path)
+            time.sleep(0.002)  # let requests have the GIL between files: this is no rush
         return min(len(paths), self._cache_files)
 
     def _open(self, path: str, meta: pq.FileMetaData | None = None) -> pq.ParquetFile:

@@ -32,13 +32,21 @@ _TABLE.update({ord("&"): "&amp;", ord("<"): "&lt;", ord(">"): "&gt;", ord('"'): 
 
 
 _DIRTY = re.compile('[&<>"\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
+_DROPPED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def xml_text(value: object) -> str:
     """A string safe as XML text or a double-quoted attribute value."""
     text = str(value)
     # Most names and posters need nothing: a regex scan is ~10x cheaper than translate.
-    return text if _DIRTY.search(text) is None else text.translate(_TABLE)
+    if _DIRTY.search(text) is None:
+        return text
+    if _DROPPED.search(text) is None:
+        # Only markup (yEnc subjects quote their file name): four C replaces beat
+        # `translate`'s dict lookup per character ~5x.
+        text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return text.replace('"', "&quot;")
+    return text.translate(_TABLE)
 
 
 @dataclass(frozen=True)
@@ -164,13 +172,20 @@ def write_nzb(files: Iterable[NzbFile], meta: Sequence[tuple[str, str]] = ()) ->
             out.append(f'  <meta type="{xml_text(kind)}">{xml_text(value)}</meta>\n')
         out.append(" </head>\n")
     parts: list[bytes | memoryview] = []
+    # A release's files share their poster and groups: each escaped once.
+    poster_xml: dict[str, str] = {}
+    groups_xml: dict[tuple[str, ...], str] = {}
     for i, f in enumerate(files):
+        poster = poster_xml.get(f.poster)
+        if poster is None:
+            poster = poster_xml[f.poster] = xml_text(f.poster)
+        groups = groups_xml.get(key := tuple(f.groups))
+        if groups is None:
+            groups = groups_xml[key] = "".join(f"   <group>{xml_text(g)}</group>\n" for g in key)
         out.append(
-            f' <file poster="{xml_text(f.poster)}" date="{int(f.date)}" '
-            f'subject="{xml_text(f.subject)}">\n  <groups>\n'
+            f' <file poster="{poster}" date="{int(f.date)}" '
+            f'subject="{xml_text(f.subject)}">\n  <groups>\n{groups}  </groups>\n  <segments>\n'
         )
-        out.extend(f"   <group>{xml_text(g)}</group>\n" for g in f.groups)
-        out.append("  </groups>\n  <segments>\n")
         parts.append("".join(out).encode())
         parts.append(segments[bounds[i] : bounds[i + 1]])
         out = ["  </segments>\n </file>\n"]
