@@ -46,7 +46,7 @@ templates.env.filters["hex"] = lambda b: b.hex()
 
 
 def _int(value: str | None, low: int = 0, high: int = 10**12) -> int | None:
-    if value is None or not value.strip().isdigit():
+    if value is None or not (value.strip().isascii() and value.strip().isdigit()):
         return None
     return max(low, min(int(value), high))
 

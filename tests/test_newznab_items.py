@@ -180,3 +180,11 @@ def test_head_post_and_paths_of_the_raw_layer(client):
                    headers={"host": "indexer.example:8443"})  # fmt: skip
     link = etree.fromstring(r.content).find("channel/item/link").text
     assert link.startswith("http://indexer.example:8443/api?t=get&id=") and "apikey=k1" in link
+
+
+def test_unicode_digits_are_bad_parameters_not_crashes(client):
+    # "¹".isdigit() is True but int("¹") raises: found by the hostile-parameter test.
+    for path, params in (("/api", {"t": "search", "cat": "¹"}), ("/rss", {"t": "5000,²"})):
+        r = client.get(path, params={**params, "apikey": "k1"})
+        assert etree.fromstring(r.content).get("code") == "201", r.text
+    assert client.get("/", params={"cat": "¹", "maxage": "٣"}).status_code == 200

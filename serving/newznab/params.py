@@ -61,7 +61,8 @@ def categories(params: Params) -> tuple[int, ...]:
         piece = piece.strip()
         if not piece:
             continue
-        if not piece.isdigit() or len(piece) > 9:
+        # ASCII digits only: str.isdigit() also accepts "¹" and other digits int() refuses.
+        if not (piece.isascii() and piece.isdigit()) or len(piece) > 9:
             raise NewznabError(BAD_PARAMETER, "Incorrect parameter: cat must be ids like 5000,2040")
         out.append(int(piece))
     return tuple(dict.fromkeys(out))
