@@ -33,16 +33,113 @@ class FileRuns:
 
 
 @kernel
-def _split(key, date, order, gap):
+def _run_starts(key, date, order, gap):
+    """Where each run starts in `order` (rows by key, date, article), and the end."""
     n = order.shape[0]
-    run_of = np.empty(n, np.int64)
-    r = -1
+    starts = np.empty(n + 1, np.int64)
+    r = 0
     for i in range(n):
         j = order[i]
         if i == 0 or key[j] != key[order[i - 1]] or date[j] - date[order[i - 1]] > gap:
+            starts[r] = i
             r += 1
-        run_of[j] = r
-    return run_of
+    starts[r] = n
+    return starts[: r + 1]
+
+
+@kernel
+def _first_articles(order, starts, article):
+    n_runs = starts.shape[0] - 1
+    first = np.empty(n_runs, np.int64)
+    for r in range(n_runs):
+        m = article[order[starts[r]]]
+        for i in range(starts[r] + 1, starts[r + 1]):
+            m = min(m, article[order[i]])
+        first[r] = m
+    return first
+
+
+@kernel
+def _before(a, b, number, article):
+    # the final order of a run's rows: part number, then article, then row
+    if number[a] != number[b]:
+        return number[a] < number[b]
+    if article[a] != article[b]:
+        return article[a] < article[b]
+    return a < b
+
+
+@kernel
+def _sort_rows(rows, lo, hi, number, article, tmp):
+    """Sort rows[lo:hi] in place by (part number, article, row): a run's parts mostly come
+    in order already, so an insertion sort costs about a pass; runs far out of order are
+    merge-sorted."""
+    # insertion sort while the moves stay few (a run out of order by a few late parts)
+    budget = 8 * (hi - lo) + 64
+    done = True
+    for i in range(lo + 1, hi):
+        x = rows[i]
+        j = i
+        while j > lo and _before(x, rows[j - 1], number, article):
+            rows[j] = rows[j - 1]
+            j -= 1
+        rows[j] = x
+        budget -= i - j
+        if budget < 0:
+            done = False
+            break
+    if done:
+        return
+    width = 1
+    src = rows
+    dst = tmp
+    in_tmp = False
+    while width < hi - lo:
+        for a in range(lo, hi, 2 * width):
+            m = min(a + width, hi)
+            z = min(a + 2 * width, hi)
+            i, j, k = a, m, a
+            while i < m and j < z:
+                if _before(src[j], src[i], number, article):
+                    dst[k] = src[j]
+                    j += 1
+                else:
+                    dst[k] = src[i]
+                    i += 1
+                k += 1
+            while i < m:
+                dst[k] = src[i]
+                i += 1
+                k += 1
+            while j < z:
+                dst[k] = src[j]
+                j += 1
+                k += 1
+        src, dst = dst, src
+        in_tmp = not in_tmp
+        width *= 2
+    if in_tmp:
+        rows[lo:hi] = tmp[lo:hi]
+
+
+@kernel
+def _order_runs(by_date, starts, rank_order, number, article):
+    """Rows run after run (in the order given), each by part number; and each row's run."""
+    n = by_date.shape[0]
+    order = np.empty(n, np.int64)
+    run_of = np.empty(n, np.int64)
+    tmp = np.empty(n, np.int64)
+    pos = 0
+    for r in range(rank_order.shape[0]):
+        run = rank_order[r]
+        lo = pos
+        for i in range(starts[run], starts[run + 1]):
+            j = by_date[i]
+            order[pos] = j
+            run_of[j] = r
+            pos += 1
+        _sort_rows(order, lo, pos, number, article, tmp)
+    return order, run_of
 
 
 @kernel
@@ -89,24 +186,23 @@ def file_runs(
         )
     key = np.ascontiguousarray(key, np.uint64)
     date = np.ascontiguousarray(date, np.int64)
+    article = np.ascontiguousarray(article, np.int64)
     by_date = np.lexsort((article, date, key))
-    run_of = _split(key, date, by_date, np.int64(gap))
-    n_runs = int(run_of.max()) + 1
-    # runs numbered by their first article, so the window meets files in posting order
-    first = np.full(n_runs, np.iinfo(np.int64).max, np.int64)
-    np.minimum.at(first, run_of, article)
-    rank = np.empty(n_runs, np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(n_runs)
-    run_of = rank[run_of]
+    starts = _run_starts(key, date, by_date, np.int64(gap))
+    # runs numbered by their first article, so the window meets files in posting order;
     # within a run, part number order (article order breaks ties, so the first copy wins)
-    order = np.lexsort((article, number, run_of))
+    first = _first_articles(by_date, starts, article)
+    rank_order = np.argsort(first, kind="stable")
+    order, run_of = _order_runs(
+        by_date, starts, rank_order, np.ascontiguousarray(number, np.int64), article
+    )
     parts = _aggregate(
         order,
         run_of,
         np.ascontiguousarray(number, np.int32),
         date,
-        np.ascontiguousarray(article, np.int64),
+        article,
         np.ascontiguousarray(nbytes, np.int64),
-        n_runs,
+        len(first),
     )
     return FileRuns(order, *parts)

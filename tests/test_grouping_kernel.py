@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,3 +68,28 @@ def test_a_repost_hours_later_is_a_run_of_its_own():
 def test_empty():
     z = np.zeros(0, np.int64)
     assert len(file_runs(z.astype(np.uint64), z, z.astype(np.int32), z, z, GAP)) == 0
+
+
+@pytest.mark.parametrize("shape", ["sorted", "late_parts", "reversed", "shuffled", "ties"])
+def test_long_runs_in_every_order_match_reference(shape):
+    # a few long runs: parts in order, a few late, reversed (past the insertion sort's
+    # budget), shuffled, and rows tied on part number and article (the row breaks the tie)
+    rng = np.random.default_rng(len(shape))
+    n = 600
+    key = (np.arange(n) % 3).astype(np.uint64)
+    number = (np.arange(n) // 3 + 1).astype(np.int32)
+    if shape == "late_parts":
+        number[::50] += 7
+    elif shape == "reversed":
+        number = number[::-1].copy()
+    elif shape == "shuffled":
+        number = rng.permutation(number)
+    elif shape == "ties":
+        number = (number % 5).astype(np.int32)
+    article = np.arange(1000, 1000 + n, dtype=np.int64)
+    if shape == "ties":
+        article = article // 4
+    date = rng.integers(0, 3600, n).astype(np.int64)
+    nbytes = rng.integers(0, 10**6, n).astype(np.int64)
+    got = _kernel_runs(key, date, number, article, nbytes)
+    assert got == ref.file_runs(key, date, number, article, nbytes, GAP)
