@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from pydantic import ValidationError
 
@@ -49,3 +51,7 @@ def test_serve_command_line():
         ["serve", "--catalog", "c", "--api-key", "a", "--api-key", "b", "--port", "9000", "--open"]
     )
     assert (args.catalog, args.api_keys, args.port, args.open) == ("c", ["a", "b"], 9000, True)
+    # No --workers: one per core, at most two (the memory budget fits two).
+    from pipelines.commands.serve import default_workers
+
+    assert args.workers is None and default_workers() == min(2, os.cpu_count() or 1)

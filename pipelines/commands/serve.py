@@ -35,9 +35,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--workers",
         type=int,
-        default=1,
-        help="server processes; with more than one, this process builds the index and the "
-        "workers map the same segment files",
+        default=None,
+        help="server processes (default: 2, or 1 on a single core); with more than one, "
+        "this process builds the index and the workers map the same segment files",
     )
     p.set_defaults(run=run)
 
@@ -60,10 +60,22 @@ def run(args: argparse.Namespace) -> int:
     )
     if not settings.api_keys and not settings.open_api:
         print("serve: no API key configured and --open not given: the API will refuse every key")
+    if args.workers is None:
+        args.workers = default_workers()
     if args.workers <= 1:
         uvicorn.run(create_app(settings), **_uvicorn_options(args))
         return 0
     return _run_workers(settings, args)
+
+
+def default_workers() -> int:
+    """Two processes on two cores or more: Python runs one request at a time per process,
+    and measured on the 2-core target two workers serve ~10-15 % more searches a second
+    than one. Not more: each worker holds ~300-450 MB of its own (the 1 GB budget fits
+    two beside the index builder), and counters and grabs are per worker."""
+    import os
+
+    return min(2, os.cpu_count() or 1)
 
 
 def _uvicorn_options(args: argparse.Namespace) -> dict[str, Any]:
