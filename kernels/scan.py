@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels._jit import kernel
 from kernels.hashing import leaf_kernel, trailing_zeros
 
 # Unsigned indexes spare numba its negative-index (wraparound) code in the byte loops.
@@ -107,7 +106,7 @@ _7 = np.uint64(7)
 _56 = np.uint64(56)
 
 
-@kernel
+@leaf_kernel
 def _count_lines(buf):
     n = 0
     size = buf.shape[0]
@@ -155,9 +154,23 @@ def _block_mask(buf, words, j, full, ends_lf):
     return m, acc
 
 
-@kernel
-def _scan(buf, words, cap, first, last, terminated):
-    """The line index, or None when the buffer holds more than `cap` lines.
+@leaf_kernel
+def _scan(
+    buf,
+    words,
+    first,
+    last,
+    terminated,
+    line_start,
+    line_end,
+    fstart,
+    fend,
+    nfields,
+    number,
+    status,
+    non_utf8,
+):
+    """Fill the line index's arrays; the number of lines, or -1 when they have no room.
 
     Reads the buffer 64 bytes at a time (8 words, SWAR): a block's bytes below 11 become
     one bit mask whose set bits are visited in order, so the separators cost a step each
@@ -165,15 +178,7 @@ def _scan(buf, words, cap, first, last, terminated):
     branch on each.
     """
     size = buf.shape[0]
-    line_start = np.empty(cap, np.int64)
-    line_end = np.empty(cap, np.int64)
-    # field-major: each field's column is contiguous (the kernels downstream take columns)
-    fstart = np.empty((9, cap), np.int64)
-    fend = np.empty((9, cap), np.int64)
-    nfields = np.empty(cap, np.int32)
-    number = np.empty(cap, np.int64)
-    status = np.empty(cap, np.uint8)
-    non_utf8 = np.empty(cap, np.bool_)
+    cap = line_start.shape[0]
     ends_lf = buf[_U(size - 1)] == 10
     total = size if ends_lf else size + 1  # with the LF that ends an unterminated last line
     full_blocks = words.shape[0] >> 3
@@ -198,7 +203,7 @@ def _scan(buf, words, cap, first, last, terminated):
                 fs = p + 1
             elif b == 10:
                 if li == cap:
-                    return None
+                    return -1
                 e = p
                 if e > s and buf[_U(e - 1)] == 13:
                     e -= 1
@@ -234,28 +239,19 @@ def _scan(buf, words, cap, first, last, terminated):
                 # the block's bytes before the LF may flag the next line too: its check then
                 # finds it valid, at the cost of one needless check
                 acc = block_acc
-    n = li
-    # duplicates: the second and later lines of one number, over a bitmap of the span
-    span = last - first + 1
-    if 0 < span <= 1 << 28:
-        seen = np.zeros(span, np.bool_)
-        for i in range(n):
-            if status[i] == OK:
-                k = number[i] - first
-                if seen[k]:
-                    status[i] = DUPLICATE
-                else:
-                    seen[k] = True
-    return (
-        line_start[:n],
-        line_end[:n],
-        fstart[:, :n].T,
-        fend[:, :n].T,
-        nfields[:n],
-        number[:n],
-        status[:n],
-        non_utf8[:n],
-    )
+    return li
+
+
+@leaf_kernel
+def _mark_duplicates(number, status, first, seen):
+    """The second and later OK lines of one article number, over a bitmap of the span."""
+    for i in range(number.shape[0]):
+        if status[i] == OK:
+            k = number[i] - first
+            if seen[k]:
+                status[i] = DUPLICATE
+            else:
+                seen[k] = True
 
 
 @leaf_kernel
@@ -296,10 +292,39 @@ def scan_chunk(
     # A chunk with more lines (junk, duplicates) is counted and scanned again.
     size = len(buf)
     cap = min(size, max(min(last - first + 1, size // 16), size // 256) + 64)
-    parts = _scan(buf, words, cap, first, last, terminated)
-    if parts is None:
-        parts = _scan(buf, words, _count_lines(buf), first, last, terminated)
-    return LineIndex(*parts)
+    out = _allocate(cap)
+    n = _scan(buf, words, first, last, terminated, *out)
+    if n < 0:
+        out = _allocate(_count_lines(buf))
+        n = _scan(buf, words, first, last, terminated, *out)
+    ls, le, fs, fe, nf, number, status, non_utf8 = out
+    number, status = number[:n], status[:n]
+    span = last - first + 1
+    if span <= 1 << 28:
+        _mark_duplicates(number, status, first, np.zeros(span, np.bool_))
+    return LineIndex(ls[:n], le[:n], fs[:, :n].T, fe[:, :n].T, nf[:n], number, status, non_utf8[:n])
+
+
+def _allocate(cap: int) -> tuple[np.ndarray, ...]:
+    """The index's arrays for up to cap lines, as views of one block.
+
+    One block from numpy's allocator, which asks for huge pages for big arrays, where
+    numba's allocations of the same arrays faulted in one fresh 4 kB page at a time: the
+    page faults of a chunk's index (~170 bytes a line) cost as much as the scan.
+    """
+    block = np.empty((2 * N_FIELDS + 4, cap), np.int64)
+    small = block[-1].view(np.uint8)  # 8 bytes a line: nfields (4), status, non_utf8
+    return (
+        block[0],
+        block[1],
+        # field-major: each field's column is contiguous (the kernels downstream take columns)
+        block[2 : 2 + N_FIELDS],
+        block[2 + N_FIELDS : 2 + 2 * N_FIELDS],
+        small[: 4 * cap].view(np.int32),
+        block[2 + 2 * N_FIELDS],
+        small[4 * cap : 5 * cap],
+        small[5 * cap : 6 * cap].view(np.bool_),
+    )
 
 
 def _empty() -> LineIndex:
