@@ -28,6 +28,7 @@ from kernels.hashing import (
     leaf_kernel,
     load_le64,
     prefetch,
+    same_bytes,
     trailing_zeros,
 )
 
@@ -363,9 +364,16 @@ def _parse_dates(buf, start, end, epoch, ok):
     for i in range(n):
         if i + AHEAD < n:
             prefetch(buf, start[i + AHEAD])
-        value, good = _date_common(buf, start[i], end[i])
+        s = start[i]
+        e = end[i]
+        # a poster's segments often share their Date to the second with the line before
+        if i > 0 and e - s == end[i - 1] - start[i - 1] and same_bytes(buf, start[i - 1], s, e - s):
+            epoch[i] = epoch[i - 1]
+            ok[i] = ok[i - 1]
+            continue
+        value, good = _date_common(buf, s, e)
         if not good:
-            value, good = _date(buf, start[i], end[i])
+            value, good = _date(buf, s, e)
         epoch[i] = value
         ok[i] = good
 
@@ -475,21 +483,6 @@ def _priority(table_hash, table_priority, shift, h):
 
 
 @leaf_kernel
-def _same_bytes(buf, a, b, n):
-    """buf[a:a + n] == buf[b:b + n], 8 bytes a step."""
-    k = 0
-    while k + 8 <= n:
-        if load_le64(buf, a + k) != load_le64(buf, b + k):
-            return False
-        k += 8
-    while k < n:
-        if buf[_U(a + k)] != buf[_U(b + k)]:
-            return False
-        k += 1
-    return True
-
-
-@leaf_kernel
 def _xref_owner(buf, start, end, table_hash, table_priority, owner, n_groups, group_set, seen):
     shift = np.uint64(64 - _log2(table_hash.shape[0]))
     n_lines = start.shape[0]
@@ -509,7 +502,7 @@ def _xref_owner(buf, start, end, table_hash, table_priority, owner, n_groups, gr
         while c > s and 48 <= buf[_U(c - 1)] <= 57:
             c -= 1
         this_len = c - s if 1 <= e - c <= _MAX_DIGITS and c > s + 1 and buf[_U(c - 1)] == 58 else -1
-        if this_len >= 0 and this_len == prev_len and _same_bytes(buf, prev_start, s, this_len):
+        if this_len >= 0 and this_len == prev_len and same_bytes(buf, prev_start, s, this_len):
             owner[li] = owner[li - 1]
             n_groups[li] = n_groups[li - 1]
             group_set[li] = group_set[li - 1]

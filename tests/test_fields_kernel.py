@@ -355,3 +355,12 @@ def test_xref_runs_of_similar_fields_match_reference(fields):
         assert (owner[i], n_groups[i], group_set[i]) == ref.xref_owner(f, groups), f
     got = xref_number(*_spans(fields), hash_bytes(b"alt.binaries.dvd"))
     assert got.tolist() == [ref.xref_number(f, b"alt.binaries.dvd") for f in fields]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([*REAL_DATES[:4], *BAD_DATES[:4], *COMMON_DATES]), max_size=20))
+def test_runs_of_equal_dates_match_reference(items):
+    # neighbours with the same Date (what a poster's run of segments gives), good and bad
+    items = [d for d in items for _ in range(1 + len(d) % 3)]
+    epoch, ok = parse_dates(*_spans(items))
+    assert list(zip(epoch.tolist(), ok.tolist(), strict=True)) == [ref.parse_date(d) for d in items]

@@ -73,3 +73,22 @@ def test_bad_spans_are_refused():
         hash_spans(b"abc", np.array([2]), np.array([1]))
     with pytest.raises(TypeError):
         hash_spans(np.zeros(3, np.int32), np.array([0]), np.array([1]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([b"", b"a", b"poster <p@x>", b"poster <p@y>", b"x" * 17]), max_size=20)
+)
+def test_runs_of_equal_spans_hash_alike(pieces):
+    # equal neighbours (what a poster's run of segments gives) at other places in the buffer
+    buf = b"".join(pieces)
+    ends = np.cumsum([len(p) for p in pieces], dtype=np.int64)
+    starts = ends - np.array([len(p) for p in pieces], dtype=np.int64)
+    for seed in (0, 3):
+        got = hash_spans(buf, starts, ends, seed)
+        assert [int(x) for x in got] == [ref.hash_bytes(p, seed) for p in pieces]
+    # the same span twice in a row, and spans that overlap
+    twice = hash_spans(buf + b"abcdefghij", np.array([0, 0, 1, 1]), np.array([9, 9, 9, 10]))
+    assert [int(x) for x in twice] == [
+        ref.hash_bytes((buf + b"abcdefghij")[a:z]) for a, z in ((0, 9), (0, 9), (1, 9), (1, 10))
+    ]
