@@ -77,7 +77,13 @@ def test_warmed_footers_serve_the_same_rows(tmp_path):
     assert warm.warm(groups) == len(parts) == len(warm._cache)
     assert ReleaseFilesLookup(fs, root, cache_files=1).warm(groups) == 1
     cold = ReleaseFilesLookup(fs, root)
-    for path in parts[:: max(1, len(parts) // 4)]:
+    few = ReleaseFilesLookup(fs, root, open_files=2)  # readers dropped as others open
+    for path in parts * 2:
         group = path.parent.name
         key = pq.read_table(path, columns=["release_key"]).column(0)[0].as_py()
-        assert warm.rows(group, key, 0, 1 << 62).equals(cold.rows(group, key, 0, 1 << 62))
+        expected = cold.rows(group, key, 0, 1 << 62)
+        assert expected.num_rows
+        assert warm.rows(group, key, 0, 1 << 62).equals(expected)
+        assert few.rows(group, key, 0, 1 << 62).equals(expected)
+        assert len(few._readers) <= 2
+        assert sum(p.file is not None for p in few._cache.values()) <= 2

@@ -139,16 +139,22 @@ def merge_file_rows(rows: pa.Table) -> list[NzbFile]:
 class ReleaseFilesLookup:
     """Reads one release's `release_files` rows out of a catalog, fast enough per request.
 
-    Parquet footers, per-row-group key bounds and (local files) open readers are cached
-    per (path, size, mtime), so a request costs the row groups it reads; a file replaced
-    by a redone range misses the cache because its size or mtime changed.
+    Per-row-group key bounds are cached per (path, size, mtime), so a request costs the
+    row groups it reads; a file replaced by a redone range misses the cache because its
+    size or mtime changed. Open readers (local files) are kept for the `open_files` most
+    recently read partitions only: a reader holds its parsed footer, ~2 MB of memory for
+    a partition of 160 row groups, where the bounds are a few kB.
     """
 
-    def __init__(self, fs: AbstractFileSystem, catalog: str, cache_files: int = 512) -> None:
+    def __init__(
+        self, fs: AbstractFileSystem, catalog: str, cache_files: int = 512, open_files: int = 24
+    ) -> None:
         self.fs = fs
         self.catalog = catalog.rstrip("/")
         self._cache: OrderedDict[tuple[Any, ...], _Partition] = OrderedDict()
         self._cache_files = cache_files
+        self._open_files = open_files
+        self._readers: OrderedDict[tuple[Any, ...], _Partition] = OrderedDict()
         self._lock = threading.Lock()
         self._listing: dict[str, tuple[float, list[PartitionFile]]] = {}
         protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
@@ -167,9 +173,9 @@ class ReleaseFilesLookup:
         return parts
 
     def warm(self, groups: list[str]) -> int:
-        """Read the footers (and open the readers) of these groups' partitions, newest
-        first, up to the cache's size: a download's first touch of a partition then
-        skips ~5 ms of footer parsing and reader set-up. Returns how many were read."""
+        """Read the row groups' key bounds of these groups' partitions, newest first, up to
+        the cache's size: a download's first touch of a partition then skips scanning
+        the footer's statistics. Returns how many were read."""
         newest_first = [[p.path for p in reversed(self._partitions(g))] for g in groups]
         # Round-robin over the groups: each group's newest partitions come first.
         paths = [p for row in zip_longest(*newest_first) for p in row if p is not None]
@@ -209,8 +215,6 @@ class ReleaseFilesLookup:
                 return hit
         pf = self._open(path)
         meta = pf.metadata
-        if not self._local:
-            pf.close()
         names = meta.schema.to_arrow_schema().names
         col = names.index("release_key")
         bounds = []
@@ -218,16 +222,35 @@ class ReleaseFilesLookup:
             stats = meta.row_group(i).column(col).statistics
             ok = stats is not None and stats.has_min_max
             bounds.append((stats.min, stats.max) if ok else None)
+        pf.close()
         columns = [c for c in MERGED_COLUMNS if c in names]
-        found = _Partition(meta, bounds, columns, pf if self._local else None)
+        found = _Partition(ident, bounds, columns)
         with self._lock:
-            # A replaced file (a redone range) drops the old one's reader and mapping.
+            # A replaced file (a redone range) drops the old one's bounds and reader.
             for old in [k for k in self._cache if k[0] == path]:
                 del self._cache[old]
+                self._readers.pop(old, None)
             self._cache[ident] = found
             while len(self._cache) > self._cache_files:
-                self._cache.popitem(last=False)
+                self._readers.pop(self._cache.popitem(last=False)[0], None)
         return found
+
+    def _reader(self, part: _Partition, path: str) -> pq.ParquetFile:
+        """The partition's open reader (kept for recent local partitions); call under
+        `part.lock`. A dropped reader stays valid for a request still holding it."""
+        if part.file is not None:
+            with self._lock:
+                if part.ident in self._readers:
+                    self._readers.move_to_end(part.ident)
+            return part.file
+        pf = self._open(path)
+        if self._local:
+            part.file = pf
+            with self._lock:
+                self._readers[part.ident] = part
+                while len(self._readers) > self._open_files:
+                    self._readers.popitem(last=False)[1].file = None
+        return pf
 
     def _rows_in(self, path: str, key: bytes) -> pa.Table | None:
         part = self._partition(path)
@@ -239,7 +262,7 @@ class ReleaseFilesLookup:
         columns = part.columns
         out = []
         with part.lock:
-            pf = part.file or self._open(path, part.meta)
+            pf = self._reader(part, path)
             try:
                 for rg in groups:
                     # One thread: Arrow's pool costs more than it saves on one row group.
@@ -254,20 +277,20 @@ class ReleaseFilesLookup:
                         table = pf.read_row_group(rg, columns=columns, use_threads=False)
                         out.append(table.filter(mask))
             finally:
-                if part.file is None:
+                if not self._local:
                     pf.close()
         return pa.concat_tables(out) if out else None
 
 
 @dataclass
 class _Partition:
-    """A `release_files` partition's footer, its row groups' key bounds and, for a local
-    file, the open memory-mapped reader (opening one costs ~1 ms of decoder set-up)."""
+    """A `release_files` partition's row groups' key bounds and, while it is among the
+    recently read local files, its open memory-mapped reader."""
 
-    meta: pq.FileMetaData
+    ident: tuple[Any, ...]
     bounds: list[tuple[bytes, bytes] | None]
     columns: list[str]  # of MERGED_COLUMNS, those the file has
-    file: pq.ParquetFile | None
+    file: pq.ParquetFile | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)  # a reader is not shared
 
 
