@@ -124,21 +124,30 @@ def _sort_rows(rows, lo, hi, number, article, tmp):
 
 @kernel
 def _order_runs(by_date, starts, rank_order, number, article):
-    """Rows run after run (in the order given), each by part number; and each row's run."""
+    """Rows run after run (in the order given), each by part number; and each row's run.
+
+    A run's rows are laid out in input (article) order, in which a file's parts mostly
+    come already in order, so sorting them costs about a pass; in date order (how the
+    runs were found) the parts of one second come shuffled.
+    """
     n = by_date.shape[0]
-    order = np.empty(n, np.int64)
+    n_runs = starts.shape[0] - 1
     run_of = np.empty(n, np.int64)
-    tmp = np.empty(n, np.int64)
-    pos = 0
-    for r in range(rank_order.shape[0]):
+    bounds = np.zeros(n_runs + 1, np.int64)
+    for r in range(n_runs):
         run = rank_order[r]
-        lo = pos
         for i in range(starts[run], starts[run + 1]):
-            j = by_date[i]
-            order[pos] = j
-            run_of[j] = r
-            pos += 1
-        _sort_rows(order, lo, pos, number, article, tmp)
+            run_of[by_date[i]] = r
+        bounds[r + 1] = bounds[r] + starts[run + 1] - starts[run]
+    fill = bounds[:-1].copy()
+    order = np.empty(n, np.int64)
+    for j in range(n):
+        r = run_of[j]
+        order[fill[r]] = j
+        fill[r] += 1
+    tmp = np.empty(n, np.int64)
+    for r in range(n_runs):
+        _sort_rows(order, bounds[r], bounds[r + 1], number, article, tmp)
     return order, run_of
 
 
