@@ -95,6 +95,26 @@ def _index_child(corpus: str, catalog: str, queue: Any) -> None:
     )
 
 
+def _result_of(child: Any, queue: Any) -> tuple[int, int, float, float, int]:
+    """The child's figures; a child that dies without sending them (a crash, the OOM
+    killer) is an error, not a wait forever."""
+    import queue as queues
+
+    while True:
+        try:
+            result: tuple[int, int, float, float, int] = queue.get(timeout=1.0)
+            break
+        except queues.Empty:
+            if not child.is_alive():
+                raise RuntimeError(
+                    f"the indexing process died without its figures (exit code {child.exitcode})"
+                ) from None
+    child.join()
+    if child.exitcode:
+        raise RuntimeError(f"the indexing process failed ({child.exitcode})")
+    return result
+
+
 def _peak_kb() -> int:
     """This process's own peak RSS. Not ru_maxrss: Linux carries that across exec, so a
     child would report its parent's peak (the generated range it holds)."""
@@ -161,10 +181,7 @@ def run_bench(n_lines: int = 2_000_000, seed: int = 1, chunk: int = 100_000) -> 
         queue = ctx.Queue()
         child = ctx.Process(target=_index_child, args=(str(corpus), str(catalog), queue))
         child.start()
-        headers, segments, cpu, wall, rss_kb = queue.get()
-        child.join()
-        if child.exitcode:
-            raise RuntimeError(f"the indexing process failed ({child.exitcode})")
+        headers, segments, cpu, wall, rss_kb = _result_of(child, queue)
         print("measuring the floors ...", flush=True)
         floor_cpu, floor_bytes = _floors(corpus, catalog)
         size = {
