@@ -130,3 +130,14 @@ CONTROL_BYTES = st.lists(
 @given(CONTROL_BYTES, st.booleans(), st.integers(0, 60))
 def test_scan_survives_separator_heavy_bytes(data, terminated, first):
     _compare(data, first, first + 20, terminated)
+
+
+def test_a_buffer_at_any_alignment():
+    # the scanner reads the buffer as 8-byte words: an array at an odd address reads alike
+    data = LINE * 9 + b"18\ts\tf"
+    for shift in range(8):
+        buf = np.frombuffer(b"x" * shift + data, np.uint8)[shift:]
+        index = scan_chunk(buf, 0, 40, terminated=False)
+        expected = scan_lines(data, 0, 40, terminated=False)
+        assert index.status.tolist() == [row["status"] for row in expected]
+        assert index.line_end.tolist() == [row["line"][1] for row in expected]
