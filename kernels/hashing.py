@@ -4,6 +4,9 @@ The mix follows xxHash64's short-input path (8-byte lanes, then single bytes, th
 avalanche), written out here so that the result depends only on the bytes and the seed:
 the same on every run and platform, so stored keys stay valid. It is not
 xxHash64-compatible (no 32- and 4-byte stages) and need not be.
+
+It also holds what the byte kernels share: `leaf_kernel`, and the few machine operations
+numba does not spell (an 8-byte load or store at any alignment, a prefetch, bit counts).
 """
 
 from __future__ import annotations
