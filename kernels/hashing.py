@@ -199,15 +199,16 @@ AHEAD = 16
 def same_bytes(buf, a, b, n):
     """buf[a:a + n] == buf[b:b + n], 8 bytes a step."""
     k = 0
-    while k + 8 <= n:
+    if n < 8:
+        while k < n and buf[_U(a + k)] == buf[_U(b + k)]:
+            k += 1
+        return k == n
+    while k + 8 < n:
         if load_le64(buf, a + k) != load_le64(buf, b + k):
             return False
         k += 8
-    while k < n:
-        if buf[_U(a + k)] != buf[_U(b + k)]:
-            return False
-        k += 1
-    return True
+    # the last 8 bytes, overlapping the words before: no byte loop for the rest
+    return load_le64(buf, a + n - 8) == load_le64(buf, b + n - 8)
 
 
 @leaf_kernel

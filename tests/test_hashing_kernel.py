@@ -92,3 +92,14 @@ def test_runs_of_equal_spans_hash_alike(pieces):
     assert [int(x) for x in twice] == [
         ref.hash_bytes((buf + b"abcdefghij")[a:z]) for a, z in ((0, 9), (0, 9), (1, 9), (1, 10))
     ]
+
+
+def test_same_bytes_finds_a_difference_at_any_position():
+    from kernels.hashing import same_bytes
+
+    for n in range(20):
+        a = bytes(range(65, 65 + n))
+        for k in range(-1, n):
+            b = a if k < 0 else a[:k] + b"#" + a[k + 1 :]
+            buf = np.frombuffer(b"." + a + b"," + b + b";", np.uint8)
+            assert same_bytes(buf, 1, n + 2, n) == (a == b), (n, k)
