@@ -93,3 +93,30 @@ def test_long_runs_in_every_order_match_reference(shape):
     nbytes = rng.integers(0, 10**6, n).astype(np.int64)
     got = _kernel_runs(key, date, number, article, nbytes)
     assert got == ref.file_runs(key, date, number, article, nbytes, GAP)
+
+
+@settings(max_examples=300, deadline=None)
+@given(segments, st.integers(1, 3))
+def test_rows_in_article_order_match_reference(rows, step):
+    # a chunk's rows come in article order: the kernel groups them by hash, not by lexsort
+    key = np.array([r[0] * 0x9E3779B97F4A7C15 % 2**64 for r in rows], np.uint64)
+    date = np.array([r[1] * (1 + r[0]) for r in rows], np.int64)
+    number = np.array([r[2] for r in rows], np.int32)
+    article = np.arange(100, 100 + step * len(rows), step, dtype=np.int64)
+    nbytes = np.array([r[3] for r in rows], np.int64)
+    got = _kernel_runs(key, date, number, article, nbytes)
+    assert got == ref.file_runs(key, date, number, article, nbytes, GAP)
+
+
+def test_more_files_than_the_first_table_holds():
+    # thousands of keys: past the first hash table's room, grouped again in a bigger one
+    rng = np.random.default_rng(5)
+    n = 9000
+    key = rng.integers(0, 2**64, n, dtype=np.uint64) % np.uint64(4000)
+    key = key * np.uint64(0x9E3779B97F4A7C15)
+    date = rng.integers(0, 10 * 3600, n).astype(np.int64)
+    number = rng.integers(1, 30, n).astype(np.int32)
+    article = np.arange(n, dtype=np.int64) * 2 + 7
+    nbytes = rng.integers(0, 10**6, n).astype(np.int64)
+    got = _kernel_runs(key, date, number, article, nbytes)
+    assert got == ref.file_runs(key, date, number, article, nbytes, GAP)
