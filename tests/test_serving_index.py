@@ -310,6 +310,13 @@ def test_a_follower_serves_what_the_builder_writes(tmp_path):
         got = [r["release_key"] for r in follower.snapshot.search(q).rows]
         assert got == [r["release_key"] for r in builder.snapshot.search(q).rows]
         assert len(got) == 1_500
+        # It resolved only the new segment; a follower loading everything afresh agrees.
+        fresh = IndexManager(root, index_dir=index, follow=True)
+        assert fresh.refresh().kind == "follow"
+        dead = [live.dead.tolist() for live in follower.snapshot.segments]
+        assert dead == [live.dead.tolist() for live in fresh.snapshot.segments]
+        assert any(any(d) for d in dead[:-1]), "the new range superseded older versions"
+        fresh.close()
     finally:
         follower.close()
         builder.close()

@@ -199,10 +199,27 @@ class IndexManager:
             kept, _ = self._select(candidates, listed)
             if [s.folder for s in kept] == list(loaded):
                 return RefreshReport("none", 0, time.perf_counter() - start)
-            self.snapshot = self._resolve(kept, self.snapshot.generation + 1)
+            self.snapshot = self._followed(kept)
             report = RefreshReport("follow", len(kept), time.perf_counter() - start)
             self.last_refresh = report
             return report
+
+    def _followed(self, kept: list[Segment]) -> Snapshot:
+        """The snapshot of `kept`. When they are the loaded segments plus new ones (a range
+        landed), only the new ones are resolved against the rest, as the builder does:
+        resolving all ten million keys again took each worker seconds per landed range."""
+        old = self.snapshot
+        n = len(old.segments)
+        generation = old.generation + 1
+        if not n or [s.folder for s in kept[:n]] != [live.segment.folder for live in old.segments]:
+            return self._resolve(kept, generation)
+        # Masks copied: requests still reading the old snapshot see it unchanged.
+        lives = [LiveSegment(s.segment, s.dead.copy(), s.dead_count) for s in old.segments]
+        for segment in kept[n:]:
+            live = LiveSegment.of(segment)
+            resolve_versions(lives, live)
+            lives.append(live)
+        return Snapshot(lives, generation, self.result_cache)
 
     def _batches(self, partitions: list[dict]) -> list[list[dict]]:
         """Consecutive partitions (by group and span) of about `batch_rows` rows each."""
