@@ -17,9 +17,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kernels import spans
 from kernels import subject as sk
 from kernels.reference import names as names_ref
+from kernels.scatter import scatter_spans
 from pipelines import naming
 from pipelines.catalog import schema
 from pipelines.catalog.writer import row_group_size
@@ -266,10 +266,12 @@ class Output:
         base = base.take(file_order)
         segments = [self.file_segments[i] for i in file_order]
         self.file_segments = []
-        # the batches are needed no more: the store holds what is left to write of them
+        store = _Store(self._numbers, self._sizes, self._ids)
+        # the batches themselves are needed no more (the store keeps their id bytes)
         self._batches.clear()
         self._stored.clear()
-        store = _Store(self._numbers, self._sizes, self._ids)
+        self._numbers.clear()
+        self._sizes.clear()
         size = row_group_size("release_files")
         for lo in range(0, max(len(segments), 1), size):
             yield self._files_batch(base.slice(lo, size), segments[lo : lo + size], store)
@@ -300,51 +302,49 @@ class Output:
 
 
 class _Store:
-    """The range's segment store laid end to end: numbers, sizes, message-id bytes."""
+    """The range's segment store: numbers and sizes end to end, message-ids per batch."""
 
     def __init__(self, numbers: list[np.ndarray], sizes: list[np.ndarray], ids: list[pa.Array]):
-        """Takes the per-batch columns out of the given lists as it copies them, so each
-        batch's own arrays can go as soon as they are in the store."""
-        count = sum(len(c) for c in ids)
-        nbytes = sum(_id_bytes(c) for c in ids)
         self.numbers = np.concatenate([np.zeros(0, np.int32), *numbers])
         self.sizes = np.concatenate([np.zeros(0, np.int64), *sizes])
-        numbers.clear()
-        sizes.clear()
-        self.data = np.empty(nbytes, np.uint8)
-        # the ids lie end to end: id i is data[offsets[i]:offsets[i + 1]]
-        self.offsets = np.empty(count + 1, np.int64)
-        self.offsets[0] = 0
-        at, base = 0, 0
-        while ids:
-            column = ids.pop(0)
+        # each batch's id bytes stay where they are: laying them end to end would copy
+        # the range's largest column once more, at its memory peak
+        self.data: list[np.ndarray] = []
+        self.offsets: list[np.ndarray] = []
+        for column in ids:
             _, offsets_buf, data_buf = column.buffers()
             first = column.offset
             offsets = np.frombuffer(offsets_buf, np.int32)[first : first + len(column) + 1]
-            size = int(offsets[-1] - offsets[0])
-            if size:
-                data = np.frombuffer(data_buf, np.uint8)
-                self.data[base : base + size] = data[offsets[0] : offsets[-1]]
-            n = len(column)
-            self.offsets[at + 1 : at + n + 1] = offsets[1:] - offsets[0] + base
-            at += n
-            base += size
+            data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else _NO_BYTES
+            self.data.append(data)
+            self.offsets.append(offsets)
+        self.first = np.cumsum([0, *(len(c) for c in ids)])[:-1].astype(np.int64)
 
     def message_ids(self, where: np.ndarray) -> pa.Array:
-        """The message-ids at these places as strings, copied out by the spans kernel
-        (Arrow's take on binary values costs several times more)."""
-        data, offsets = spans.gather(self.data, self.offsets[where], self.offsets[where + 1])
+        """The message-ids at these places as strings, copied batch by batch into one
+        buffer by a kernel (Arrow's take on binary values costs several times more)."""
+        batch = np.searchsorted(self.first, where, side="right") - 1
+        local = where - self.first[batch] if len(where) else where
+        start = np.empty(len(where), np.int64)
+        length = np.empty(len(where), np.int64)
+        picks = [(int(b), np.flatnonzero(batch == b)) for b in np.unique(batch)]
+        for b, rows in picks:
+            offsets = self.offsets[b]
+            start[rows] = offsets[local[rows]]
+            length[rows] = offsets[local[rows] + 1] - start[rows]
+        places = np.concatenate(([0], np.cumsum(length))).astype(np.int64)
+        data = np.empty(int(places[-1]), np.uint8)
+        for b, rows in picks:
+            scatter_spans(self.data[b], start[rows], start[rows] + length[rows], data, places[rows])
         out = pa.Array.from_buffers(
             pa.binary(),
             len(where),
-            [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)],
+            [None, pa.py_buffer(places.astype(np.int32)), pa.py_buffer(data)],
         )
         return _as_text(out)
 
 
-def _id_bytes(column: pa.Array) -> int:
-    offsets = np.frombuffer(column.buffers()[1], np.int32)
-    return int(offsets[column.offset + len(column)] - offsets[column.offset])
+_NO_BYTES = np.zeros(0, np.uint8)
 
 
 def _empty_batch() -> pa.RecordBatch:

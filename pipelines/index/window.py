@@ -331,6 +331,18 @@ class Window:
         out.extend(self._close_albums(horizon))
         return out
 
+    def retire(self, rel: OpenRelease) -> None:
+        """A finished release was handed out: its files let go of it, so reference counting
+        frees them (file and release point at each other; left to the cyclic collector,
+        finished releases piled up between its rare full passes)."""
+        for f in rel.files:
+            f.release = None
+            f.pieces = []
+            f.carried = []
+        rel.files = []
+        rel.absorbed = []
+        rel.first_member = None
+
     def _forget(self, rel: OpenRelease) -> None:
         for ident in rel.idents:
             _drop(self.current, ident, rel)
