@@ -104,13 +104,17 @@ def merge_file_rows(rows: pa.Table) -> list[NzbFile]:
     keep = np.ones(len(order), dtype=bool)
     keep[1:] = (seg_place[1:] != seg_place[:-1]) | (numbers[1:] != numbers[:-1])
     order, seg_place, numbers, sizes = order[keep], seg_place[keep], numbers[keep], sizes[keep]
-    ids = pc.list_flatten(rows.column("seg_ids")).take(pa.array(order))
-    if isinstance(ids, pa.ChunkedArray):  # one array: the files' slices share its buffers
-        ids = ids.combine_chunks()
+    flat_ids = pc.list_flatten(rows.column("seg_ids"))
+    if isinstance(flat_ids, pa.ChunkedArray):  # take on one array: ~2x cheaper than chunked
+        flat_ids = flat_ids.combine_chunks()
+    ids = flat_ids.take(pa.array(order))  # one array: the files' slices share its buffers
     bounds = np.searchsorted(seg_place, np.arange(n_files + 1)).tolist()
-    firsts = pa.array(first_row)
-    subjects = rows.column("subject").take(firsts).to_pylist()
-    posters = rows.column("poster").take(firsts).to_pylist()
+    # A hundred-odd rows: Python lists beat an Arrow take per column (~0.2 ms each).
+    firsts = first_row.tolist()
+    all_subjects = rows.column("subject").to_pylist()
+    all_posters = rows.column("poster").to_pylist()
+    subjects = [all_subjects[r] for r in firsts]
+    posters = [all_posters[r] for r in firsts]
     groups = rows.column("groups").to_pylist()
     rows_of: list[list[int]] | None = None
     if n > n_files:  # some file has several rows: its groups are their union
