@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 from pipelines.catalog.synthetic import write_synthetic_catalog
+from pipelines.nzb.writer import xml_text
 from serving.index.manager import IndexManager
 from serving.index.searcher import SearchQuery, Snapshot
 
@@ -87,3 +88,27 @@ def test_warmed_footers_serve_the_same_rows(tmp_path):
         assert few.rows(group, key, 0, 1 << 62).equals(expected)
         assert len(few._readers) <= 2
         assert sum(p.file is not None for p in few._cache.values()) <= 2
+
+
+def test_items_prepared_in_chunks_read_back_in_order(tmp_path, monkeypatch):
+    from serving.index import build
+
+    root = str(tmp_path / "cat")
+    write_synthetic_catalog(root, 1_200, groups=1, per_range=600, seed=12)
+    q = SearchQuery(limit=500, offset=100)
+    whole = IndexManager(root, in_process=True)
+    monkeypatch.setattr(build, "ITEM_CHUNK", 97)  # items.arrow in many chunks
+    chunked = IndexManager(root, in_process=True)
+    try:
+        whole.refresh()
+        chunked.refresh()
+        assert len(chunked.snapshot.segments[0].segment._item_chunks) > 1
+        a, b = whole.snapshot.search(q), chunked.snapshot.search(q)
+        assert len(a.items) == 500 and a.items == b.items
+        assert [r["name"] for r in a.rows] == [r["name"] for r in b.rows]
+        # Each item is its row's: the name and guid it starts with.
+        heads = [tuple(item.split("\x1f")[:2]) for item in b.items]
+        assert heads == [(xml_text(r["name"]), r["release_key"].hex()) for r in b.rows]
+    finally:
+        whole.close()
+        chunked.close()

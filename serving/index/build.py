@@ -40,6 +40,9 @@ ROW_COLUMNS = [
     "has_par2", "source", "category", "finished", "members", "written_range",
 ]  # fmt: skip
 MERGED = "merged_into"  # a tombstone's target; such versions hide the release
+# Feed items are prepared this many rows at a time: one string array of 2 M items could
+# pass the 2 GB a 32-bit-offset string array holds.
+ITEM_CHUNK = 1 << 20
 BITSET_SHARE = 32  # a term in more than 1/32 of the rows also gets a bitset
 
 
@@ -218,7 +221,8 @@ def write_segment(rows: pa.Table, sources: Sequence[dict], out: str | os.PathLik
     folder.mkdir(parents=True, exist_ok=True)
     n = rows.num_rows
     _write_ipc(folder / "rows.arrow", rows)
-    _write_ipc(folder / "items.arrow", pa.table({"item": item_values(rows)}))
+    items = [item_values(rows.slice(i, ITEM_CHUNK)) for i in range(0, n, ITEM_CHUNK)]
+    _write_ipc(folder / "items.arrow", pa.table({"item": pa.chunked_array(items, pa.string())}))
     save = lambda name, arr: np.save(folder / f"{name}.npy", arr)  # noqa: E731
     save("posted", _column(rows, "posted_first", 0).astype(np.int64))
     save("bytes", _column(rows, "bytes", 0).astype(np.int64))
