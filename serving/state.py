@@ -36,8 +36,13 @@ class Catalog:
             result_cache=settings.search_cache,
         )
         self.files = ReleaseFilesLookup(self.views.fs, self.views.root)
+        # in the index folder the workers share: one set of daily counts for all of them
         self.limits = KeyLimits(
-            settings.api_keys, settings.open_api, settings.daily_requests, settings.daily_downloads
+            settings.api_keys,
+            settings.open_api,
+            settings.daily_requests,
+            settings.daily_downloads,
+            shared=str(self.index.index_dir / "key-counters.bin"),
         )
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -75,6 +80,7 @@ class Catalog:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
+        self.limits.close()
         self.index.close()
         self.views.close()
 
