@@ -3,15 +3,48 @@
 cache=True keeps compiled kernels between runs (the CLI starts many short processes);
 error_model="numpy" drops the division-by-zero checks from hot loops; no fastmath,
 since the kernels are integer work where it buys nothing.
+
+numba checks a cached kernel against its own source file only, while a kernel inlines
+helpers from other files (subject.py calls names.py and hashing.py): after an upgrade
+that changed only a helper, the cached caller would run the old helper (stale keys,
+silently). So the cache lives in a folder named by a digest of every kernel source:
+any change to any of them starts a new folder.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+from pathlib import Path
 from typing import Any
 
 import numba
+from numba.core import config
 
 JIT_OPTIONS: dict[str, Any] = {"cache": True, "nogil": True, "error_model": "numpy"}
+
+
+def sources_digest(folder: Path) -> str:
+    """A digest of the kernel sources (every .py under folder, names and bytes)."""
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*.py")):
+        h.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def cache_dir(folder: Path, base: str | None = None) -> str:
+    """Where compiled kernels of these sources are kept: under NUMBA_CACHE_DIR when set,
+    else the user's cache folder, in a subfolder per sources digest."""
+    root = (
+        base
+        or os.environ.get("NUMBA_CACHE_DIR")
+        or str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "usenet-indexer")
+    )
+    return str(Path(root) / f"kernels-{sources_digest(folder)}")
+
+
+# set before any kernel module decorates its functions: numba picks the folder then
+config.CACHE_DIR = cache_dir(Path(__file__).parent)  # type: ignore[attr-defined]
 
 
 def kernel(fn: Any) -> Any:

@@ -38,10 +38,10 @@ def leaf_kernel(fn: Any) -> Any:
     incref/decref pair (~15-30 ns here), which dominated the per-byte parsers. These
     kernels allocate nothing: their Python wrappers allocate the outputs and pass them in.
 
-    Caching caveat: numba checks only the source file of the kernel it loads, so a cached
-    kernel keeps old copies of helpers it calls from other modules (subject.py calls
-    names.py and hashing.py). After editing a helper module, delete the stale entries:
-    `rm kernels/__pycache__/*.nb[ic]`. A fresh checkout (CI) is never affected.
+    Caching: numba checks only the source file of the kernel it loads, while a kernel
+    inlines helpers from other modules (subject.py calls names.py and hashing.py);
+    kernels/_jit.py therefore keeps the cache in a folder named by a digest of all the
+    kernel sources, so editing any helper starts a fresh cache.
     """
     return numba.njit(**_LEAF_OPTIONS)(fn)
 
