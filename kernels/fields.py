@@ -28,6 +28,7 @@ from kernels.hashing import (
     leaf_kernel,
     load_le64,
     prefetch,
+    same_as_before,
     same_bytes,
     trailing_zeros,
 )
@@ -367,7 +368,7 @@ def _parse_dates(buf, start, end, epoch, ok):
         s = start[i]
         e = end[i]
         # a poster's segments often share their Date to the second with the line before
-        if i > 0 and e - s == end[i - 1] - start[i - 1] and same_bytes(buf, start[i - 1], s, e - s):
+        if same_as_before(buf, start, end, i):
             epoch[i] = epoch[i - 1]
             ok[i] = ok[i - 1]
             continue

@@ -212,6 +212,14 @@ def same_bytes(buf, a, b, n):
 
 
 @leaf_kernel
+def same_as_before(buf, start, end, i):
+    """Is span i byte for byte span i - 1 (a poster's run of segments repeats fields)?"""
+    s = start[i]
+    n = end[i] - s
+    return i > 0 and n == end[i - 1] - start[i - 1] and same_bytes(buf, start[i - 1], s, n)
+
+
+@leaf_kernel
 def _hash_spans(buf, start, end, seed, out):
     n = start.shape[0]
     for i in range(n):
@@ -221,7 +229,7 @@ def _hash_spans(buf, start, end, seed, out):
         e = end[i]
         # a poster's segments mostly come one after another: the same From as the line
         # before is compared in a few words, cheaper than its hash's chain of multiplies
-        if i > 0 and e - s == end[i - 1] - start[i - 1] and same_bytes(buf, start[i - 1], s, e - s):
+        if same_as_before(buf, start, end, i):
             out[_U(i)] = out[_U(i - 1)]
         else:
             out[_U(i)] = _hash_span(buf, s, e, seed)

@@ -43,28 +43,22 @@ def row_group_size(name: str) -> int:
     return size
 
 
-def parquet_bytes(table: pa.Table | Iterable[pa.RecordBatch], name: str) -> memoryview:
-    """The partition's Parquet bytes, from a table or from its rows one row group at a
-    time (a batch a row group: the same bytes, without the whole table in memory). An
-    Arrow buffer, not bytes: no copy of the whole file at the end."""
+def parquet_bytes(table: pa.Table | Iterable[pa.Table], name: str) -> memoryview:
+    """The partition's Parquet bytes, from a table or from its rows a row group at a time
+    (tables of at most a row group each: the same bytes, without the whole table in
+    memory). An Arrow buffer, not bytes: no copy of the whole file at the end."""
     schema = TABLES[name]
     sink = pa.BufferOutputStream()
-    options: dict[str, Any] = {
-        "compression_level": DEFAULT_LEVEL,
-        "row_group_size": 1 << 20,
-        **LAYOUT.get(name, {}),
-    }
-    size = options.pop("row_group_size")
-    batches = [table] if isinstance(table, pa.Table) else table
+    options: dict[str, Any] = {"compression_level": DEFAULT_LEVEL, **LAYOUT.get(name, {})}
+    options.pop("row_group_size", None)  # given per write below
+    parts = [table] if isinstance(table, pa.Table) else table
     with pq.ParquetWriter(
         sink, schema, compression="zstd", write_statistics=True, store_schema=True, **options
     ) as writer:
-        for part in batches:
+        for part in parts:
             if not part.schema.equals(schema):
                 raise ValueError(f"{name}: schema differs from the catalog's\n{part.schema}")
-            if isinstance(part, pa.RecordBatch):
-                part = pa.Table.from_batches([part])
-            writer.write_table(part, row_group_size=size)
+            writer.write_table(part, row_group_size=row_group_size(name))
     return memoryview(sink.getvalue())
 
 
@@ -74,7 +68,7 @@ def write_partition(
     group: str,
     first: int,
     last: int,
-    table: pa.Table | Iterable[pa.RecordBatch],
+    table: pa.Table | Iterable[pa.Table],
     storage_options: dict[str, Any] | None = None,
 ) -> int:
     """Write (or replace) one partition; returns its size in bytes."""

@@ -239,7 +239,7 @@ class Output:
 
     # -- to Arrow ----------------------------------------------------------------------
 
-    def tables(self) -> dict[str, pa.Table | Iterator[pa.RecordBatch]]:
+    def tables(self) -> dict[str, pa.Table | Iterator[pa.Table]]:
         """Every table of the range; release_files as its row groups, built one at a time
         (the range's biggest table never sits in memory whole)."""
         return {
@@ -253,7 +253,7 @@ class Output:
             "release_files": self._files_batches(),
         }
 
-    def _files_batches(self) -> Iterator[pa.RecordBatch]:
+    def _files_batches(self) -> Iterator[pa.Table]:
         """release_files, a row group at a time: the files sorted once, then each group's
         segments gathered from the store and sorted by part number within each file."""
         plain = [
@@ -277,7 +277,7 @@ class Output:
             yield self._files_batch(base.slice(lo, size), segments[lo : lo + size], store)
 
     @staticmethod
-    def _files_batch(base: pa.Table, segments: list[np.ndarray], store: _Store) -> pa.RecordBatch:
+    def _files_batch(base: pa.Table, segments: list[np.ndarray], store: _Store) -> pa.Table:
         empty = np.zeros(0, np.int64)
         lengths = np.array([len(w) for w in segments], np.int64)
         where = np.concatenate([empty, *segments])
@@ -297,8 +297,7 @@ class Output:
             "seg_bytes", pa.ListArray.from_arrays(offsets, pa.array(sizes.astype(np.int32)))
         )
         table = table.append_column("seg_ids", pa.ListArray.from_arrays(offsets, ids))
-        table = table.select(schema.RELEASE_FILES.names).cast(schema.RELEASE_FILES)
-        return table.combine_chunks().to_batches()[0] if table.num_rows else _empty_batch()
+        return table.select(schema.RELEASE_FILES.names).cast(schema.RELEASE_FILES)
 
 
 class _Store:
@@ -345,10 +344,6 @@ class _Store:
 
 
 _NO_BYTES = np.zeros(0, np.uint8)
-
-
-def _empty_batch() -> pa.RecordBatch:
-    return pa.RecordBatch.from_pylist([], schema.RELEASE_FILES)
 
 
 def _as_text(ids: pa.Array) -> pa.Array:

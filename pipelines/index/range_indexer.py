@@ -55,6 +55,24 @@ class RangeResult:
         return self.headers / self.seconds if self.seconds else 0.0
 
 
+@contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Run the cyclic garbage collector ~70 times less often while a range is indexed.
+
+    A range keeps tens of thousands of files, releases and rows alive at once, and the
+    collector's default thresholds rescan them (and everything numba and Arrow keep)
+    again and again: on a 2 M-line range that was a third of the window's and the
+    output's time. The collector stays on, just rarer.
+    """
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], 50_000), max(old[1], 20), max(old[2], 100))
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
+@_fewer_collections()
 def index_range(
     reader: CorpusReader,
     info: RangeInfo,
@@ -65,37 +83,6 @@ def index_range(
     on_chunk: Callable[[int], None] | None = None,
 ) -> tuple[RangeResult, Window]:
     """Index one range; `window` is the state the group's previous range left (None: first)."""
-    with _fewer_collections():
-        return _index_range(reader, info, catalog, rules, priority, window, on_chunk)
-
-
-@contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """Run the cyclic garbage collector ~70 times less often while a range is indexed.
-
-    A range keeps tens of thousands of files, releases and rows alive at once, and the
-    collector's default thresholds rescan them (and everything numba and Arrow keep)
-    again and again: on a 2 M-line range that was a third of the window's and the
-    output's time. Finished releases and their files do form cycles, so the collector
-    stays on, just rarer.
-    """
-    old = gc.get_threshold()
-    gc.set_threshold(max(old[0], 50_000), max(old[1], 20), max(old[2], 100))
-    try:
-        yield
-    finally:
-        gc.set_threshold(*old)
-
-
-def _index_range(
-    reader: CorpusReader,
-    info: RangeInfo,
-    catalog: str,
-    rules: Rules,
-    priority: list[str],
-    window: Window | None,
-    on_chunk: Callable[[int], None] | None,
-) -> tuple[RangeResult, Window]:
     started, cpu_started = time.perf_counter(), time.process_time()
     ref = info.ref
     version = rules.fingerprint

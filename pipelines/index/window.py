@@ -337,11 +337,6 @@ class Window:
         finished releases piled up between its rare full passes)."""
         for f in rel.files:
             f.release = None
-            f.pieces = []
-            f.carried = []
-        rel.files = []
-        rel.absorbed = []
-        rel.first_member = None
 
     def _forget(self, rel: OpenRelease) -> None:
         for ident in rel.idents:
