@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from kernels.reference import names as names_ref
 from kernels.reference import subject as subject_rules
 
 # Bracketed tags that say who posted or where, not what: `[PRiVATE]`, `[FULL]`,
@@ -268,3 +269,48 @@ def _by_groups(groups: list[str]) -> int:
         if any(pattern.search(g) for g in groups):
             return category
     return 8010
+
+
+# --- usable names ----------------------------------------------------------------------
+
+
+def usable_name(name: str, file_names: list[bytes], random_names: list[bool]) -> tuple[str, bool]:
+    """The name to show, and whether it is usable at all.
+
+    A release is unreadable when its name is one random token and most of its files
+    have random names too (an obfuscated upload: pending, for the article pass to name).
+    A random subject over readable files takes its name from the files instead.
+    `file_names` and `random_names` are its files' names and random-name flags.
+    """
+    core = name.strip(" \t[](){}<>-_.\"'")
+    if core and not random_token(core):
+        return name, True
+    stems = [stem(to_text(n)) for n in file_names]
+    plain = [
+        s
+        for s, random in zip(stems, random_names, strict=True)
+        if s and not _random_file(random, s)
+    ]
+    if len(plain) * 2 <= len(file_names):
+        return core or name, False
+    return plain[0], True
+
+
+def _random_file(random_name: bool, stem: str) -> bool:
+    return random_name or random_token(stem.strip(" \t[](){}<>-_.\"'"))
+
+
+_DIGIT_RUN = re.compile(r"\d+")
+_CAPITAL_RUN = re.compile(r"[A-Z]{2,}")
+
+
+def random_token(token: str) -> bool:
+    """The file test, plus one for names: a long single token with digits strewn through
+    it (`fpwbi4qjigiwgk52dvsvh28kh5586e`) is a hash, however pronounceable its letters."""
+    if names_ref.random_token(token.encode("utf-8", "replace")):
+        return True
+    if len(token) < 20 or not token.isalnum():
+        return False
+    # digits strewn through it, or capitals in runs amid lower case (not CamelCase words)
+    capital_runs = len(_CAPITAL_RUN.findall(token))
+    return len(_DIGIT_RUN.findall(token)) >= 3 or (capital_runs >= 2 and token != token.upper())

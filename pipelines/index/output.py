@@ -18,7 +18,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kernels import subject as sk
-from kernels.reference import names as names_ref
 from kernels.scatter import scatter_spans
 from pipelines import naming
 from pipelines.catalog import schema
@@ -111,7 +110,9 @@ class Output:
         file_total = rel.file_total if rel.file_total > 0 and not batch_total else None
         counted = len({f.file_index for f in files if f.file_index > 0}) or len(files)
         complete = all(f.complete for f in files) and (file_total is None or counted >= file_total)
-        name, readable = _usable_name(name, files)
+        name, readable = naming.usable_name(
+            name, [f.name for f in files], [f.random_name for f in files]
+        )
         row: dict[str, object] = {
             "release_key": key,
             "identity_key": identity_key,
@@ -352,43 +353,6 @@ def _as_text(ids: pa.Array) -> pa.Array:
         return ids.cast(pa.string())
     except pa.ArrowInvalid:
         return pa.array([b.decode("utf-8", "replace") for b in ids.to_pylist()], pa.string())
-
-
-def _usable_name(name: str, files: list[OpenFile]) -> tuple[str, bool]:
-    """The name to show, and whether it is usable at all.
-
-    A release is unreadable when its name is one random token and most of its files
-    have random names too (an obfuscated upload: pending, for the article pass to name).
-    A random subject over readable files takes its name from the files instead.
-    """
-    core = name.strip(" \t[](){}<>-_.\"'")
-    if core and not _random_token(core):
-        return name, True
-    stems = [naming.stem(naming.to_text(f.name)) for f in files]
-    plain = [s for f, s in zip(files, stems, strict=True) if s and not _random_file(f, s)]
-    if len(plain) * 2 <= len(files):
-        return core or name, False
-    return plain[0], True
-
-
-def _random_file(f: OpenFile, stem: str) -> bool:
-    return f.random_name or _random_token(stem.strip(" \t[](){}<>-_.\"'"))
-
-
-_DIGIT_RUN = re.compile(r"\d+")
-_CAPITAL_RUN = re.compile(r"[A-Z]{2,}")
-
-
-def _random_token(token: str) -> bool:
-    """The file test, plus one for names: a long single token with digits strewn through
-    it (`fpwbi4qjigiwgk52dvsvh28kh5586e`) is a hash, however pronounceable its letters."""
-    if names_ref.random_token(token.encode("utf-8", "replace")):
-        return True
-    if len(token) < 20 or not token.isalnum():
-        return False
-    # digits strewn through it, or capitals in runs amid lower case (not CamelCase words)
-    capital_runs = len(_CAPITAL_RUN.findall(token))
-    return len(_DIGIT_RUN.findall(token)) >= 3 or (capital_runs >= 2 and token != token.upper())
 
 
 def _sorted(table: pa.Table) -> pa.Table:
