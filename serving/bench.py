@@ -29,6 +29,7 @@ import numpy as np
 from pipelines.catalog.layout import table_glob
 from pipelines.catalog.synthetic import GROUPS, write_synthetic_catalog
 from serving import text
+from serving.timing import parse_server_timing
 
 KEY = "bench"
 
@@ -42,6 +43,8 @@ class BenchReport:
     search_cpu_ms: float = 0.0  # server CPU per search: wall time minus waiting for a core
     get_ms: dict[str, float] = field(default_factory=dict)
     get_cpu_ms: float = 0.0
+    # Server-Timing stages (ms) of the median gets and of the slowest tenth
+    get_stages: dict[str, dict[str, float]] = field(default_factory=dict)
     searches_per_second: float = 0.0
     load_clients: int = 0
     workers: int = 1
@@ -152,6 +155,12 @@ def _sample(catalog: str) -> tuple[list[str], list[str]]:
 
 
 def _timed(client: httpx.Client, url: str, params: dict[str, Any]) -> float:
+    return _timed_response(client, url, params)[0]
+
+
+def _timed_response(
+    client: httpx.Client, url: str, params: dict[str, Any]
+) -> tuple[float, httpx.Response]:
     start = time.perf_counter()
     r = client.get(url, params=params)
     elapsed = time.perf_counter() - start
@@ -159,7 +168,25 @@ def _timed(client: httpx.Client, url: str, params: dict[str, Any]) -> float:
         raise RuntimeError(
             f"bench request failed: {url} {params} -> {r.status_code} {r.text[:200]}"
         )
-    return elapsed
+    return elapsed, r
+
+
+def _stage_split(timed: list[tuple[float, httpx.Response]]) -> dict[str, dict[str, float]]:
+    """Mean Server-Timing stages of the middle fifth of the gets and of the slowest tenth:
+    what the tail does that the median does not."""
+    ranked = sorted(timed, key=lambda t: t[0])
+    n = len(ranked)
+    groups = {"median": ranked[2 * n // 5 : max(3 * n // 5, 2 * n // 5 + 1)],
+              "slowest 10%": ranked[n - max(1, n // 10) :]}  # fmt: skip
+    out = {}
+    for label, members in groups.items():
+        sums: dict[str, float] = {"total": 0.0}
+        for elapsed, r in members:
+            sums["total"] += elapsed * 1000
+            for name, ms in parse_server_timing(r.headers.get("server-timing", "")).items():
+                sums[name] = sums.get(name, 0.0) + ms
+        out[label] = {name: round(v / len(members), 2) for name, v in sums.items()}
+    return out
 
 
 def _load(base: str, queries: list[str], seconds: float, clients: int) -> float:
@@ -303,9 +330,11 @@ def _measure(report: BenchReport, server: subprocess.Popen, base: str, queries: 
         report.search_ms = _percentiles(timings)
         if big:
             cpu = _tree_cpu(server.pid)
-            gets = [_timed(c, "/api", {"t": "get", "id": k, "apikey": KEY}) for k in big[:100]]
-            report.get_cpu_ms = round((_tree_cpu(server.pid) - cpu) * 1000 / len(gets), 2)
-            report.get_ms = _percentiles(gets)
+            timed = [_timed_response(c, "/api", {"t": "get", "id": k, "apikey": KEY})
+                     for k in big[:100]]  # fmt: skip
+            report.get_cpu_ms = round((_tree_cpu(server.pid) - cpu) * 1000 / len(timed), 2)
+            report.get_ms = _percentiles([t for t, _ in timed])
+            report.get_stages = _stage_split(timed)
     cpu, wall = _tree_cpu(server.pid), time.perf_counter()
     report.searches_per_second = round(_load(base, queries, seconds, clients), 1)
     used = _tree_cpu(server.pid) - cpu
@@ -365,6 +394,9 @@ def print_report(report: BenchReport, as_json: bool) -> None:
             ),
             ("server CPU per t=get", f"{report.get_cpu_ms} ms"),
         ]
+        for label, stages in report.get_stages.items():
+            shown = ", ".join(f"{k} {v}" for k, v in stages.items())
+            lines.append((f"  t=get {label} (ms)", shown))
     lines += [
         ("sustained t=search", f"{report.searches_per_second}/s ({report.load_clients} clients, "
                                f"{report.workers} server workers, search cache {cache}, "

@@ -12,7 +12,13 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
-from pipelines.nzb.assemble import ReleaseFilesLookup, head_meta, merge_file_rows
+from pipelines.nzb.assemble import (
+    Mark,
+    ReleaseFilesLookup,
+    head_meta,
+    merge_file_rows,
+    merge_release_rows,
+)
 from pipelines.nzb.writer import NzbFile, write_nzb
 from serving import categories
 from serving.index.manager import IndexManager
@@ -22,6 +28,9 @@ from serving.settings import Settings
 from serving.views import CatalogViews
 
 log = logging.getLogger(__name__)
+# What an NZB download reads of a release's index row (`Catalog.nzb` and its file name).
+NZB_COLUMNS = ["release_key", "name", "group", "category", "first_article", "last_article",
+               "written_range"]  # fmt: skip
 
 
 class Catalog:
@@ -64,10 +73,7 @@ class Catalog:
             self._thread.start()
 
     def _loop(self) -> None:
-        try:  # before the first refresh: NZB downloads then find their footers read
-            self.files.warm(list(self.snapshot.stats()["groups"]))
-        except Exception:  # a cold cache is only slower
-            log.exception("reading release_files footers failed")
+        self._warm_footers()  # before the first refresh: downloads find their footers read
         while not self._stop.wait(self.settings.refresh_seconds):
             try:
                 self.refresh()
@@ -75,6 +81,13 @@ class Catalog:
             except Exception as exc:  # keep serving the last good state
                 log.exception("catalog refresh failed")
                 self.last_error = f"{type(exc).__name__}: {exc}"
+            self._warm_footers()  # a landed range's partitions, before their first download
+
+    def _warm_footers(self) -> None:
+        try:
+            self.files.warm(list(self.snapshot.stats()["groups"]))
+        except Exception:  # a cold cache is only slower
+            log.exception("reading release_files footers failed")
 
     def close(self) -> None:
         self._stop.set()
@@ -84,8 +97,8 @@ class Catalog:
         self.index.close()
         self.views.close()
 
-    def release(self, key: bytes) -> dict[str, Any] | None:
-        return self.snapshot.find(key)
+    def release(self, key: bytes, columns: list[str] | None = None) -> dict[str, Any] | None:
+        return self.snapshot.find(key, columns)
 
     def nzb_files(self, row: dict[str, Any]) -> list[NzbFile]:
         # Versions were written in ranges from its first article to its newest version's.
@@ -93,9 +106,21 @@ class Catalog:
         rows = self.files.rows(row["group"], row["release_key"], int(row["first_article"]), last)
         return merge_file_rows(rows)
 
-    def nzb(self, row: dict[str, Any]) -> bytes:
+    def nzb(self, row: dict[str, Any], mark: Mark = None) -> bytes:
+        """The release's NZB (from a row with NZB_COLUMNS at least); `mark(stage)` is told
+        where the time went."""
+        last = max(int(row["last_article"]), int(row["written_range"]))
+        rows = self.files.rows(
+            row["group"], row["release_key"], int(row["first_article"]), last, mark
+        )
+        files = merge_release_rows(rows)
+        if mark is not None:
+            mark("merge")
         meta = head_meta(row["name"], categories.name(int(row["category"])), None)
-        return write_nzb(self.nzb_files(row), meta)
+        body = write_nzb(files, meta)
+        if mark is not None:
+            mark("xml")
+        return body
 
 
 def get_catalog(request: Request) -> Catalog:

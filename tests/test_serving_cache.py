@@ -63,33 +63,6 @@ def test_a_refresh_never_serves_the_old_snapshots_results(tmp_path):
         m.close()
 
 
-def test_warmed_footers_serve_the_same_rows(tmp_path):
-    import fsspec
-    import pyarrow.parquet as pq
-
-    from pipelines.nzb.assemble import ReleaseFilesLookup
-
-    root = str(tmp_path / "cat")
-    write_synthetic_catalog(root, 1_500, groups=2, per_range=500, seed=10)
-    fs = fsspec.filesystem("file")
-    groups = sorted(p.name for p in Path(root, "release_files").iterdir())
-    parts = sorted(Path(root, "release_files").rglob("*.parquet"))
-    warm = ReleaseFilesLookup(fs, root)
-    assert warm.warm(groups) == len(parts) == len(warm._cache)
-    assert ReleaseFilesLookup(fs, root, cache_files=1).warm(groups) == 1
-    cold = ReleaseFilesLookup(fs, root)
-    few = ReleaseFilesLookup(fs, root, open_files=2)  # readers dropped as others open
-    for path in parts * 2:
-        group = path.parent.name
-        key = pq.read_table(path, columns=["release_key"]).column(0)[0].as_py()
-        expected = cold.rows(group, key, 0, 1 << 62)
-        assert expected.num_rows
-        assert warm.rows(group, key, 0, 1 << 62).equals(expected)
-        assert few.rows(group, key, 0, 1 << 62).equals(expected)
-        assert len(few._readers) <= 2
-        assert sum(p.file is not None for p in few._cache.values()) <= 2
-
-
 def test_items_prepared_in_chunks_read_back_in_order(tmp_path, monkeypatch):
     from serving.index import build
 

@@ -16,6 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kernels.nzb_segments import segment_lines
+
 NZB_NAMESPACE = "http://www.newzbin.com/DTD/2003/nzb"
 DTD_PATH = Path(__file__).with_name("nzb-1.1.dtd")
 _DOCTYPE = (
@@ -85,85 +87,136 @@ def utf8_needs_escape(data: pa.Buffer | bytes | memoryview | None) -> bool:
     return b"\xef\xbf\xbe" in raw or b"\xef\xbf\xbf" in raw
 
 
-def _clean_ids(values: Sequence[str]) -> list[str]:
-    return [xml_text(m.strip("<>")) for m in values]
+@dataclass(frozen=True)
+class NzbFiles:
+    """A release's files column-wise, as `write_nzb` writes them: per file its header
+    fields, and its segments as positions into segment columns shared by all files
+    (file i's are `source[bounds[i]:bounds[i + 1]]`), so no Python object is made per
+    segment. Message-id k is the UTF-8 text `id_data[id_offsets[k]:id_offsets[k + 1]]`."""
 
+    subjects: list[str]
+    posters: list[str]
+    dates: list[int]
+    groups: list[tuple[str, ...]]
+    bounds: np.ndarray  # n_files + 1, into source
+    source: np.ndarray  # int64 positions into the segment columns
+    numbers: np.ndarray  # int64 segment (part) numbers
+    sizes: np.ndarray  # int64 bytes of each segment
+    id_offsets: np.ndarray  # int64, len(numbers) + 1
+    id_data: np.ndarray  # uint8
 
-def _contiguous(pieces: list[pa.Array]) -> pa.Array | None:
-    """The pieces as one array without a copy when they are consecutive slices of one
-    array (what `merge_file_rows` hands over); None otherwise."""
-    if not pieces or any(p.null_count for p in pieces):
-        return None
-    first = pieces[0].buffers()
-    if first[1] is None or first[2] is None:
-        return None
-    end = pieces[0].offset + len(pieces[0])
-    for p in pieces[1:]:
-        buffers = p.buffers()
-        same = all(
-            a is not None and b is not None and b.address == a.address
-            for a, b in zip(first[1:], buffers[1:], strict=True)
+    def __len__(self) -> int:
+        return len(self.subjects)
+
+    @property
+    def segments(self) -> int:
+        return len(self.source)
+
+    @classmethod
+    def of(cls, files: Sequence[NzbFile]) -> NzbFiles:
+        """From per-file objects (message-ids as Python strings or Arrow arrays)."""
+        counts = [len(f.numbers) for f in files]
+        offsets, data = _id_buffers([f.message_ids for f in files])
+        if len(offsets) != sum(counts) + 1:
+            raise ValueError("every file needs one message-id per segment number")
+        total = len(offsets) - 1
+        return cls(
+            subjects=[f.subject for f in files],
+            posters=[f.poster for f in files],
+            dates=[int(f.date) for f in files],
+            groups=[tuple(f.groups) for f in files],
+            bounds=np.concatenate([[0], np.cumsum(counts, dtype=np.int64)]).astype(np.int64),
+            source=np.arange(total, dtype=np.int64),
+            numbers=_concat([f.numbers for f in files]),
+            sizes=_concat([f.sizes for f in files]),
+            id_offsets=offsets,
+            id_data=data,
         )
-        if not same or p.offset != end:
-            return None
-        end += len(p)
-    start = pieces[0].offset
-    return pa.StringArray.from_buffers(end - start, first[1], first[2], None, 0, start)
+
+    def files(self) -> list[NzbFile]:
+        """One NzbFile per file, its message-ids a slice of one Arrow array (pages that
+        list files; not the download path)."""
+        taken = _string_array(self.id_offsets, self.id_data).take(pa.array(self.source))
+        b = self.bounds.tolist()
+        return [
+            NzbFile(
+                subject=self.subjects[i],
+                poster=self.posters[i],
+                date=self.dates[i],
+                groups=list(self.groups[i]),
+                numbers=self.numbers[self.source[b[i] : b[i + 1]]],
+                sizes=self.sizes[self.source[b[i] : b[i + 1]]],
+                message_ids=taken[b[i] : b[i + 1]],
+            )
+            for i in range(len(self))
+        ]
 
 
-def _message_ids(files: Sequence[NzbFile]) -> pa.Array:
-    """All files' message-ids as one Arrow string array, brackets stripped and escaped
-    where needed. Arrow input is checked once over its bytes (message-ids almost never
-    need either); Python lists as before, per file."""
-    pieces: list[pa.Array] = []
-    raw: list[bool] = []  # which pieces are unchecked Arrow input
-    for f in files:
-        ids = f.message_ids
+def _concat(parts: list[np.ndarray]) -> np.ndarray:
+    if not parts:
+        return np.zeros(0, dtype=np.int64)
+    return np.concatenate([np.asarray(p, dtype=np.int64) for p in parts])
+
+
+def _string_array(offsets: np.ndarray, data: np.ndarray) -> pa.Array:
+    rebased = offsets - offsets[0]
+    raw = pa.py_buffer(data[int(offsets[0]) : int(offsets[-1])].tobytes())
+    return pa.LargeStringArray.from_buffers(len(offsets) - 1, pa.py_buffer(rebased), raw)
+
+
+def string_buffers(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """A string array's value offsets (int64, len + 1) and UTF-8 data as numpy views
+    (the data without a copy); nulls read as empty strings."""
+    if values.null_count:
+        values = pc.fill_null(values, "")
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        values = values.cast(pa.string())
+    _, offsets_buf, data_buf = values.buffers()
+    wide = pa.types.is_large_string(values.type)
+    count = len(values) + 1
+    if offsets_buf is None:
+        return np.zeros(count, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    offsets = np.frombuffer(offsets_buf, np.int64 if wide else np.int32)
+    offsets = offsets[values.offset : values.offset + count].astype(np.int64)
+    data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+    return offsets, data
+
+
+def _id_buffers(
+    pieces: list[Sequence[str] | pa.Array | pa.ChunkedArray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """All files' message-ids as one offsets array and one UTF-8 buffer. Python strings
+    are encoded with lone surrogates kept as bytes, which the kernel drops (malformed
+    UTF-8) as `xml_text` drops the surrogates."""
+    parts: list[tuple[np.ndarray, np.ndarray]] = []
+    for ids in pieces:
         if isinstance(ids, pa.ChunkedArray):
-            ids = ids.combine_chunks()
+            ids = ids.combine_chunks() if ids.num_chunks else pa.array([], pa.string())
         if isinstance(ids, pa.Array):
-            if ids.null_count:
-                ids = pc.fill_null(ids, "")
-            pieces.append(ids if ids.type == pa.string() else ids.cast(pa.string()))
-            raw.append(True)
+            parts.append(string_buffers(ids))
             continue
-        values = list(ids)
-        joined = "".join(values)
-        if "<" in joined or ">" in joined or _DIRTY.search(joined):
-            values = _clean_ids(values)
-        pieces.append(pa.array(values, pa.string()))
-        raw.append(False)
-    joined_ids = _contiguous(pieces) or pa.concat_arrays(pieces)
-    if not any(raw) or not utf8_needs_escape(joined_ids.buffers()[2]):
-        return joined_ids
-    cleaned = [pa.array(_clean_ids(p.to_pylist()), pa.string()) if r else p
-               for p, r in zip(pieces, raw, strict=True)]  # fmt: skip
-    return pa.concat_arrays(cleaned)
+        raw = [str(v).encode("utf-8", "surrogatepass") for v in ids]
+        lengths = np.fromiter(map(len, raw), dtype=np.int64, count=len(raw))
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        parts.append((offsets, np.frombuffer(b"".join(raw), dtype=np.uint8)))
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    data = np.concatenate([d[int(o[0]) : int(o[-1])] for o, d in parts])
+    lengths = np.concatenate([np.diff(o) for o, _ in parts])
+    return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64), data
 
 
-def _segment_lines(files: Sequence[NzbFile]) -> tuple[memoryview, list[int]]:
-    """Every file's `<segment>` lines in one UTF-8 buffer, and where each file's start
-    (one Arrow join over all segments: ~30x faster than an f-string per segment)."""
-    counts = [len(f.numbers) for f in files]
-    if not any(counts):
-        return memoryview(b""), [0] * (len(files) + 1)
-    ids = _message_ids(files)
-    numbers = pa.array(np.concatenate([np.asarray(f.numbers) for f in files]).astype(np.int64))
-    sizes = pa.array(np.concatenate([np.asarray(f.sizes) for f in files]).astype(np.int64))
-    lines = pc.binary_join_element_wise(
-        '   <segment bytes="', pc.cast(sizes, pa.string()), '" number="',
-        pc.cast(numbers, pa.string()), '">', ids, "</segment>\n", "",
-    )  # fmt: skip
-    offsets = np.frombuffer(lines.buffers()[1], np.int32)[lines.offset :]
-    first = np.concatenate([[0], np.cumsum(counts)])
-    data = lines.buffers()[2]
-    return memoryview(data if data is not None else b""), offsets[first].tolist()
-
-
-def write_nzb(files: Iterable[NzbFile], meta: Sequence[tuple[str, str]] = ()) -> bytes:
+def write_nzb(files: Iterable[NzbFile] | NzbFiles, meta: Sequence[tuple[str, str]] = ()) -> bytes:
     """The NZB document: `meta` as head (type, value) pairs, then one `file` per file."""
-    files = list(files)
-    segments, bounds = _segment_lines(files)
+    if not isinstance(files, NzbFiles):
+        files = NzbFiles.of(list(files))
+    lines, ends = segment_lines(
+        files.numbers, files.sizes, files.source, files.id_offsets, files.id_data
+    )
+    starts = np.concatenate([[0], ends]).astype(np.int64)[files.bounds].tolist()
+    segments = lines.data  # a memoryview: the files slice it without copies
     out = ['<?xml version="1.0" encoding="UTF-8"?>\n', _DOCTYPE, "\n"]
     out.append(f'<nzb xmlns="{NZB_NAMESPACE}">\n')
     if meta:
@@ -175,19 +228,19 @@ def write_nzb(files: Iterable[NzbFile], meta: Sequence[tuple[str, str]] = ()) ->
     # A release's files share their poster and groups: each escaped once.
     poster_xml: dict[str, str] = {}
     groups_xml: dict[tuple[str, ...], str] = {}
-    for i, f in enumerate(files):
-        poster = poster_xml.get(f.poster)
+    for i, subject in enumerate(files.subjects):
+        poster = poster_xml.get(files.posters[i])
         if poster is None:
-            poster = poster_xml[f.poster] = xml_text(f.poster)
-        groups = groups_xml.get(key := tuple(f.groups))
+            poster = poster_xml[files.posters[i]] = xml_text(files.posters[i])
+        groups = groups_xml.get(key := files.groups[i])
         if groups is None:
             groups = groups_xml[key] = "".join(f"   <group>{xml_text(g)}</group>\n" for g in key)
         out.append(
-            f' <file poster="{poster}" date="{int(f.date)}" '
-            f'subject="{xml_text(f.subject)}">\n  <groups>\n{groups}  </groups>\n  <segments>\n'
+            f' <file poster="{poster}" date="{files.dates[i]}" '
+            f'subject="{xml_text(subject)}">\n  <groups>\n{groups}  </groups>\n  <segments>\n'
         )
         parts.append("".join(out).encode())
-        parts.append(segments[bounds[i] : bounds[i + 1]])
+        parts.append(segments[starts[i] : starts[i + 1]])
         out = ["  </segments>\n </file>\n"]
     out.append("</nzb>\n")
     parts.append("".join(out).encode())

@@ -365,12 +365,14 @@ class Snapshot:
             return None
         return SearchResult(1, self, np.array([found[0]]), np.array([found[1]]))
 
-    def find(self, key: bytes) -> dict[str, Any] | None:
-        """The newest version of one release (every column), None when absent."""
+    def find(self, key: bytes, columns: list[str] | None = None) -> dict[str, Any] | None:
+        """The newest version of one release (every column, or only `columns`), None when
+        absent. Each column is a page or two of a mapped file to touch, perhaps from disk:
+        a download asks only for the few it needs."""
         found = self._locate(key)
         if found is None:
             return None
-        return self.segments[found[0]].segment.take(np.array([found[1]])).to_pylist()[0]
+        return self.segments[found[0]].segment.take(np.array([found[1]]), columns).to_pylist()[0]
 
     def stats(self) -> dict[str, Any]:
         """Counts for the status and browse pages: releases, bytes, per category and group."""

@@ -18,7 +18,8 @@ from serving.index.searcher import SearchQuery, SearchResult
 from serving.newznab import errors as E
 from serving.newznab import params as P
 from serving.newznab import render
-from serving.state import Catalog
+from serving.state import NZB_COLUMNS, Catalog
+from serving.timing import Stages
 
 log = logging.getLogger(__name__)
 SEARCHES = {"search", "tvsearch", "movie", "music", "book"}
@@ -97,16 +98,19 @@ def _page(catalog: Catalog, links: render.Links, result: SearchResult, offset: i
 
 
 def nzb_reply(catalog: Catalog, key: str | None, release: bytes) -> Reply:
-    row = catalog.release(release)
+    stages = Stages()
+    row = catalog.release(release, NZB_COLUMNS)
     if row is None:
         raise E.NewznabError(E.NO_ITEM, "No such item")
     if not catalog.limits.count_download(key, release):
         raise E.NewznabError(E.DOWNLOAD_LIMIT, "Download limit reached")
-    body = catalog.nzb(row)
+    stages.mark("find")
+    body = catalog.nzb(row, stages.mark)
     name = nzb_file_name(row["name"])
     ascii_name = name.encode("ascii", "replace").decode().replace("?", "_")
     disposition = f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(name)}"
-    headers = [("Content-Disposition", disposition), ("X-DNZB-Name", ascii_name[:-4])]
+    headers = [("Content-Disposition", disposition), ("X-DNZB-Name", ascii_name[:-4]),
+               ("Server-Timing", stages.header())]  # fmt: skip
     return Reply(body, NZB, headers)
 
 
