@@ -22,8 +22,8 @@ from kernels.scatter import scatter_spans
 from pipelines import naming
 from pipelines.catalog import schema
 from pipelines.catalog.writer import row_group_size
+from pipelines.index.albums import OpenFile, OpenRelease
 from pipelines.index.batch import SOURCE_ALBUM, SOURCE_NAMES, SOURCE_STEM, SegmentBatch
-from pipelines.index.window import OpenFile, OpenRelease
 
 MAX_MEMBERS = 20
 TOOLS = (b"ngpost", b"nyuu", b"powerpost", b"jbinup", b"camelsystem")

@@ -15,7 +15,7 @@ from pipelines.catalog.layout import snapshot_path
 from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.index.window import Window
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2  # 2: the window as kernel tables
 
 
 def save_window(

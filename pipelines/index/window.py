@@ -5,306 +5,324 @@ open file of its key unless it was posted more than the upload gap after that fi
 new file joins the open release of its identity under the same test, else starts one.
 A release is finished once the frontier is `window` seconds past its last part; at the
 end of a range the releases still open are handed out provisional and stay open here,
-so the group's next range finishes the same release (same key). What was handed out is
-not kept: across ranges the window holds counters and names, and segment lists only for
-single files that may still join an album.
+so the group's next range finishes the same release (same key).
+
+The placing runs in `kernels.window` over tables (`WindowTables`); this module keeps
+what the tables cannot: each file's texts, its segments as rows of the range's
+batches, the albums and the batch counters. A release becomes objects (OpenRelease,
+OpenFile) only when it is handed out. What was handed out is not kept: across ranges
+the window holds counters and names, and segment lists only for single files that may
+still join an album.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from kernels import subject as sk
+from kernels import window as wk
 from kernels.frontier import FrontierState
-from pipelines.index.batch import SOURCE_ALBUM, SOURCE_SUBJECT, SegmentBatch
+from kernels.siblings import sibling_keys
+from pipelines.index.albums import (
+    Albums,
+    OpenFile,
+    OpenRelease,
+    Piece,
+    album_key,
+    count_batch,
+    is_batch_total,
+    keep_copies,
+)
+from pipelines.index.batch import SOURCE_SUBJECT, SegmentBatch
 from pipelines.index.rules import Rules
 
-_DIGITS = re.compile(rb"\d+")
-# what an album gathers: media and documents, never archive volumes, par2 or sidecars
-ALBUM_CLASSES = frozenset({sk.IMAGE, sk.VIDEO, sk.AUDIO, sk.EBOOK, sk.TEXT, sk.OTHER})
+__all__ = ["OpenFile", "OpenRelease", "Piece", "Window", "WindowTables"]
 
 
-@dataclass(slots=True)
-class Piece:
-    """Segments of a file not handed out yet: rows of one batch."""
+def _table_size(n: int) -> int:
+    """A hash table's size for n keys: a power of two, at most half full."""
+    size = 64
+    while size < 2 * n:
+        size *= 2
+    return size
+
+
+@dataclass
+class WindowTables:
+    """The kernel's state: file and release rows, part bitmaps, and the hash tables."""
+
+    files: np.ndarray = field(default_factory=lambda: np.zeros(1024, wk.FILE))
+    releases: np.ndarray = field(default_factory=lambda: np.zeros(256, wk.RELEASE))
+    pool: np.ndarray = field(default_factory=lambda: np.zeros(1 << 16, np.uint8))
+    file_keys: np.ndarray = field(default_factory=lambda: np.zeros(64, np.uint64))
+    file_values: np.ndarray = field(default_factory=lambda: np.full(64, wk.EMPTY, np.int64))
+    ident: tuple[np.ndarray, ...] = field(default_factory=lambda: _chain_map(64, 64))
+    sibling: tuple[np.ndarray, ...] = field(default_factory=lambda: _chain_map(64, 64))
+    pair_release: np.ndarray = field(default_factory=lambda: np.full(64, wk.EMPTY, np.int64))
+    pair_key: np.ndarray = field(default_factory=lambda: np.zeros(64, np.uint64))
+    counts: np.ndarray = field(default_factory=lambda: np.zeros(wk.COUNTERS, np.int64))
+
+    @property
+    def n_files(self) -> int:
+        return int(self.counts[wk.N_FILES])
+
+    @property
+    def n_releases(self) -> int:
+        return int(self.counts[wk.N_RELEASES])
+
+    def open_releases(self) -> np.ndarray:
+        """The open releases, oldest first."""
+        return np.flatnonzero(self.releases["state"][: self.n_releases] == wk.OPEN)
+
+    def ensure(self, runs: int) -> None:
+        """Room for `runs` more runs: each may add a file, a release, two chain entries,
+        a key to each map and a pair."""
+        c = self.counts
+        self.files = _grown(self.files, self.n_files + runs)
+        self.releases = _grown(self.releases, self.n_releases + runs)
+        live = self._live_releases()
+        if 2 * (c[wk.FILE_MAP_USED] + runs) > len(self.file_keys):
+            self._rebuild_file_map(
+                np.arange(self.n_files, dtype=np.int64), int(c[wk.FILE_MAP_USED]) + runs
+            )
+        for name, used in (("ident", wk.IDENT_MAP_USED), ("sibling", wk.SIBLING_MAP_USED)):
+            keys, _, _, entries = getattr(self, name)
+            if 2 * (c[used] + runs) > len(keys) or c[used + 1] + runs > len(entries):
+                self._rebuild_chains(name, used, live, int(c[used]) + runs, int(c[used + 1]) + runs)
+        if 2 * (c[wk.PAIRS_USED] + runs) > len(self.pair_key):
+            self._rebuild_pairs(live, int(c[wk.PAIRS_USED]) + runs)
+
+    def grow_pool(self) -> None:
+        pool = np.zeros(2 * len(self.pool), np.uint8)
+        used = int(self.counts[wk.POOL_USED])
+        pool[:used] = self.pool[:used]
+        self.pool = pool
+
+    def _live_releases(self) -> np.ndarray:
+        """Old release number -> itself while open, -1 once done (its links are dropped)."""
+        n = self.n_releases
+        live = np.arange(n, dtype=np.int64)
+        live[self.releases["state"][:n] != wk.OPEN] = -1
+        return live
+
+    def _rebuild_file_map(self, file_map: np.ndarray, keys: int) -> None:
+        size = _table_size(keys)
+        new_keys = np.zeros(size, np.uint64)
+        new_values = np.full(size, wk.EMPTY, np.int64)
+        wk.rebuild_file_map(
+            self.file_keys, self.file_values, file_map, new_keys, new_values, self.counts
+        )
+        self.file_keys, self.file_values = new_keys, new_values
+
+    def _rebuild_chains(
+        self, name: str, used: int, release_map: np.ndarray, keys: int, entries: int
+    ) -> None:
+        old_keys, old_heads, _, old_entries = getattr(self, name)
+        new = _chain_map(_table_size(keys), max(64, 2 * entries))
+        wk.rebuild_chains(old_keys, old_heads, old_entries, release_map, *new, self.counts, used)
+        setattr(self, name, new)
+
+    def _rebuild_pairs(self, release_map: np.ndarray, pairs: int) -> None:
+        size = _table_size(pairs)
+        new_release = np.full(size, wk.EMPTY, np.int64)
+        new_key = np.zeros(size, np.uint64)
+        wk.rebuild_pairs(
+            self.pair_release, self.pair_key, release_map, new_release, new_key, self.counts
+        )
+        self.pair_release, self.pair_key = new_release, new_key
+
+    def compact(self) -> np.ndarray:
+        """Drop finished releases and their files (between ranges); returns the kept
+        files' old numbers, in order (their new numbers are their places)."""
+        c = self.counts
+        kept_releases = self.open_releases()
+        release_map = np.full(self.n_releases, -1, np.int64)
+        release_map[kept_releases] = np.arange(len(kept_releases))
+        files = self.files[: self.n_files]
+        kept_files = np.flatnonzero(release_map[files["release"]] >= 0).astype(np.int64)
+        file_map = np.full(self.n_files, -1, np.int64)
+        file_map[kept_files] = np.arange(len(kept_files))
+
+        new_files = files[kept_files]
+        new_files["release"] = release_map[new_files["release"]]
+        nxt = new_files["next"]
+        new_files["next"] = np.where(nxt >= 0, file_map[np.maximum(nxt, 0)], -1)
+        pool = np.zeros(max(1 << 16, 2 * int(new_files["seen_cap"].sum())), np.uint8)
+        new_files["seen_off"] = wk.copy_bitmaps(
+            self.pool, pool, new_files["seen_off"].copy(), new_files["seen_cap"].copy()
+        )
+        c[wk.POOL_USED] = int(new_files["seen_cap"].sum())
+        new_releases = self.releases[kept_releases]
+        for end in ("first_file", "last_file"):
+            ends = new_releases[end]
+            new_releases[end] = np.where(ends >= 0, file_map[np.maximum(ends, 0)], -1)
+
+        # sized for what the tables held (the kept part is at most that)
+        self._rebuild_file_map(file_map, int(c[wk.FILE_MAP_USED]))
+        for name, used in (("ident", wk.IDENT_MAP_USED), ("sibling", wk.SIBLING_MAP_USED)):
+            self._rebuild_chains(name, used, release_map, int(c[used]), int(c[used + 1]))
+        self._rebuild_pairs(release_map, int(c[wk.PAIRS_USED]))
+        self.files = _grown(new_files, 1024)
+        self.releases = _grown(new_releases, 256)
+        self.pool = pool
+        c[wk.N_FILES] = len(kept_files)
+        c[wk.N_RELEASES] = len(kept_releases)
+        return kept_files
+
+
+def _chain_map(size: int, entries: int) -> tuple[np.ndarray, ...]:
+    return (
+        np.zeros(size, np.uint64),
+        np.full(size, wk.EMPTY, np.int64),
+        np.full(size, wk.EMPTY, np.int64),
+        np.zeros(entries, wk.ENTRY),
+    )
+
+
+def _grown(table: np.ndarray, rows: int) -> np.ndarray:
+    """The table with room for `rows` rows (doubling, so appends cost O(1) each)."""
+    if rows <= len(table):
+        return table
+    grown = np.zeros(max(rows, 2 * len(table)), table.dtype)
+    grown[: len(table)] = table
+    return grown
+
+
+@dataclass
+class _Placed:
+    """A batch the range placed: which file each run went into, which rows were new."""
 
     batch: SegmentBatch
-    rows: np.ndarray
-
-
-@dataclass(slots=True, eq=False)
-class OpenFile:
-    key: int
-    subject: bytes
-    poster: bytes
-    name: bytes
-    xref: bytes
-    file_index: int
-    file_total: int
-    part_total: int
-    ext_class: int
-    volume: int
-    random_name: bool
-    first_date: int
-    last_date: int
-    first_article: int
-    last_article: int
-    nbytes: int = 0
-    seen: np.ndarray = field(default_factory=lambda: np.zeros(0, np.bool_))  # by part number
-    count: int = 0  # distinct parts seen
-    pieces: list[Piece] = field(default_factory=list)
-    # segments written already under the file's own release, kept for an album to come
-    carried: list[Piece] = field(default_factory=list)
-    first_part_id: bytes = b""  # the message-id of part 1 (a probe target)
-    last_part: int = -1
-    last_part_id: bytes = b""  # the message-id of the highest part (7z sets' probe)
-    release: OpenRelease | None = None
-
-    @property
-    def segments(self) -> int:
-        return self.count
-
-    @property
-    def complete(self) -> bool:
-        return self.part_total > 0 and self.count >= self.part_total
-
-    def fresh(self, numbers: np.ndarray) -> np.ndarray | None:
-        """Which of these part numbers the file has not seen yet (and mark them seen);
-        None when all are new."""
-        top = int(numbers[-1]) + 1  # part numbers ascend within a run
-        if self.count == 0:
-            # a new file: a run's part numbers are distinct (its duplicates are gone)
-            self.seen = np.zeros(max(top, self.part_total + 1), np.bool_)
-            self.seen[numbers] = True
-            self.count = len(numbers)
-            return None
-        if top > len(self.seen):
-            grown = np.zeros(max(top, self.part_total + 1, 2 * len(self.seen)), np.bool_)
-            grown[: len(self.seen)] = self.seen
-            self.seen = grown
-        new = ~self.seen[numbers]
-        self.seen[numbers] = True
-        self.count += int(np.count_nonzero(new))
-        return new
-
-
-@dataclass(slots=True, eq=False)
-class OpenRelease:
-    ident: int
-    poster_key: int
-    source: int
-    first_date: int
-    last_date: int
-    first_article: int
-    last_article: int
-    files: list[OpenFile] = field(default_factory=list)
-    keys: set[int] = field(default_factory=set)  # the file keys it holds
-    idents: set[int] = field(default_factory=set)  # the identities its files came under
-    sibling: tuple[int, int, bytes] | None = None
-    file_total: int = -1
-    written: bool = False  # a provisional version went out already
-    members: list[bytes] = field(default_factory=list)  # album member names
-    album_template: bytes = b""
-    first_member: OpenRelease | None = None  # an album's key is its first member's
-    absorbed: list[OpenRelease] = field(default_factory=list)  # album members written before
-
-    @property
-    def segments(self) -> int:
-        return sum(f.segments for f in self.files)
-
-    @property
-    def nbytes(self) -> int:
-        return sum(f.nbytes for f in self.files)
-
-
-@dataclass(slots=True, eq=False)
-class Album:
-    release: OpenRelease  # the album's own release, members' files in it
-    lone: OpenRelease  # the first member as the release it was, should it stay alone
-    members: int = 0
+    seq: int
+    run_file: np.ndarray
+    run_all: np.ndarray
+    keep: np.ndarray
+    left: int  # runs whose file is not handed out yet
 
 
 @dataclass
 class Window:
     rules: Rules
     frontier: FrontierState = field(default_factory=FrontierState)
-    files: dict[int, OpenFile] = field(default_factory=dict)  # the current file of each key
-    current: dict[int, list[OpenRelease]] = field(default_factory=dict)  # open, per identity
-    siblings: dict[tuple[int, int, bytes], list[OpenRelease]] = field(default_factory=dict)
-    open: list[OpenRelease] = field(default_factory=list)
-    albums: dict[tuple[int, bytes], Album] = field(default_factory=dict)
+    tables: WindowTables = field(default_factory=WindowTables)
+    # per file number: the texts of the run that started it (None once handed out)
+    subject: list[bytes | None] = field(default_factory=list)
+    poster: list[bytes | None] = field(default_factory=list)
+    name: list[bytes | None] = field(default_factory=list)
+    xref: list[bytes | None] = field(default_factory=list)
+    # the message-ids of part 1 and of the top part, of files carried from a range before
+    part_ids: dict[int, tuple[bytes, bytes]] = field(default_factory=dict)
+    carried: dict[int, list[Piece]] = field(default_factory=dict)  # per file number
+    albums: Albums = field(default_factory=Albums)
     batch_uploads: dict[tuple[int, int], set[int]] = field(default_factory=dict)
     position: int = 0  # the last article read
+    batches: int = 0  # batches placed, ever (a batch's number in the file rows)
+    placed: list[_Placed] = field(default_factory=list)  # this range's, while needed
+    range_batches: dict[int, SegmentBatch] = field(default_factory=dict)  # this range's
 
     # -- reading ---------------------------------------------------------------------
 
     def add(self, batch: SegmentBatch) -> None:
-        runs = _Runs(batch)
-        files = self.files
-        for r in range(batch.runs):
-            first_date = runs.first_date[r]
-            key = runs.key[r]
-            f = files.get(key)
-            if f is None or self._is_repost(
-                f, batch.number[runs.bounds[r] : runs.bounds[r + 1]], first_date
-            ):
-                f = self._new_file(runs, r)
-                self._place(f, runs, r)
-            self._extend(f, batch, runs, r)
+        runs = batch.runs
+        t = self.tables
+        t.ensure(runs)
+        starts = batch.bounds[:-1]
+        key = batch.file_key[starts]
+        ident = batch.ident[starts]
+        poster_key = batch.poster_key[starts]
+        source = batch.source[starts]
+        file_index = batch.file_index[starts]
+        file_total = batch.file_total[starts]
+        sibling, has_sibling, _ = sibling_keys(
+            batch.run_subject, poster_key, file_index, file_total, source == SOURCE_SUBJECT
+        )
+        keep = np.zeros(len(batch.number), np.bool_)
+        run_file = np.full(runs, -1, np.int64)
+        run_all = np.zeros(runs, np.bool_)
+        run_new_file = np.zeros(runs, np.bool_)
+        run_new_release = np.zeros(runs, np.bool_)
+        files_before = t.n_files
+        seq = self.batches
+        self.batches += 1
+        self.range_batches[seq] = batch
+        done = 0
+        while True:
+            ident_map, sibling_map = t.ident, t.sibling
+            done = wk.place_runs(
+                t.files,
+                t.releases,
+                t.pool,
+                t.file_keys,
+                t.file_values,
+                ident_map[0],
+                ident_map[1],
+                ident_map[2],
+                sibling_map[0],
+                sibling_map[1],
+                sibling_map[2],
+                ident_map[3],
+                sibling_map[3],
+                t.pair_release,
+                t.pair_key,
+                t.counts,
+                batch.bounds,
+                batch.number,
+                batch.nbytes,
+                key,
+                ident,
+                poster_key,
+                source,
+                file_index,
+                file_total,
+                batch.part_total[starts],
+                batch.ext_class[starts],
+                batch.volume[starts],
+                batch.random_name[starts],
+                batch.run_first_date,
+                batch.run_last_date,
+                batch.run_first_article,
+                batch.run_last_article,
+                sibling,
+                has_sibling,
+                seq,
+                self.rules.upload_gap,
+                done,
+                keep,
+                run_file,
+                run_all,
+                run_new_file,
+                run_new_release,
+            )
+            if done == runs:
+                break
+            t.grow_pool()
+        new = np.flatnonzero(run_new_file)
+        assert t.n_files == files_before + len(new)
+        for texts, column in (
+            (self.subject, batch.run_subject),
+            (self.poster, batch.run_poster),
+            (self.name, batch.run_name),
+            (self.xref, batch.run_xref),
+        ):
+            texts.extend([column[r] for r in new.tolist()])
+        counted = np.flatnonzero(run_new_release & (file_total >= self.rules.batch_total_min))
+        for r in counted.tolist():
+            count_batch(
+                self.batch_uploads,
+                self.rules,
+                int(poster_key[r]),
+                int(file_total[r]),
+                int(ident[r]),
+            )
+        left = int(np.count_nonzero(run_file >= 0))
+        if left:
+            self.placed.append(_Placed(batch, seq, run_file, run_all, keep, left))
         if len(batch.article):
             self.position = max(self.position, int(batch.article.max()))
 
-    def _is_repost(self, f: OpenFile, numbers: np.ndarray, first_date: int) -> bool:
-        """A later run of an open file's key is the same file unless it is posted again.
-
-        Posted again: past the upload gap, and repeating parts the file has or coming
-        after it was whole. A few segments with a skewed clock stay in their file.
-        """
-        if first_date <= f.last_date + self.rules.upload_gap:
-            return False
-        seen = f.seen
-        return f.complete or bool(seen[numbers[numbers < len(seen)]].any())
-
-    def _new_file(self, runs: _Runs, r: int) -> OpenFile:
-        f = OpenFile(
-            key=runs.key[r],
-            subject=runs.subject[r],
-            poster=runs.poster[r],
-            name=runs.name[r],
-            xref=runs.xref[r],
-            file_index=runs.file_index[r],
-            file_total=runs.file_total[r],
-            part_total=runs.part_total[r],
-            ext_class=runs.ext_class[r],
-            volume=runs.volume[r],
-            random_name=runs.random_name[r],
-            first_date=runs.first_date[r],
-            last_date=runs.first_date[r],
-            first_article=runs.first_article[r],
-            last_article=runs.first_article[r],
-        )
-        self.files[f.key] = f
-        return f
-
-    def _place(self, f: OpenFile, runs: _Runs, r: int) -> None:
-        """Put a new file into the open release of its identity, or start one.
-
-        It joins a release posted within the upload gap of it, or one it interleaves with
-        (it starts before that release's last article: posted at the same time, whatever
-        its Date says). Of several, the latest; a repost of a file the release already
-        has starts a release of its own.
-        """
-        ident = runs.ident[r]
-        first_date = runs.first_date[r]
-        first_article = runs.first_article[r]
-        poster_key = runs.poster_key[r]
-        source = runs.source[r]
-        rel = self._nearest(self.current.get(ident, ()), f, first_date, first_article)
-        sibling = _sibling_key(f, poster_key, source)
-        if rel is None and sibling is not None:
-            # same poster, same subject up to the file counter, same total: the files of
-            # one upload whose unquoted names leaked into the identity
-            rel = self._nearest(self.siblings.get(sibling, ()), f, first_date, first_article)
-            if rel is not None and any(x.file_index == f.file_index for x in rel.files):
-                rel = None
-        if rel is None:
-            rel = OpenRelease(
-                ident=ident,
-                poster_key=poster_key,
-                source=source,
-                first_date=first_date,
-                last_date=first_date,
-                first_article=first_article,
-                last_article=first_article,
-            )
-            self.open.append(rel)
-            if sibling is not None:
-                self.siblings.setdefault(sibling, []).append(rel)
-                rel.sibling = sibling
-            if f.file_total >= self.rules.batch_total_min:
-                self._count_batch(rel, f.file_total)
-        if ident not in rel.idents:
-            rel.idents.add(ident)
-            self.current.setdefault(ident, []).append(rel)
-        rel.files.append(f)
-        rel.keys.add(f.key)
-        f.release = rel
-        if f.file_total > rel.file_total:
-            rel.file_total = f.file_total
-
-    def _nearest(
-        self, candidates: Iterable[OpenRelease], f: OpenFile, first_date: int, first_article: int
-    ) -> OpenRelease | None:
-        """The latest open release the file fits: within the upload gap of it, or
-        interleaved with it (started before its last article), and not holding its key."""
-        gap = self.rules.upload_gap
-        best = None
-        for cand in candidates:
-            near = cand.first_date - gap <= first_date <= cand.last_date + gap
-            interleaved = first_article < cand.last_article
-            fits = (near or interleaved) and f.key not in cand.keys
-            if fits and (best is None or cand.last_article > best.last_article):
-                best = cand
-        return best
-
-    def _count_batch(self, rel: OpenRelease, total: int) -> None:
-        uploads = self.batch_uploads.setdefault((rel.poster_key, total), set())
-        if len(uploads) < self.rules.batch_uploads_min:
-            uploads.add(rel.ident)
-
-    def is_batch_total(self, rel: OpenRelease, finished: bool) -> bool:
-        """Is the release's counter total a batch number rather than its file count?
-
-        Yes when several uploads of its poster share the total, or when a finished
-        release holds a sliver of the files it announced (one file of `[n/68067]`).
-        """
-        total = rel.file_total
-        if total < self.rules.batch_total_min:
-            return False
-        uploads = self.batch_uploads.get((rel.poster_key, total))
-        if uploads is not None and len(uploads) >= self.rules.batch_uploads_min:
-            return True
-        return finished and len(rel.files) * 20 < total
-
-    def _extend(self, f: OpenFile, batch: SegmentBatch, runs: _Runs, r: int) -> None:
-        a, b = runs.bounds[r], runs.bounds[r + 1]
-        numbers = batch.number[a:b]
-        fresh = f.fresh(numbers)
-        if fresh is None:  # all new: the usual case, no masking
-            rows = np.arange(a, b)
-            f.nbytes += runs.nbytes[r]
-            first_number, first_id = runs.first_number[r], runs.first_id[r]
-            last_number, last_id = runs.last_number[r], runs.last_id[r]
-        else:
-            rows = np.arange(a, b)[fresh]
-            if not len(rows):
-                return
-            f.nbytes += int(batch.nbytes[rows].sum())
-            first_number, first_id = int(batch.number[rows[0]]), None
-            last_number, last_id = int(batch.number[rows[-1]]), None
-        f.pieces.append(Piece(batch, rows))
-        f.first_date = min(f.first_date, runs.first_date[r])
-        f.last_date = max(f.last_date, runs.last_date[r])
-        f.first_article = min(f.first_article, runs.first_article[r])
-        f.last_article = max(f.last_article, runs.last_article[r])
-        if first_number == 1:
-            f.first_part_id = first_id if first_id is not None else _id(batch, rows[0])
-        if last_number > f.last_part:
-            f.last_part = last_number
-            f.last_part_id = last_id if last_id is not None else _id(batch, rows[-1])
-        rel = f.release
-        if rel is not None:
-            rel.first_date = min(rel.first_date, f.first_date)
-            rel.last_date = max(rel.last_date, f.last_date)
-            rel.first_article = min(rel.first_article, f.first_article)
-            rel.last_article = max(rel.last_article, f.last_article)
-
-    # -- finishing -------------------------------------------------------------------
+    # -- handing out -----------------------------------------------------------------
 
     def finish_due(self) -> list[OpenRelease]:
         """Releases the frontier has passed by the window: finished, handed out once.
@@ -315,168 +333,206 @@ class Window:
         if self.frontier.frontier == 0:
             return []
         horizon = self.frontier.frontier - self.rules.window
-        due = [r for r in self.open if r.last_date < horizon]
-        if not due:
-            return self._close_albums(horizon)
-        done = set(map(id, due))
-        self.open = [r for r in self.open if id(r) not in done]
-        out: list[OpenRelease] = []
-        for rel in due:
-            self._forget(rel)
-            album_key = self._album_key(rel)
-            if album_key is None:
-                out.append(rel)
-            else:
-                self._into_album(album_key, rel, out)
-        out.extend(self._close_albums(horizon))
-        return out
+        t = self.tables
+        n = t.n_releases
+        rows = t.releases[:n]
+        due = np.flatnonzero((rows["state"] == wk.OPEN) & (rows["last_date"] < horizon))
+        released: list[OpenRelease] = []
+        if len(due):
+            released = self._hand_out(due, final=True)
+            wk.finish(t.files, t.releases, t.file_keys, t.file_values, due)
+        return self.albums.file(released, horizon, self.rules)
+
+    def is_batch_total(self, rel: OpenRelease, finished: bool) -> bool:
+        return is_batch_total(self.batch_uploads, self.rules, rel, finished)
 
     def retire(self, rel: OpenRelease) -> None:
-        """A finished release was handed out: its files let go of it, so reference counting
-        frees them (file and release point at each other; left to the cyclic collector,
-        finished releases piled up between its rare full passes)."""
-        for f in rel.files:
-            f.release = None
-
-    def _forget(self, rel: OpenRelease) -> None:
-        for ident in rel.idents:
-            _drop(self.current, ident, rel)
-        if rel.sibling is not None:
-            _drop(self.siblings, rel.sibling, rel)
-        for f in rel.files:
-            if self.files.get(f.key) is f:
-                del self.files[f.key]
-
-    def _album_key(self, rel: OpenRelease) -> tuple[int, bytes] | None:
-        if len(rel.files) != 1 or rel.source == SOURCE_ALBUM:
-            return None
-        f = rel.files[0]
-        if f.random_name or f.ext_class not in ALBUM_CLASSES or not _DIGITS.search(f.name):
-            return None
-        return rel.poster_key, _DIGITS.sub(b"#", f.name)
-
-    def _into_album(self, key: tuple[int, bytes], rel: OpenRelease, out: list[OpenRelease]) -> None:
-        album = self.albums.get(key)
-        if album is not None and (
-            rel.first_date > album.release.last_date + self.rules.upload_gap
-            or album.members >= self.rules.album_max_files
-        ):
-            out.append(self._album_release(self.albums.pop(key)))
-            album = None
-        if album is None:
-            shell = OpenRelease(
-                ident=rel.ident,
-                poster_key=rel.poster_key,
-                source=SOURCE_ALBUM,
-                first_date=rel.first_date,
-                last_date=rel.last_date,
-                first_article=rel.first_article,
-                last_article=rel.last_article,
-                album_template=key[1],
-                first_member=rel,
-            )
-            album = Album(shell, rel)
-            self.albums[key] = album
-        a = album.release
-        a.files.extend(rel.files)
-        a.keys.update(rel.keys)
-        a.members.append(rel.files[0].name)
-        if rel.written and rel is not a.first_member:
-            a.absorbed.append(rel)
-        a.first_date = min(a.first_date, rel.first_date)
-        a.last_date = max(a.last_date, rel.last_date)
-        a.first_article = min(a.first_article, rel.first_article)
-        a.last_article = max(a.last_article, rel.last_article)
-        album.members += 1
-
-    def _close_albums(self, horizon: int) -> list[OpenRelease]:
-        # no member can still come: one would be posted within the gap of the last
-        gap = self.rules.upload_gap
-        closing = [k for k, a in self.albums.items() if a.release.last_date + gap < horizon]
-        return [self._album_release(self.albums.pop(k)) for k in closing]
-
-    @staticmethod
-    def _album_release(album: Album) -> OpenRelease:
-        # a lone member stays the release it was
-        return album.lone if album.members == 1 else album.release
+        """A finished release was handed out (its objects link nothing back here)."""
 
     def carry(self) -> list[OpenRelease]:
         """At a range's end: the open releases (and albums) to hand out provisional.
 
         Singles that may still join an album, and open albums, keep a copy of their
         segments: an album's finished version holds all its members' segments under its
-        own key, whatever was written under the members' keys before.
+        own key, whatever was written under the members' keys before. The tables are
+        compacted for the next range, which starts with no batch of this one.
         """
-        for rel in self.open:
-            if self._album_key(rel) is not None:
-                _keep_copies(rel)
-        albums = [self._album_release(a) for a in self.albums.values()]
-        return [*self.open, *albums]
+        t = self.tables
+        opened = t.open_releases()
+        released = self._hand_out(opened, final=False)
+        for rel in released:
+            if album_key(rel) is not None:
+                keep_copies(rel)
+        t.releases["written"][opened] = True
+        self._keep_part_ids(opened)
+        slots, _ = wk.release_files(t.files, t.releases, opened)
+        handed = [f for rel in released for f in rel.files]
+        for slot, f in zip(slots.tolist(), handed, strict=True):
+            if f.carried:
+                self.carried[slot] = f.carried
+        self.placed = []
+        self.range_batches = {}
+        self._compact()
+        return [*released, *self.albums.carry()]
 
+    def _hand_out(self, releases: np.ndarray, final: bool) -> list[OpenRelease]:
+        """These releases as the objects the output reads, files and segments in."""
+        t = self.tables
+        slots, offsets = wk.release_files(t.files, t.releases, releases)
+        rows = t.files[slots]
+        pieces = self._pieces(slots)
+        first_ids, last_ids = self._ids(slots, rows)
+        files = []
+        f_cols = {
+            name: rows[name].tolist()
+            for name in (
+                "key",
+                "file_index",
+                "file_total",
+                "part_total",
+                "ext_class",
+                "volume",
+                "random_name",
+                "first_date",
+                "last_date",
+                "first_article",
+                "last_article",
+                "nbytes",
+                "count",
+                "last_part",
+            )
+        }
+        for j, slot in enumerate(slots.tolist()):
+            f = OpenFile(
+                key=f_cols["key"][j],
+                subject=self.subject[slot] or b"",
+                poster=self.poster[slot] or b"",
+                name=self.name[slot] or b"",
+                xref=self.xref[slot] or b"",
+                file_index=f_cols["file_index"][j],
+                file_total=f_cols["file_total"][j],
+                part_total=f_cols["part_total"][j],
+                ext_class=f_cols["ext_class"][j],
+                volume=f_cols["volume"][j],
+                random_name=f_cols["random_name"][j],
+                first_date=f_cols["first_date"][j],
+                last_date=f_cols["last_date"][j],
+                first_article=f_cols["first_article"][j],
+                last_article=f_cols["last_article"][j],
+                nbytes=f_cols["nbytes"][j],
+                count=f_cols["count"][j],
+                pieces=pieces.get(slot, []),
+                carried=self.carried.pop(slot, []) if final else self.carried.get(slot, []),
+                first_part_id=first_ids[j],
+                last_part=f_cols["last_part"][j],
+                last_part_id=last_ids[j],
+            )
+            files.append(f)
+            if final:  # the texts live on in the object now
+                self.subject[slot] = self.poster[slot] = self.name[slot] = self.xref[slot] = None
+                self.part_ids.pop(slot, None)
+        rel_rows = t.releases[releases]
+        r_cols = {
+            name: rel_rows[name].tolist()
+            for name in (
+                "ident",
+                "poster_key",
+                "source",
+                "first_date",
+                "last_date",
+                "first_article",
+                "last_article",
+                "file_total",
+                "written",
+            )
+        }
+        bounds = offsets.tolist()
+        out = []
+        for j in range(len(releases)):
+            out.append(
+                OpenRelease(
+                    ident=r_cols["ident"][j],
+                    poster_key=r_cols["poster_key"][j],
+                    source=r_cols["source"][j],
+                    first_date=r_cols["first_date"][j],
+                    last_date=r_cols["last_date"][j],
+                    first_article=r_cols["first_article"][j],
+                    last_article=r_cols["last_article"][j],
+                    files=files[bounds[j] : bounds[j + 1]],
+                    file_total=r_cols["file_total"][j],
+                    written=r_cols["written"][j],
+                )
+            )
+        return out
 
-class _Runs:
-    """A batch's per-run values as Python lists, read once a batch: numpy scalars and
-    Arrow scalars cost more each than a list item."""
+    def _pieces(self, slots: np.ndarray) -> dict[int, list[Piece]]:
+        """The segments of these files not handed out yet, per file, in reading order."""
+        out: dict[int, list[Piece]] = {}
+        if not self.placed:
+            return out
+        wanted = np.zeros(self.tables.n_files + 1, np.bool_)
+        wanted[slots] = True
+        still = []
+        for p in self.placed:
+            run_file = p.run_file
+            hit = np.flatnonzero(wanted[run_file])  # run_file -1 reads the spare last cell
+            if len(hit):
+                bounds = p.batch.bounds
+                a_list = bounds[hit].tolist()
+                b_list = bounds[hit + 1].tolist()
+                whole = p.run_all[hit].tolist()
+                for slot, a, b, all_rows in zip(
+                    run_file[hit].tolist(), a_list, b_list, whole, strict=True
+                ):
+                    rows = np.arange(a, b) if all_rows else a + np.flatnonzero(p.keep[a:b])
+                    out.setdefault(slot, []).append(Piece(p.batch, rows))
+                p.left -= len(hit)
+            if p.left:
+                still.append(p)
+        self.placed = still
+        return out
 
-    def __init__(self, batch: SegmentBatch) -> None:
-        starts = batch.bounds[:-1]
-        lasts = batch.bounds[1:] - 1
-        self.bounds: list[int] = batch.bounds.tolist()
-        self.key: list[int] = batch.file_key[starts].tolist()
-        self.ident: list[int] = batch.ident[starts].tolist()
-        self.poster_key: list[int] = batch.poster_key[starts].tolist()
-        self.source: list[int] = batch.source[starts].tolist()
-        self.file_index: list[int] = batch.file_index[starts].tolist()
-        self.file_total: list[int] = batch.file_total[starts].tolist()
-        self.part_total: list[int] = batch.part_total[starts].tolist()
-        self.ext_class: list[int] = batch.ext_class[starts].tolist()
-        self.volume: list[int] = batch.volume[starts].tolist()
-        self.random_name: list[bool] = batch.random_name[starts].tolist()
-        self.first_date: list[int] = batch.run_first_date.tolist()
-        self.last_date: list[int] = batch.run_last_date.tolist()
-        self.first_article: list[int] = batch.run_first_article.tolist()
-        self.last_article: list[int] = batch.run_last_article.tolist()
-        self.first_number: list[int] = batch.number[starts].tolist()
-        self.last_number: list[int] = batch.number[lasts].tolist()
-        self.nbytes: list[int] = (
-            np.add.reduceat(batch.nbytes, starts).tolist() if len(starts) else []
-        )
-        self.first_id: list[bytes] = batch.message_id.take(starts).to_pylist()
-        self.last_id: list[bytes] = batch.message_id.take(lasts).to_pylist()
-        self.subject = batch.run_subject
-        self.poster = batch.run_poster
-        self.name = batch.run_name
-        self.xref = batch.run_xref
+    def _ids(self, slots: np.ndarray, rows: np.ndarray) -> tuple[list[bytes], list[bytes]]:
+        """The message-ids of part 1 and of the top part of these files (b"" if none)."""
+        first = [b""] * len(slots)
+        last = [b""] * len(slots)
+        for j, slot in enumerate(slots.tolist()):
+            kept = self.part_ids.get(slot)
+            if kept is not None:
+                first[j], last[j] = kept
+        by_seq = self.range_batches
+        for which, out in (("first", first), ("last", last)):
+            batch_of = rows[f"{which}_batch"]
+            row_of = rows[f"{which}_row"]
+            for seq in np.unique(batch_of[batch_of >= 0]).tolist():
+                at = np.flatnonzero(batch_of == seq)
+                ids = by_seq[seq].message_id.take(row_of[at]).to_pylist()
+                for j, message_id in zip(at.tolist(), ids, strict=True):
+                    out[j] = message_id
+        return first, last
 
+    def _keep_part_ids(self, releases: np.ndarray) -> None:
+        """Before the range's batches go: the part ids of open files as bytes."""
+        t = self.tables
+        slots, _ = wk.release_files(t.files, t.releases, releases)
+        rows = t.files[slots]
+        first, last = self._ids(slots, rows)
+        for j, slot in enumerate(slots.tolist()):
+            if first[j] or last[j]:
+                self.part_ids[slot] = (first[j], last[j])
+        for which in ("first", "last"):
+            t.files[f"{which}_batch"][slots] = -1
 
-def _id(batch: SegmentBatch, row: int) -> bytes:
-    message_id: bytes = batch.message_id[int(row)].as_py()
-    return message_id
+    def _compact(self) -> None:
+        kept = self.tables.compact()
+        renumber = {old: new for new, old in enumerate(kept.tolist())}
+        for name in ("subject", "poster", "name", "xref"):
+            texts = getattr(self, name)
+            setattr(self, name, [texts[i] for i in kept.tolist()])
+        self.part_ids = {renumber[k]: v for k, v in self.part_ids.items() if k in renumber}
+        self.carried = {renumber[k]: v for k, v in self.carried.items() if k in renumber}
 
-
-def _drop(index: dict[Any, list[OpenRelease]], key: Any, rel: OpenRelease) -> None:
-    peers = index.get(key)
-    if peers is not None and rel in peers:
-        peers.remove(rel)
-        if not peers:
-            del index[key]
-
-
-# the file counter of a subject: [i/N], (i/N), i/N, File i of N
-_FILE_COUNTER = re.compile(rb"[\[(]?\s*\d+\s*/\s*\d+\s*[\])]?|file\s+\d+\s+of\s+\d+", re.I)
-
-
-def _sibling_key(f: OpenFile, poster_key: int, source: int) -> tuple[int, int, bytes] | None:
-    """(poster, file total, the subject before its file counter), for subject-named files."""
-    if source != SOURCE_SUBJECT or f.file_total < 2 or f.file_index < 1:
-        return None
-    m = _FILE_COUNTER.search(f.subject)
-    if m is None or m.start() < 8:
-        return None
-    return poster_key, f.file_total, f.subject[: m.start()].rstrip(b" -_[(").lower()
-
-
-def _keep_copies(rel: OpenRelease) -> None:
-    """Copy a release's unwritten segments out of the range's batches, into `carried`."""
-    for f in rel.files:
-        f.carried.extend(Piece(p.batch.take(p.rows), np.arange(len(p.rows))) for p in f.pieces)
+    def __getstate__(self) -> dict[str, Any]:
+        if self.placed or self.range_batches:
+            raise ValueError("a window is stored only between ranges (after carry)")
+        return self.__dict__.copy()

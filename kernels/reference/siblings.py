@@ -1,0 +1,37 @@
+"""Plain-Python reference of `kernels.siblings`: a file's sibling key, by regex.
+
+Files of one upload whose unquoted names leaked into the release identity still share
+the poster, the file total and the subject before the file counter: that triple is
+the sibling key, which lets such files find their release.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pipelines.index.batch import SOURCE_SUBJECT
+
+# the file counter of a subject: [i/N], (i/N), i/N, File i of N
+FILE_COUNTER = re.compile(rb"[\[(]?\s*\d+\s*/\s*\d+\s*[\])]?|file\s+\d+\s+of\s+\d+", re.I)
+
+
+def prefix_end(subject: bytes) -> int:
+    """Where the subject's sibling prefix ends (before its first file counter and the
+    separators before that), or -1 when it has none (no counter, or one in its first 8
+    bytes: too little before it to tell uploads apart)."""
+    m = FILE_COUNTER.search(subject)
+    if m is None or m.start() < 8:
+        return -1
+    return len(subject[: m.start()].rstrip(b" -_[("))
+
+
+def sibling_key(
+    subject: bytes, file_index: int, file_total: int, poster_key: int, source: int
+) -> tuple[int, int, bytes] | None:
+    """(poster, file total, the subject before its file counter), for subject-named files."""
+    if source != SOURCE_SUBJECT or file_total < 2 or file_index < 1:
+        return None
+    end = prefix_end(subject)
+    if end < 0:
+        return None
+    return poster_key, file_total, subject[:end].lower()

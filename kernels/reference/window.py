@@ -1,0 +1,221 @@
+"""Plain-Python reference of `kernels.window`: the carried window over objects.
+
+The window as it was before its hot path became a kernel, rule for rule: a run joins
+the open file of its key unless it was posted more than the upload gap after that file
+(and repeats its parts, or the file was whole); a new file joins the latest open
+release of its identity (or, failing that, of its sibling key) posted within the gap
+of it or interleaved with it, else starts one. `tests/test_window_kernel.py` runs this
+and `pipelines.index.window.Window` side by side and compares what they hand out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kernels.frontier import FrontierState
+from kernels.reference.siblings import sibling_key
+from pipelines.index.albums import (
+    Albums,
+    OpenFile,
+    OpenRelease,
+    Piece,
+    album_key,
+    count_batch,
+    is_batch_total,
+    keep_copies,
+)
+from pipelines.index.batch import SegmentBatch
+from pipelines.index.rules import Rules
+
+
+def _fresh(f: OpenFile, numbers: np.ndarray) -> np.ndarray | None:
+    """Which of these part numbers the file has not seen yet (and mark them seen);
+    None when all are new."""
+    top = int(numbers[-1]) + 1  # part numbers ascend within a run
+    if f.count == 0:
+        f.seen = np.zeros(max(top, f.part_total + 1), np.bool_)
+        f.seen[numbers] = True
+        f.count = len(numbers)
+        return None
+    if top > len(f.seen):
+        grown = np.zeros(max(top, f.part_total + 1, 2 * len(f.seen)), np.bool_)
+        grown[: len(f.seen)] = f.seen
+        f.seen = grown
+    new = ~f.seen[numbers]
+    f.seen[numbers] = True
+    f.count += int(np.count_nonzero(new))
+    return new
+
+
+@dataclass
+class ReferenceWindow:
+    rules: Rules
+    frontier: FrontierState = field(default_factory=FrontierState)
+    files: dict[int, OpenFile] = field(default_factory=dict)  # the current file of each key
+    current: dict[int, list[OpenRelease]] = field(default_factory=dict)  # open, per identity
+    siblings: dict[tuple[int, int, bytes], list[OpenRelease]] = field(default_factory=dict)
+    open: list[OpenRelease] = field(default_factory=list)
+    albums: Albums = field(default_factory=Albums)
+    batch_uploads: dict[tuple[int, int], set[int]] = field(default_factory=dict)
+    position: int = 0
+
+    def add(self, batch: SegmentBatch) -> None:
+        for r in range(batch.runs):
+            a, b = int(batch.bounds[r]), int(batch.bounds[r + 1])
+            key = int(batch.file_key[a])
+            first_date = int(batch.run_first_date[r])
+            f = self.files.get(key)
+            if f is None or self._is_repost(f, batch.number[a:b], first_date):
+                f = self._new_file(batch, r)
+                self._place(f, batch, r)
+            self._extend(f, batch, r)
+        if len(batch.article):
+            self.position = max(self.position, int(batch.article.max()))
+
+    def _is_repost(self, f: OpenFile, numbers: np.ndarray, first_date: int) -> bool:
+        if first_date <= f.last_date + self.rules.upload_gap:
+            return False
+        return f.complete or bool(f.seen[numbers[numbers < len(f.seen)]].any())
+
+    def _new_file(self, batch: SegmentBatch, r: int) -> OpenFile:
+        a = int(batch.bounds[r])
+        f = OpenFile(
+            key=int(batch.file_key[a]),
+            subject=batch.run_subject[r],
+            poster=batch.run_poster[r],
+            name=batch.run_name[r],
+            xref=batch.run_xref[r],
+            file_index=int(batch.file_index[a]),
+            file_total=int(batch.file_total[a]),
+            part_total=int(batch.part_total[a]),
+            ext_class=int(batch.ext_class[a]),
+            volume=int(batch.volume[a]),
+            random_name=bool(batch.random_name[a]),
+            first_date=int(batch.run_first_date[r]),
+            last_date=int(batch.run_first_date[r]),
+            first_article=int(batch.run_first_article[r]),
+            last_article=int(batch.run_first_article[r]),
+        )
+        self.files[f.key] = f
+        return f
+
+    def _place(self, f: OpenFile, batch: SegmentBatch, r: int) -> None:
+        a = int(batch.bounds[r])
+        ident = int(batch.ident[a])
+        poster_key = int(batch.poster_key[a])
+        source = int(batch.source[a])
+        first_date, first_article = f.first_date, f.first_article
+        rel = self._nearest(self.current.get(ident, ()), f, first_date, first_article)
+        sibling = sibling_key(f.subject, f.file_index, f.file_total, poster_key, source)
+        if rel is None and sibling is not None:
+            rel = self._nearest(self.siblings.get(sibling, ()), f, first_date, first_article)
+            if rel is not None and any(x.file_index == f.file_index for x in rel.files):
+                rel = None
+        if rel is None:
+            rel = OpenRelease(
+                ident=ident,
+                poster_key=poster_key,
+                source=source,
+                first_date=first_date,
+                last_date=first_date,
+                first_article=first_article,
+                last_article=first_article,
+            )
+            self.open.append(rel)
+            if sibling is not None:
+                self.siblings.setdefault(sibling, []).append(rel)
+                rel.sibling = sibling
+            if f.file_total >= self.rules.batch_total_min:
+                count_batch(self.batch_uploads, self.rules, poster_key, f.file_total, ident)
+        if ident not in rel.idents:
+            rel.idents.add(ident)
+            self.current.setdefault(ident, []).append(rel)
+        rel.files.append(f)
+        rel.keys.add(f.key)
+        f.release = rel
+        if f.file_total > rel.file_total:
+            rel.file_total = f.file_total
+
+    def _nearest(
+        self, candidates: Iterable[OpenRelease], f: OpenFile, first_date: int, first_article: int
+    ) -> OpenRelease | None:
+        gap = self.rules.upload_gap
+        best = None
+        for cand in candidates:
+            near = cand.first_date - gap <= first_date <= cand.last_date + gap
+            interleaved = first_article < cand.last_article
+            fits = (near or interleaved) and f.key not in cand.keys
+            if fits and (best is None or cand.last_article > best.last_article):
+                best = cand
+        return best
+
+    def _extend(self, f: OpenFile, batch: SegmentBatch, r: int) -> None:
+        a, b = int(batch.bounds[r]), int(batch.bounds[r + 1])
+        fresh = _fresh(f, batch.number[a:b])
+        rows = np.arange(a, b) if fresh is None else np.arange(a, b)[fresh]
+        if not len(rows):
+            return
+        f.nbytes += int(batch.nbytes[rows].sum())
+        f.pieces.append(Piece(batch, rows))
+        f.first_date = min(f.first_date, int(batch.run_first_date[r]))
+        f.last_date = max(f.last_date, int(batch.run_last_date[r]))
+        f.first_article = min(f.first_article, int(batch.run_first_article[r]))
+        f.last_article = max(f.last_article, int(batch.run_last_article[r]))
+        first_number, last_number = int(batch.number[rows[0]]), int(batch.number[rows[-1]])
+        if first_number == 1:
+            f.first_part_id = batch.message_id[int(rows[0])].as_py()
+        if last_number > f.last_part:
+            f.last_part = last_number
+            f.last_part_id = batch.message_id[int(rows[-1])].as_py()
+        rel = f.release
+        if rel is not None:
+            rel.first_date = min(rel.first_date, f.first_date)
+            rel.last_date = max(rel.last_date, f.last_date)
+            rel.first_article = min(rel.first_article, f.first_article)
+            rel.last_article = max(rel.last_article, f.last_article)
+
+    def finish_due(self) -> list[OpenRelease]:
+        if self.frontier.frontier == 0:
+            return []
+        horizon = self.frontier.frontier - self.rules.window
+        due = [r for r in self.open if r.last_date < horizon]
+        if due:
+            done = set(map(id, due))
+            self.open = [r for r in self.open if id(r) not in done]
+            for rel in due:
+                self._forget(rel)
+        return self.albums.file(due, horizon, self.rules)
+
+    def _forget(self, rel: OpenRelease) -> None:
+        for ident in rel.idents:
+            _drop(self.current, ident, rel)
+        if rel.sibling is not None:
+            _drop(self.siblings, rel.sibling, rel)
+        for f in rel.files:
+            if self.files.get(f.key) is f:
+                del self.files[f.key]
+
+    def is_batch_total(self, rel: OpenRelease, finished: bool) -> bool:
+        return is_batch_total(self.batch_uploads, self.rules, rel, finished)
+
+    def retire(self, rel: OpenRelease) -> None:
+        for f in rel.files:
+            f.release = None
+
+    def carry(self) -> list[OpenRelease]:
+        for rel in self.open:
+            if album_key(rel) is not None:
+                keep_copies(rel)
+        return [*self.open, *self.albums.carry()]
+
+
+def _drop(index: dict[Any, list[OpenRelease]], key: Any, rel: OpenRelease) -> None:
+    peers = index.get(key)
+    if peers is not None and rel in peers:
+        peers.remove(rel)
+        if not peers:
+            del index[key]

@@ -1,0 +1,176 @@
+"""Sibling keys of a batch's runs: poster, file total and the subject before its file
+counter, hashed to 64 bits (`kernels.reference.siblings` says what and why).
+
+A regex search per run cost more than placing the run; this is one pass over the
+run's subject bytes. The hash stands for the reference's (poster, total, prefix)
+triple; ASCII letters are folded as bytes.lower() folds them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kernels._jit import kernel
+from kernels.hashing import _hash_span, _mix2, leaf_kernel
+
+_SEED = np.uint64(0x51B1)
+
+
+@leaf_kernel
+def _space(c):
+    # Python's \s for bytes: space, \t \n \v \f \r
+    return c == 32 or 9 <= c <= 13
+
+
+@leaf_kernel
+def _digits(buf, i, end):
+    """Where the run of digits at i ends (i when none)."""
+    while i < end and 48 <= buf[i] <= 57:
+        i += 1
+    return i
+
+
+@leaf_kernel
+def _skip_space(buf, i, end):
+    while i < end and _space(buf[i]):
+        i += 1
+    return i
+
+
+@leaf_kernel
+def _ratio_at(buf, i, end):
+    """Does `\\s*\\d+\\s*/\\s*\\d+` match at i?"""
+    i = _skip_space(buf, i, end)
+    j = _digits(buf, i, end)
+    if j == i:
+        return False
+    j = _skip_space(buf, j, end)
+    if j >= end or buf[j] != 47:  # '/'
+        return False
+    j = _skip_space(buf, j + 1, end)
+    return _digits(buf, j, end) > j
+
+
+@leaf_kernel
+def _word_at(buf, i, end, lower_word):
+    """Does the ASCII word (lower case) stand at i, in any case?"""
+    n = lower_word.shape[0]
+    if i + n > end:
+        return False
+    for k in range(n):
+        c = buf[i + k]
+        if 65 <= c <= 90:
+            c += 32
+        if c != lower_word[k]:
+            return False
+    return True
+
+
+@leaf_kernel
+def _file_of_at(buf, i, end, file_word, of_word):
+    """Does `file\\s+\\d+\\s+of\\s+\\d+` match at i (any case)?"""
+    if not _word_at(buf, i, end, file_word):
+        return False
+    j = i + 4
+    k = _skip_space(buf, j, end)
+    if k == j:
+        return False
+    j = _digits(buf, k, end)
+    if j == k:
+        return False
+    k = _skip_space(buf, j, end)
+    if k == j or not _word_at(buf, k, end, of_word):
+        return False
+    j = k + 2
+    k = _skip_space(buf, j, end)
+    if k == j:
+        return False
+    return _digits(buf, k, end) > k
+
+
+@leaf_kernel
+def _counter_start(buf, start, end, file_word, of_word):
+    """Where the first file counter of buf[start:end] starts, or -1 (the reference's
+    regex: an optional `[` or `(`, then i/N; or File i of N)."""
+    for i in range(start, end):
+        c = buf[i]
+        # a counter starts with a digit, white space, a bracket or an f: skip the rest fast
+        if not (48 <= c <= 57 or _space(c) or c == 91 or c == 40 or c == 102 or c == 70):
+            continue
+        if (c == 91 or c == 40) and _ratio_at(buf, i + 1, end):
+            return i
+        if _ratio_at(buf, i, end) or _file_of_at(buf, i, end, file_word, of_word):
+            return i
+    return -1
+
+
+@leaf_kernel
+def _prefix_end(buf, start, end, file_word, of_word):
+    m = _counter_start(buf, start, end, file_word, of_word)
+    if m < 0 or m - start < 8:
+        return -1
+    while m > start:
+        c = buf[m - 1]
+        if c == 32 or c == 45 or c == 95 or c == 91 or c == 40:  # " -_[("
+            m -= 1
+        else:
+            break
+    return m
+
+
+@kernel
+def _sibling_keys(buf, starts, ends, poster_key, file_index, file_total, subject_run,
+                  file_word, of_word, prefix, hashes, has):  # fmt: skip
+    scratch = np.empty(0, np.uint8)
+    for r in range(starts.shape[0]):
+        has[r] = False
+        prefix[r] = -1
+        if not subject_run[r] or file_total[r] < 2 or file_index[r] < 1:
+            continue
+        s = starts[r]
+        e = _prefix_end(buf, s, ends[r], file_word, of_word)
+        if e < 0:
+            continue
+        n = e - s
+        if scratch.shape[0] < n:
+            scratch = np.empty(2 * n, np.uint8)
+        for k in range(n):
+            c = buf[s + k]
+            scratch[k] = c + 32 if 65 <= c <= 90 else c
+        h = _hash_span(scratch, 0, n, _SEED)
+        h = _mix2(_mix2(poster_key[r], np.uint64(file_total[r])), h)
+        prefix[r] = e - s
+        hashes[r] = h
+        has[r] = True
+
+
+_FILE = np.frombuffer(b"file", np.uint8)
+_OF = np.frombuffer(b"of", np.uint8)
+
+
+def sibling_keys(
+    subjects: list[bytes],
+    poster_key: np.ndarray,
+    file_index: np.ndarray,
+    file_total: np.ndarray,
+    subject_run: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per run: its sibling hash, whether it has one, and its prefix length (-1: none).
+    `subject_run` marks runs whose identity came from the subject."""
+    runs = len(subjects)
+    lengths = np.fromiter(map(len, subjects), np.int64, runs)
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    buf = np.frombuffer(b"".join(subjects), np.uint8) if runs else np.zeros(0, np.uint8)
+    hashes = np.zeros(runs, np.uint64)
+    has = np.zeros(runs, np.bool_)
+    prefix = np.full(runs, -1, np.int64)
+    _sibling_keys(
+        buf, starts, ends,
+        np.ascontiguousarray(poster_key, np.uint64),
+        np.ascontiguousarray(file_index, np.int64),
+        np.ascontiguousarray(file_total, np.int64),
+        np.ascontiguousarray(subject_run, np.bool_),
+        _FILE, _OF, prefix, hashes, has,
+    )  # fmt: skip
+    return hashes, has, prefix

@@ -1,0 +1,627 @@
+"""The carried window's hot path: a chunk's file runs into open files, new files into
+open releases, in one kernel call a chunk.
+
+The window's state is tables, not objects: a row per open file and per open release, a
+part bitmap per file in one pool, and open-addressing hash tables over the 64-bit keys
+parse computed (the current file of each file key, the open releases of each identity
+and of each sibling key, the file keys each release holds). Placing a run costs a few
+table probes here; as Python objects it cost ~30 us a run, the most of any stage after
+inflate. `pipelines.index.window` keeps what is text or rare (names, albums, batch
+counters) and turns a finished release's rows into the objects the output reads.
+
+The rules are `kernels.reference.window`'s, run for run; `tests/test_window_kernel.py`
+compares the two. Tables have room made by the caller before a call (`ensure`), except
+the bitmap pool, whose need shows only run by run: the kernel stops before the run that
+does not fit and returns its index; the caller grows the pool and calls again from it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kernels._jit import kernel
+
+OPEN = 0
+DONE = 1
+
+EMPTY = -1  # a hash table slot never used
+GONE = -2  # a file-map slot whose key's file finished (probing goes on past it)
+
+FILE = np.dtype(
+    [
+        ("key", np.uint64),
+        ("release", np.int64),
+        ("next", np.int64),  # the release's next file, in placing order (-1: last)
+        ("first_date", np.int64),
+        ("last_date", np.int64),
+        ("first_article", np.int64),
+        ("last_article", np.int64),
+        ("nbytes", np.int64),
+        ("count", np.int64),  # distinct parts seen
+        ("seen_off", np.int64),  # the part bitmap: pool[seen_off : seen_off + seen_cap]
+        ("seen_cap", np.int64),
+        ("last_part", np.int64),
+        # where the message-ids of part 1 and of the highest part are: (batch, row), or
+        # batch -1 when not seen or kept as bytes by the caller
+        ("first_batch", np.int64),
+        ("first_row", np.int64),
+        ("last_batch", np.int64),
+        ("last_row", np.int64),
+        ("part_total", np.int32),
+        ("file_index", np.int32),
+        ("file_total", np.int32),
+        ("volume", np.int32),
+        ("ext_class", np.uint8),
+        ("random_name", np.bool_),
+    ]
+)
+
+RELEASE = np.dtype(
+    [
+        ("ident", np.uint64),
+        ("poster_key", np.uint64),
+        ("first_date", np.int64),
+        ("last_date", np.int64),
+        ("first_article", np.int64),
+        ("last_article", np.int64),
+        ("first_file", np.int64),
+        ("last_file", np.int64),
+        ("files", np.int64),
+        ("file_total", np.int32),
+        ("source", np.uint8),
+        ("state", np.uint8),
+        ("written", np.bool_),
+    ]
+)
+
+# a chain link of the identity and sibling maps: an open release, the next link
+ENTRY = np.dtype([("release", np.int64), ("next", np.int64)])
+
+# the counters in `counts`
+N_FILES, N_RELEASES, POOL_USED, FILE_MAP_USED, PAIRS_USED = 0, 1, 2, 3, 4
+IDENT_MAP_USED, IDENT_ENTRIES, SIBLING_MAP_USED, SIBLING_ENTRIES = 5, 6, 7, 8
+COUNTERS = 9
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_MIX2 = np.uint64(0xC2B2AE3D27D4EB4F)
+
+
+@kernel
+def _home(k, mask):
+    """A key's first probe slot (keys are hashes already; the multiply spreads their
+    low bits, which the mask keeps)."""
+    h = k * _MIX
+    h ^= h >> np.uint64(29)
+    return np.int64(h & np.uint64(mask))
+
+
+# -- the file map: file key -> the current file of that key -----------------------------
+
+
+@kernel
+def file_map_get(keys, values, k):
+    """The current file of key k, or -1."""
+    mask = keys.shape[0] - 1
+    i = _home(k, mask)
+    while True:
+        v = values[i]
+        if v == EMPTY:
+            return -1
+        if keys[i] == k:
+            return v if v >= 0 else -1
+        i = (i + 1) & mask
+
+
+@kernel
+def file_map_put(keys, values, k, file, counts):
+    mask = keys.shape[0] - 1
+    i = _home(k, mask)
+    while True:
+        v = values[i]
+        if v == EMPTY:
+            keys[i] = k
+            values[i] = file
+            counts[FILE_MAP_USED] += 1
+            return
+        if keys[i] == k:
+            values[i] = file
+            return
+        i = (i + 1) & mask
+
+
+@kernel
+def _file_map_forget(keys, values, k, file):
+    """The key's current file finished: the key has none now (if that file is it)."""
+    mask = keys.shape[0] - 1
+    i = _home(k, mask)
+    while True:
+        v = values[i]
+        if v == EMPTY:
+            return
+        if keys[i] == k:
+            if v == file:
+                values[i] = GONE
+            return
+        i = (i + 1) & mask
+
+
+# -- the chain maps: identity (or sibling key) -> its open releases, oldest first -------
+
+
+@kernel
+def _chain_slot(keys, heads, k):
+    """The slot of key k, or of the empty slot where it would go."""
+    mask = keys.shape[0] - 1
+    i = _home(k, mask)
+    while heads[i] != EMPTY and keys[i] != k:
+        i = (i + 1) & mask
+    return i
+
+
+@kernel
+def chain_append(keys, heads, tails, entries, k, release, counts, used):
+    """Append release to key k's chain; counts[used] counts the map's keys and
+    counts[used + 1] its entries."""
+    i = _chain_slot(keys, heads, k)
+    e = counts[used + 1]
+    counts[used + 1] += 1
+    entries[e]["release"] = release
+    entries[e]["next"] = -1
+    if heads[i] == EMPTY:
+        keys[i] = k
+        heads[i] = e
+        counts[used] += 1
+    else:
+        entries[tails[i]]["next"] = e
+    tails[i] = e
+
+
+@kernel
+def _chain_holds(keys, heads, entries, k, release):
+    i = _chain_slot(keys, heads, k)
+    e = heads[i]
+    while e >= 0:
+        if entries[e]["release"] == release:
+            return True
+        e = entries[e]["next"]
+    return False
+
+
+# -- the pair set: (release, file key) of every file a release holds ---------------------
+
+
+@kernel
+def _pair_home(release, k, mask):
+    return _home(k ^ (np.uint64(release) * _MIX2), mask)
+
+
+@kernel
+def pairs_add(pair_release, pair_key, release, k, counts):
+    mask = pair_release.shape[0] - 1
+    i = _pair_home(release, k, mask)
+    while pair_release[i] != EMPTY:
+        if pair_release[i] == release and pair_key[i] == k:
+            return
+        i = (i + 1) & mask
+    pair_release[i] = release
+    pair_key[i] = k
+    counts[PAIRS_USED] += 1
+
+
+@kernel
+def _pairs_has(pair_release, pair_key, release, k):
+    mask = pair_release.shape[0] - 1
+    i = _pair_home(release, k, mask)
+    while pair_release[i] != EMPTY:
+        if pair_release[i] == release and pair_key[i] == k:
+            return True
+        i = (i + 1) & mask
+    return False
+
+
+# -- placing -----------------------------------------------------------------------------
+
+
+@kernel
+def _nearest(keys, heads, entries, rels, pair_release, pair_key, k, file_key, date, article, gap):
+    """The latest open release of chain k the file fits: within the upload gap of it, or
+    interleaved with it (starting before its last article), not holding its key yet.
+    Of equal last articles the first in the chain, as the reference's list order."""
+    i = _chain_slot(keys, heads, k)
+    e = heads[i]
+    best = -1
+    while e >= 0:
+        c = entries[e]["release"]
+        e = entries[e]["next"]
+        if rels[c]["state"] != OPEN:
+            continue
+        near = rels[c]["first_date"] - gap <= date <= rels[c]["last_date"] + gap
+        interleaved = article < rels[c]["last_article"]
+        if not (near or interleaved) or _pairs_has(pair_release, pair_key, c, file_key):
+            continue
+        if best < 0 or rels[c]["last_article"] > rels[best]["last_article"]:
+            best = c
+    return best
+
+
+@kernel
+def place_runs(
+    files,
+    rels,
+    pool,
+    file_keys,
+    file_values,
+    ident_keys,
+    ident_heads,
+    ident_tails,
+    sibling_keys,
+    sibling_heads,
+    sibling_tails,
+    ident_entries,
+    sibling_entries,
+    pair_release,
+    pair_key,
+    counts,
+    bounds,
+    number,
+    nbytes,
+    run_key,
+    run_ident,
+    run_poster,
+    run_source,
+    run_file_index,
+    run_file_total,
+    run_part_total,
+    run_ext_class,
+    run_volume,
+    run_random,
+    run_first_date,
+    run_last_date,
+    run_first_article,
+    run_last_article,
+    run_sibling,
+    run_has_sibling,
+    batch,
+    gap,
+    start,
+    keep,
+    run_file,
+    run_all,
+    run_new_file,
+    run_new_release,
+):
+    """Place runs start.. of one batch; returns the run it stopped before (the pool is full
+    there) or the number of runs.
+
+    Out, per row: keep (a part the file had not seen); per run: run_file (the file it
+    went into, -1 when it brought nothing new), run_all (all its rows kept),
+    run_new_file, run_new_release.
+    """
+    runs = bounds.shape[0] - 1
+    for r in range(start, runs):
+        a = bounds[r]
+        b = bounds[r + 1]
+        k = run_key[r]
+        date = run_first_date[r]
+        top = np.int64(number[b - 1]) + 1  # part numbers ascend within a run
+        want = max(top, np.int64(run_part_total[r]) + 1)
+        f = file_map_get(file_keys, file_values, k)
+        fresh_file = f < 0
+        if not fresh_file and date > files[f]["last_date"] + gap:
+            # later than the gap: posted again if it repeats parts or the file was whole
+            pt = files[f]["part_total"]
+            if pt > 0 and files[f]["count"] >= pt:
+                fresh_file = True
+            else:
+                off = files[f]["seen_off"]
+                cap = files[f]["seen_cap"]
+                for i in range(a, b):
+                    n = np.int64(number[i])
+                    if n < cap and pool[off + n]:
+                        fresh_file = True
+                        break
+        # room in the pool for this run's bitmap, before anything of the run changes
+        if fresh_file:
+            need = want
+        elif top > files[f]["seen_cap"]:
+            need = max(want, 2 * files[f]["seen_cap"])
+        else:
+            need = np.int64(0)
+        if counts[POOL_USED] + need > pool.shape[0]:
+            return r
+        run_new_release[r] = False
+        run_new_file[r] = fresh_file
+        if fresh_file:
+            f = counts[N_FILES]
+            counts[N_FILES] += 1
+            _new_file(
+                files,
+                f,
+                r,
+                run_key,
+                run_part_total,
+                run_file_index,
+                run_file_total,
+                run_ext_class,
+                run_volume,
+                run_random,
+                run_first_date,
+                run_first_article,
+            )
+            file_map_put(file_keys, file_values, k, f, counts)
+            rel = _nearest(
+                ident_keys,
+                ident_heads,
+                ident_entries,
+                rels,
+                pair_release,
+                pair_key,
+                run_ident[r],
+                k,
+                date,
+                run_first_article[r],
+                gap,
+            )
+            if rel < 0 and run_has_sibling[r]:
+                # same poster, subject up to the file counter and total: one upload's
+                # files whose unquoted names leaked into the identity
+                rel = _nearest(
+                    sibling_keys,
+                    sibling_heads,
+                    sibling_entries,
+                    rels,
+                    pair_release,
+                    pair_key,
+                    run_sibling[r],
+                    k,
+                    date,
+                    run_first_article[r],
+                    gap,
+                )
+                if rel >= 0:
+                    x = rels[rel]["first_file"]
+                    while x >= 0:
+                        if files[x]["file_index"] == run_file_index[r]:
+                            rel = -1
+                            break
+                        x = files[x]["next"]
+            if rel < 0:
+                rel = counts[N_RELEASES]
+                counts[N_RELEASES] += 1
+                _new_release(
+                    rels, rel, r, run_ident, run_poster, run_source, date, run_first_article[r]
+                )
+                run_new_release[r] = True
+                if run_has_sibling[r]:
+                    chain_append(
+                        sibling_keys,
+                        sibling_heads,
+                        sibling_tails,
+                        sibling_entries,
+                        run_sibling[r],
+                        rel,
+                        counts,
+                        SIBLING_MAP_USED,
+                    )
+            if not _chain_holds(ident_keys, ident_heads, ident_entries, run_ident[r], rel):
+                chain_append(
+                    ident_keys,
+                    ident_heads,
+                    ident_tails,
+                    ident_entries,
+                    run_ident[r],
+                    rel,
+                    counts,
+                    IDENT_MAP_USED,
+                )
+            if rels[rel]["last_file"] < 0:
+                rels[rel]["first_file"] = f
+            else:
+                files[rels[rel]["last_file"]]["next"] = f
+            rels[rel]["last_file"] = f
+            rels[rel]["files"] += 1
+            pairs_add(pair_release, pair_key, rel, k, counts)
+            files[f]["release"] = rel
+            if run_file_total[r] > rels[rel]["file_total"]:
+                rels[rel]["file_total"] = run_file_total[r]
+            # the bitmap
+            off = counts[POOL_USED]
+            counts[POOL_USED] += want
+            pool[off : off + want] = 0
+            files[f]["seen_off"] = off
+            files[f]["seen_cap"] = want
+        elif top > files[f]["seen_cap"]:
+            off = counts[POOL_USED]
+            counts[POOL_USED] += need
+            old = files[f]["seen_off"]
+            cap = files[f]["seen_cap"]
+            pool[off : off + cap] = pool[old : old + cap]
+            pool[off + cap : off + need] = 0
+            files[f]["seen_off"] = off
+            files[f]["seen_cap"] = need
+        # the run's parts the file has not seen
+        off = files[f]["seen_off"]
+        kept = 0
+        size = np.int64(0)
+        first_row = -1
+        last_row = -1
+        for i in range(a, b):
+            n = np.int64(number[i])
+            if pool[off + n]:
+                keep[i] = False
+                continue
+            pool[off + n] = 1
+            keep[i] = True
+            kept += 1
+            size += nbytes[i]
+            if first_row < 0:
+                first_row = i
+            last_row = i
+        if kept == 0:
+            run_file[r] = -1
+            run_all[r] = False
+            continue
+        run_file[r] = f
+        run_all[r] = kept == b - a
+        files[f]["count"] += kept
+        files[f]["nbytes"] += size
+        files[f]["first_date"] = min(files[f]["first_date"], run_first_date[r])
+        files[f]["last_date"] = max(files[f]["last_date"], run_last_date[r])
+        files[f]["first_article"] = min(files[f]["first_article"], run_first_article[r])
+        files[f]["last_article"] = max(files[f]["last_article"], run_last_article[r])
+        if number[first_row] == 1:
+            files[f]["first_batch"] = batch
+            files[f]["first_row"] = first_row
+        if number[last_row] > files[f]["last_part"]:
+            files[f]["last_part"] = number[last_row]
+            files[f]["last_batch"] = batch
+            files[f]["last_row"] = last_row
+        rel = files[f]["release"]
+        rels[rel]["first_date"] = min(rels[rel]["first_date"], files[f]["first_date"])
+        rels[rel]["last_date"] = max(rels[rel]["last_date"], files[f]["last_date"])
+        rels[rel]["first_article"] = min(rels[rel]["first_article"], files[f]["first_article"])
+        rels[rel]["last_article"] = max(rels[rel]["last_article"], files[f]["last_article"])
+    return runs
+
+
+@kernel
+def _new_file(
+    files,
+    f,
+    r,
+    run_key,
+    run_part_total,
+    run_file_index,
+    run_file_total,
+    run_ext_class,
+    run_volume,
+    run_random,
+    run_first_date,
+    run_first_article,
+):
+    files[f]["key"] = run_key[r]
+    files[f]["release"] = -1
+    files[f]["next"] = -1
+    files[f]["first_date"] = run_first_date[r]
+    files[f]["last_date"] = run_first_date[r]
+    files[f]["first_article"] = run_first_article[r]
+    files[f]["last_article"] = run_first_article[r]
+    files[f]["nbytes"] = 0
+    files[f]["count"] = 0
+    files[f]["last_part"] = -1
+    files[f]["first_batch"] = -1
+    files[f]["first_row"] = -1
+    files[f]["last_batch"] = -1
+    files[f]["last_row"] = -1
+    files[f]["part_total"] = run_part_total[r]
+    files[f]["file_index"] = run_file_index[r]
+    files[f]["file_total"] = run_file_total[r]
+    files[f]["volume"] = run_volume[r]
+    files[f]["ext_class"] = run_ext_class[r]
+    files[f]["random_name"] = run_random[r]
+
+
+@kernel
+def _new_release(rels, rel, r, run_ident, run_poster, run_source, date, article):
+    rels[rel]["ident"] = run_ident[r]
+    rels[rel]["poster_key"] = run_poster[r]
+    rels[rel]["first_date"] = date
+    rels[rel]["last_date"] = date
+    rels[rel]["first_article"] = article
+    rels[rel]["last_article"] = article
+    rels[rel]["first_file"] = -1
+    rels[rel]["last_file"] = -1
+    rels[rel]["files"] = 0
+    rels[rel]["file_total"] = -1
+    rels[rel]["source"] = run_source[r]
+    rels[rel]["state"] = OPEN
+    rels[rel]["written"] = False
+
+
+# -- finishing ---------------------------------------------------------------------------
+
+
+@kernel
+def release_files(files, rels, releases):
+    """The files of these releases, each release's in placing order, end to end; and
+    where each release's start (offsets, one more than releases)."""
+    offsets = np.empty(releases.shape[0] + 1, np.int64)
+    total = 0
+    for j in range(releases.shape[0]):
+        offsets[j] = total
+        total += rels[releases[j]]["files"]
+    offsets[releases.shape[0]] = total
+    out = np.empty(total, np.int64)
+    p = 0
+    for j in range(releases.shape[0]):
+        x = rels[releases[j]]["first_file"]
+        while x >= 0:
+            out[p] = x
+            p += 1
+            x = files[x]["next"]
+    return out, offsets
+
+
+@kernel
+def finish(files, rels, file_keys, file_values, releases):
+    """These releases are done: closed, and their files no longer the current file of
+    their keys (a later run of a key starts a file of its own)."""
+    for j in range(releases.shape[0]):
+        rel = releases[j]
+        rels[rel]["state"] = DONE
+        x = rels[rel]["first_file"]
+        while x >= 0:
+            _file_map_forget(file_keys, file_values, files[x]["key"], x)
+            x = files[x]["next"]
+
+
+# -- compacting (between ranges) ---------------------------------------------------------
+
+
+@kernel
+def copy_bitmaps(old_pool, new_pool, old_off, caps):
+    """Bitmaps laid end to end in a new pool; returns their new offsets."""
+    new_off = np.empty(old_off.shape[0], np.int64)
+    p = 0
+    for j in range(old_off.shape[0]):
+        new_off[j] = p
+        new_pool[p : p + caps[j]] = old_pool[old_off[j] : old_off[j] + caps[j]]
+        p += caps[j]
+    return new_off
+
+
+@kernel
+def rebuild_chains(
+    old_keys, old_heads, old_entries, release_map, keys, heads, tails, entries, counts, used
+):
+    """A chain map again over the kept releases (renumbered by release_map, -1 dropped),
+    each chain in its old order."""
+    counts[used] = 0
+    counts[used + 1] = 0
+    for i in range(old_keys.shape[0]):
+        e = old_heads[i]
+        while e >= 0:
+            rel = release_map[old_entries[e]["release"]]
+            if rel >= 0:
+                chain_append(keys, heads, tails, entries, old_keys[i], rel, counts, used)
+            e = old_entries[e]["next"]
+
+
+@kernel
+def rebuild_file_map(old_keys, old_values, file_map, keys, values, counts):
+    """The file map again in a new table, files renumbered by file_map (-1 dropped)."""
+    counts[FILE_MAP_USED] = 0
+    for i in range(old_keys.shape[0]):
+        v = old_values[i]
+        if v >= 0 and file_map[v] >= 0:
+            file_map_put(keys, values, old_keys[i], file_map[v], counts)
+
+
+@kernel
+def rebuild_pairs(old_release, old_key, release_map, pair_release, pair_key, counts):
+    """The pair set again in a new table, releases renumbered by release_map (-1 dropped)."""
+    counts[PAIRS_USED] = 0
+    for i in range(old_release.shape[0]):
+        rel = old_release[i]
+        if rel >= 0 and release_map[rel] >= 0:
+            pairs_add(pair_release, pair_key, release_map[rel], old_key[i], counts)

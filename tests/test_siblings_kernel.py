@@ -1,0 +1,79 @@
+"""kernels.siblings against its reference (the file-counter regex)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernels.hashing import _hash_span, _mix2
+from kernels.reference import siblings as ref
+from kernels.siblings import _SEED, sibling_keys
+from pipelines.index.batch import SOURCE_STEM, SOURCE_SUBJECT
+
+# the bytes a file counter is made of, and a few that are not
+_PIECES = ["[", "]", "(", ")", "/", " ", "\t", "-", "_", "1", "23", "File", "fIlE", "of", "OF",
+           "x", "Name", ".", "\x0b", "é", "日本"]  # fmt: skip
+subjects = st.lists(st.sampled_from(_PIECES), max_size=30).map(lambda p: "".join(p).encode())
+
+
+def _reference_hash(subject: bytes, poster: int, total: int) -> int:
+    key = ref.sibling_key(subject, 1, total, poster, SOURCE_SUBJECT)
+    assert key is not None
+    prefix = np.frombuffer(key[2], np.uint8)
+    h = _hash_span(prefix, 0, len(prefix), _SEED)
+    return int(_mix2(_mix2(np.uint64(poster), np.uint64(total)), h))
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.tuples(subjects, st.integers(-1, 3), st.integers(-1, 12), st.booleans()),
+        max_size=20,
+    )
+)
+def test_matches_reference(runs):
+    subs = [r[0] for r in runs]
+    poster = np.arange(len(runs), dtype=np.uint64) * np.uint64(977)
+    index = np.array([r[1] for r in runs], np.int64)
+    total = np.array([r[2] for r in runs], np.int64)
+    source = np.array([SOURCE_SUBJECT if r[3] else SOURCE_STEM for r in runs], np.uint8)
+    hashes, has, prefix = sibling_keys(subs, poster, index, total, source == SOURCE_SUBJECT)
+    for i, (subject, fi, ft, _) in enumerate(runs):
+        want = ref.sibling_key(subject, fi, ft, int(poster[i]), int(source[i]))
+        assert has[i] == (want is not None)
+        if want is not None:
+            assert prefix[i] == ref.prefix_end(subject)
+            assert int(hashes[i]) == _reference_hash(subject, int(poster[i]), ft)
+
+
+def test_counters_and_their_prefixes():
+    cases = {
+        b'My.Show.S01E01 [01/10] - "a.rar" yEnc (1/5)': b"My.Show.S01E01",
+        b"Some Upload Name - File 3 of 12 - x": b"Some Upload Name",
+        b"Some Upload Name - fIlE\t3  Of 12": b"Some Upload Name",
+        b"A longer name ( 3 / 4)": b"A longer name",
+        b"short (1/2)": None,  # the counter within the first 8 bytes
+        b"abcdefghij(  12/": None,  # no total: not a counter
+        b"no counter at all": None,
+        b"Name 2023 - 1/2": b"Name 2023",
+    }
+    subs = list(cases)
+    n = len(subs)
+    ones = np.ones(n, np.int64)
+    _, has, prefix = sibling_keys(subs, np.zeros(n, np.uint64), ones, 4 * ones, ones > 0)
+    for i, (subject, want) in enumerate(cases.items()):
+        got = subject[: prefix[i]] if has[i] else None
+        assert got == want, subject
+
+
+def test_case_of_ascii_letters_does_not_matter_and_poster_and_total_do():
+    subs = [b"Big Upload Name [1/9]", b"BIG upload NAME [2/9]", b"Big Upload Name [1/9]"] * 2
+    poster = np.array([1, 1, 2, 1, 1, 1], np.uint64)
+    total = np.array([9, 9, 9, 9, 9, 8], np.int64)
+    ones = np.ones(6, np.int64)
+    hashes, has, _ = sibling_keys(subs, poster, ones, total, ones > 0)
+    assert has.all()
+    assert hashes[0] == hashes[1] == hashes[3] == hashes[4]
+    assert hashes[2] != hashes[0]  # another poster
+    assert hashes[5] != hashes[0]  # another total

@@ -1,0 +1,270 @@
+"""The window's kernel (`pipelines.index.window`) against its reference
+(`kernels.reference.window`): the same batches in, the same releases out, handed out at
+the same moments, on hypothesis-made run streams and on generated ranges."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kernels import subject as sk
+from kernels.reference.window import ReferenceWindow
+from pipelines.corpus.reader import CorpusReader, RangeReport
+from pipelines.generate import GenerateConfig, generate_corpus
+from pipelines.index.albums import OpenFile, OpenRelease
+from pipelines.index.batch import SOURCE_STEM, SOURCE_SUBJECT, SegmentBatch
+from pipelines.index.parse import Drops, group_context, parse_chunk
+from pipelines.index.rules import Rules
+from pipelines.index.window import Window
+
+HOUR = 3600
+RULES = Rules(batch_total_min=6, batch_uploads_min=2, album_max_files=4)
+
+
+def _file(f: OpenFile, seqs: dict[int, int]) -> tuple[Any, ...]:
+    return (
+        f.key, f.subject, f.poster, f.name, f.xref, f.file_index, f.file_total, f.part_total,
+        f.ext_class, f.volume, f.random_name, f.first_date, f.last_date, f.first_article,
+        f.last_article, f.nbytes, f.count, f.first_part_id, f.last_part, f.last_part_id,
+        [(seqs[id(p.batch)], p.rows.tolist()) for p in f.pieces],
+        [(p.batch.number.tolist(), p.batch.message_id.to_pylist(), p.rows.tolist())
+         for p in f.carried],
+    )  # fmt: skip
+
+
+def _release(rel: OpenRelease, seqs: dict[int, int], window: Any, final: bool) -> Any:
+    first = rel.first_member
+    return (
+        rel.ident, rel.poster_key, rel.source, rel.first_date, rel.last_date,
+        rel.first_article, rel.last_article, rel.file_total, rel.written, rel.members,
+        rel.album_template, None if first is None else (first.ident, first.first_article),
+        [(m.ident, m.first_article) for m in rel.absorbed],
+        [_file(f, seqs) for f in rel.files], window.is_batch_total(rel, final),
+    )  # fmt: skip
+
+
+def _hand_out(rels: list[OpenRelease], seqs: dict[int, int], window: Any, final: bool) -> list:
+    """What the output would read, then as the output leaves it (pieces written)."""
+    out = [_release(rel, seqs, window, final) for rel in rels]
+    for rel in rels:
+        for f in rel.files:
+            album = rel.source == 3
+            f.pieces = []
+            if album or final:
+                f.carried = []
+        rel.written = True
+        if final:
+            window.retire(rel)
+    return out
+
+
+def _run(windows: list[Any], ranges: list[list[SegmentBatch]], frontiers: list[list[int]]) -> list:
+    """Feed both windows range by range (stored and loaded between ranges, as replay
+    does), recording every hand-out."""
+    logs: list[list] = [[] for _ in windows]
+    for batches, moves in zip(ranges, frontiers, strict=True):
+        seqs = {id(b): i for i, b in enumerate(batches)}
+        for i, w in enumerate(windows):
+            for batch, frontier in zip(batches, moves, strict=True):
+                w.frontier.frontier = frontier
+                w.add(batch)
+                logs[i].append(("finished", _hand_out(w.finish_due(), seqs, w, True)))
+            logs[i].append(("carried", _hand_out(w.carry(), seqs, w, False)))
+            windows[i] = pickle.loads(pickle.dumps(w))
+            windows[i].rules = w.rules
+    return logs
+
+
+def _batch(runs: list[dict]) -> SegmentBatch:
+    """A batch of these runs (rows of part numbers each)."""
+    lengths = [len(r["numbers"]) for r in runs]
+    bounds = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+
+    def per_row(name: str, dtype: Any) -> np.ndarray:
+        return np.repeat(np.array([r[name] for r in runs], dtype), lengths)
+
+    numbers = np.concatenate([np.array(r["numbers"], np.int32) for r in runs] or [[]])
+    rows = int(bounds[-1])
+    return SegmentBatch(
+        bounds=bounds,
+        file_key=per_row("key", np.uint64),
+        ident=per_row("ident", np.uint64),
+        poster_key=per_row("poster", np.uint64),
+        source=per_row("source", np.uint8),
+        number=numbers.astype(np.int32),
+        part_total=per_row("part_total", np.int32),
+        file_index=per_row("file_index", np.int32),
+        file_total=per_row("file_total", np.int32),
+        ext_class=per_row("ext_class", np.uint8),
+        volume=per_row("volume", np.int32),
+        random_name=per_row("random", np.bool_),
+        nbytes=(numbers.astype(np.int64) * 7 + 1000),
+        article=np.concatenate([np.array(r["articles"], np.int64) for r in runs] or [[]]),
+        date=np.zeros(rows, np.int64),
+        message_id=pa.array(
+            [f"{r['key']}.{n}.{r['first_date']}@x".encode() for r in runs for n in r["numbers"]],
+            pa.binary(),
+        ),
+        run_first_date=np.array([r["first_date"] for r in runs], np.int64),
+        run_last_date=np.array([r["last_date"] for r in runs], np.int64),
+        run_first_article=np.array([r["articles"][0] for r in runs], np.int64),
+        run_last_article=np.array([r["articles"][-1] for r in runs], np.int64),
+        run_subject=[r["subject"] for r in runs],
+        run_poster=[b"poster %d" % r["poster"] for r in runs],
+        run_name=[r["name"] for r in runs],
+        run_xref=[b"Xref: h a.b.c:1" for _ in runs],
+    )
+
+
+_run_spec = st.fixed_dictionaries(
+    {
+        "upload": st.integers(0, 5),  # key, identity and poster pools: repeats on purpose
+        "file": st.integers(0, 3),
+        "ident_shift": st.integers(0, 1),
+        "poster": st.integers(0, 1),
+        "source": st.sampled_from([SOURCE_SUBJECT, SOURCE_STEM]),
+        "parts": st.lists(st.integers(1, 12), min_size=1, max_size=6, unique=True),
+        "part_total": st.sampled_from([0, 4, 8, 12]),
+        "file_total": st.sampled_from([-1, 2, 4, 6, 8]),
+        "ext_class": st.sampled_from([sk.IMAGE, sk.AUDIO, sk.RAR_FIRST, sk.PAR2_INDEX]),
+        "random": st.booleans(),
+        "step": st.sampled_from([0, 60, 1800, 4 * HOUR, 30 * HOUR]),  # time since the last run
+        "counter": st.sampled_from(["[{i}/{n}]", "({i}/{n})", "File {i} of {n}", "x"]),
+    }
+)
+
+
+def _runs_of(
+    specs: list[dict], start_article: int, start_date: int, shuffle: int = 0
+) -> tuple[list[dict], int, int]:
+    """Runs of these specs; with `shuffle`, the batch's article numbers are dealt out at
+    random (files posted at the same time interleave), runs then in first-article order."""
+    total = sum(len(s["parts"]) for s in specs)
+    numbers_of = np.arange(start_article, start_article + total)
+    if shuffle:
+        numbers_of = np.random.default_rng(shuffle).permutation(numbers_of)
+    runs = []
+    date, dealt = start_date, 0
+    for s in specs:
+        date += s["step"]
+        numbers = sorted(s["parts"])
+        articles = sorted(numbers_of[dealt : dealt + len(numbers)].tolist())
+        dealt += len(numbers)
+        index = s["file"] + 1
+        counter = s["counter"].format(i=index, n=s["file_total"])
+        runs.append(
+            {
+                "key": 1000 * s["upload"] + s["file"] + 1,
+                "ident": 77 * s["upload"] + s["ident_shift"] + 1,
+                "poster": s["poster"] + 1,
+                "source": s["source"],
+                "numbers": numbers,
+                "articles": articles,
+                "part_total": s["part_total"],
+                "file_index": index if s["counter"] != "x" else -1,
+                "file_total": s["file_total"],
+                "ext_class": s["ext_class"],
+                "volume": s["file"],
+                "random": s["random"],
+                "first_date": date,
+                "last_date": date + 30 * len(numbers),
+                "subject": f"Upload number {s['upload']} - {counter} yEnc".encode(),
+                "name": f"photo{s['upload']}_{s['file']}.jpg".encode(),
+            }
+        )
+    runs.sort(key=lambda r: r["articles"][0])
+    return runs, start_article + total + 1, date
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.lists(st.lists(_run_spec, max_size=8), min_size=1, max_size=4), min_size=1,
+             max_size=3),
+    st.integers(0, 3),
+)  # fmt: skip
+def test_the_kernel_window_hands_out_what_the_reference_does(ranges_spec, shuffle):
+    ranges, frontiers = [], []
+    article, date = 1, 1_700_000_000
+    for range_spec in ranges_spec:
+        batches, moves = [], []
+        for specs in range_spec:
+            runs, article, date = _runs_of(specs, article, date, shuffle)
+            batches.append(_batch(runs))
+            moves.append(date)
+        ranges.append(batches)
+        frontiers.append(moves)
+    got, want = _run([Window(RULES), ReferenceWindow(RULES)], ranges, frontiers)
+    assert got == want
+
+
+def test_tables_grow_and_compact_without_losing_a_file():
+    """Thousands of files over three ranges: the tables grow (maps rebuilt, the pool
+    regrown mid-batch) and are compacted between ranges, and still match."""
+    rng = np.random.default_rng(5)
+    ranges, frontiers = [], []
+    article, date = 1, 1_700_000_000
+    for _ in range(3):
+        batches, moves = [], []
+        for _ in range(6):
+            specs = []
+            for _ in range(300):
+                specs.append(
+                    {
+                        "upload": int(rng.integers(0, 400)),
+                        "file": int(rng.integers(0, 30)),
+                        "ident_shift": int(rng.integers(0, 2)),
+                        "poster": int(rng.integers(0, 3)),
+                        "source": SOURCE_SUBJECT,
+                        "parts": sorted(set(rng.integers(1, 2000, 5).tolist())),
+                        "part_total": int(rng.choice([0, 500, 2000])),
+                        "file_total": int(rng.choice([-1, 10, 30])),
+                        "ext_class": int(rng.choice([sk.IMAGE, sk.RAR_FIRST])),
+                        "random": False,
+                        "step": int(rng.choice([0, 5, 600, 4 * HOUR])),
+                        "counter": "[{i}/{n}]",
+                    }
+                )
+            runs, article, date = _runs_of(specs, article, date, 7)
+            batches.append(_batch(runs))
+            moves.append(date - 20 * HOUR)
+        ranges.append(batches)
+        frontiers.append(moves)
+    got, want = _run([Window(RULES), ReferenceWindow(RULES)], ranges, frontiers)
+    assert got == want
+    assert sum(len(x) for _, x in got) > 500
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [4, 9])
+def test_on_generated_ranges(tmp_path: Path, seed: int):
+    """Real parsed batches of a generated group, range after range."""
+    cfg = GenerateConfig(groups=2, articles=30_000, seed=seed, range_size=10_000, chunk=2_500)
+    generate_corpus(str(tmp_path), cfg, progress=False)
+    meta = json.loads((tmp_path / "generate.json").read_text())
+    priority = [g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"])]
+    rules = Rules(groups=tuple(priority))
+    reader = CorpusReader(str(tmp_path / "corpus"))
+    for group in priority:
+        windows: list[Any] = [Window(rules), ReferenceWindow(rules)]
+        ranges, frontiers = [], []
+        ctx = group_context(group, priority, rules)
+        for info in reader.complete_ranges(group):
+            batches, moves = [], []
+            report = RangeReport(group, info.ref.first, info.ref.last)
+            for chunk in reader.read_range(info, report):
+                batches.append(parse_chunk(chunk, ctx, rules, windows[0].frontier, Drops()))
+                moves.append(windows[0].frontier.frontier)
+            ranges.append(batches)
+            frontiers.append(moves)
+        windows[0].frontier.frontier = 0
+        got, want = _run(windows, ranges, frontiers)
+        assert got == want
+        assert sum(len(x) for _, x in got) > 20
