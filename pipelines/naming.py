@@ -4,11 +4,19 @@ Called once per release or file, not per overview line, so plain Python. The rel
 name comes from the same blanked-out subject as identity_key
 (`kernels.reference.subject`): two subjects of one identity get one name (up to ASCII
 case, which the key folds and the name keeps).
+
+Each release of a range passes here, so the rules run in as few passes as they can: a
+regex runs only when the text holds what it needs, a category rule only when the ones
+before it did not decide, and on an ASCII name the keyword rules look its words up.
+`kernels.reference.naming` keeps the first, plainer version; tests/test_naming.py holds
+the two to the same results.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import NamedTuple
 
 from kernels.reference import names as names_ref
 from kernels.reference import subject as subject_rules
@@ -63,16 +71,21 @@ def display_name(subject: bytes) -> str:
     (the identity as it is when that leaves nothing), or, when the identity is empty, the
     stem of its file name."""
     identity = to_text(subject_rules.display_text(subject))
-    text = _REPLY.sub("", identity)
-    previous = None
-    while previous != text:  # tags can stand side by side: `[1234]-[FULL]-[#a.b.x]-`
-        previous = text
-        text = _TAG.sub(" ", text).strip(_EDGE)
-    text = _SEPARATORS.sub(" - ", text)
-    wrapped = _WRAPPED.match(text)
-    if wrapped:
-        text = wrapped.group(1)
-    text = re.sub(r"\s+", " ", text).strip(_EDGE)
+    text = _REPLY.sub("", identity) if ":" in identity else identity
+    if _opens_bracket(text):
+        previous = None
+        while previous != text:  # tags can stand side by side: `[1234]-[FULL]-[#a.b.x]-`
+            previous = text
+            text = _TAG.sub(" ", text).strip(_EDGE)
+    else:  # no tag can match: one strip is what the loop would leave
+        text = text.strip(_EDGE)
+    if text.count("-") >= 2:
+        text = _SEPARATORS.sub(" - ", text)
+    if "[" in text:
+        wrapped = _WRAPPED.match(text)
+        if wrapped:
+            text = wrapped.group(1)
+    text = _SPACES.sub(" ", text).strip(_EDGE)
     if text:
         return text
     if identity:  # nothing but tags: still one name per identity
@@ -80,23 +93,67 @@ def display_name(subject: bytes) -> str:
     name = file_name(subject)
     if name:
         return stem(name) or name
-    return re.sub(r"\s+", " ", to_text(subject)).strip()
+    return _SPACES.sub(" ", to_text(subject)).strip()
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def _opens_bracket(text: str) -> bool:
+    return "[" in text or "(" in text or "<" in text or "{" in text
 
 
 # --- categories ------------------------------------------------------------------------
 
 _I = re.IGNORECASE
-_TV = re.compile(
-    r"(?<![0-9])s\d{1,4}[ ._-]?ep?\d{1,4}|(?<![a-z0-9])s\d{1,4}(?=[ ._/-]|$|e\?)|"
-    r"(?<![0-9])(?:\d{1,2}|(?:19|20)\d\d)x\d{1,3}(?![0-9])|(?<![a-z0-9])(?:"
-    r"season|saison|temporada|stagione|staffel|series|episode|episodio|folge|afl|"
-    r"b[oö]l[uü]m|blm)[ ._-]?\d+|\d+[ ._-]?(?:b[oö]l[uü]m|blm)|(?<![a-z0-9])ep?\d{2,4}(?=[ ._-]|$)|"
-    r"(?<![0-9])\d{1,2}of\d{1,2}(?![0-9])",
-    _I,
+
+
+class _Rule(NamedTuple):
+    """A category rule: its regex, and how to decide it faster on an ASCII name.
+
+    `words` are its alternatives that are one whole word of ASCII letters and digits (lower
+    case): on an ASCII name, `(?<![a-z0-9])word(?![a-z0-9])` matches exactly when the word
+    is one of the name's maximal letter-and-digit runs. `hint`, run on the lower-cased
+    ASCII name, finds a text that every other match needs (None: no other alternatives);
+    only when it does the regex itself runs. tests/test_naming.py expands each regex to
+    check its words and hint.
+    """
+
+    pattern: re.Pattern[str]
+    words: frozenset[str] = frozenset()
+    hint: re.Pattern[str] | None = None
+
+
+def _rule(pattern: str, words: str = "", hint: str | None = None, flags: int = _I) -> _Rule:
+    return _Rule(
+        re.compile(pattern, flags),
+        frozenset(words.split()),
+        re.compile(hint) if hint is not None else None,
+    )
+
+
+_KEYWORD = r"(?<![a-z0-9])(?:{})(?![a-z0-9])"
+# the alternatives of the TV rule, each with the text it needs (the rule is their union)
+_TV_PARTS = (
+    _rule(r"(?<![0-9])s\d{1,4}[ ._-]?ep?\d{1,4}", hint="s[0-9]"),
+    _rule(r"(?<![a-z0-9])s\d{1,4}(?=[ ._/-]|$|e\?)", hint="s[0-9]"),
+    _rule(r"(?<![0-9])(?:\d{1,2}|(?:19|20)\d\d)x\d{1,3}(?![0-9])", hint="[0-9]x[0-9]"),
+    _rule(
+        r"(?<![a-z0-9])(?:season|saison|temporada|stagione|staffel|series|episode|episodio|"
+        r"folge|afl|b[oö]l[uü]m|blm)[ ._-]?\d+",
+        hint="season|saison|temporada|stagione|staffel|series|episod|folge|afl|bolum|blm",
+    ),
+    _rule(r"\d+[ ._-]?(?:b[oö]l[uü]m|blm)", hint="bolum|blm"),
+    _rule(r"(?<![a-z0-9])ep?\d{2,4}(?=[ ._-]|$)", hint="ep?[0-9]"),
+    _rule(r"(?<![0-9])\d{1,2}of\d{1,2}(?![0-9])", hint="[0-9]of[0-9]"),
 )
-_DAILY = re.compile(
+_TV = re.compile("|".join(part.pattern.pattern for part in _TV_PARTS), _I)
+_TV_HINT = re.compile("|".join(part.hint.pattern for part in _TV_PARTS if part.hint))
+_DAILY = _rule(
     r"(?<!\d)(?:(?:19|20)\d\d[ ._-](?:0[1-9]|1[0-2])[ ._-](?:[0-2]\d|3[01])|"
-    r"(?:[0-2]\d|3[01])[ ._-](?:0[1-9]|1[0-2])[ ._-](?:19|20)\d\d)(?!\d)"
+    r"(?:[0-2]\d|3[01])[ ._-](?:0[1-9]|1[0-2])[ ._-](?:19|20)\d\d)(?!\d)",
+    hint="[0-9][ ._-][01][0-9][ ._-][0-9]",
+    flags=0,
 )
 _ANIME = re.compile(
     r"^\s*[\[(【][^\])】]+[\])】].*?"
@@ -113,40 +170,64 @@ _BRACKETED_EPISODE = re.compile(r"[\[【]第?\d{1,4}(?:[话話集完]|end|v\d)?[
 _FANSUB = re.compile(r"^\s*[\[(【]|\[[0-9A-F]{8}\]|\([0-9A-F]{8}\)", _I)
 _RESOLUTION = re.compile(r"\d{3,4}[x*]\d{3,4}")
 _YEAR = re.compile(r"(?<![0-9])(?:19[2-9]\d|20[0-4]\d)(?![0-9])")
-_VIDEO = re.compile(
-    r"(?<![a-z0-9])(?:720p|1080[pi]|2160p|4k|uhd|blu-?ray|bdrip|brrip|dvdrip|dvdr|dvd[59]|"
-    r"web-?dl|webrip|hdrip|hdtv|pdtv|sdtv|xvid|divx|x264|x265|h\.?26[45]|hevc|avc|remux|"
-    r"bdmv|cam|telesync|ts|mkv|mp4|avi)(?![a-z0-9])",
-    _I,
+_VIDEO = _rule(
+    _KEYWORD.format(
+        r"720p|1080[pi]|2160p|4k|uhd|blu-?ray|bdrip|brrip|dvdrip|dvdr|dvd[59]|"
+        r"web-?dl|webrip|hdrip|hdtv|pdtv|sdtv|xvid|divx|x264|x265|h\.?26[45]|hevc|avc|remux|"
+        r"bdmv|cam|telesync|ts|mkv|mp4|avi"
+    ),
+    "720p 1080p 1080i 2160p 4k uhd bluray bdrip brrip dvdrip dvdr dvd5 dvd9 webdl webrip "
+    "hdrip hdtv pdtv sdtv xvid divx x264 x265 h264 h265 hevc avc remux bdmv cam telesync "
+    "ts mkv mp4 avi",
+    hint=r"blu-ray|web-dl|h\.26",
 )
-_UHD = re.compile(r"(?<![a-z0-9])(?:2160p|4k|uhd)(?![a-z0-9])", _I)
-_HD = re.compile(r"(?<![a-z0-9])(?:720p|1080[pi]|hd)(?![a-z0-9])", _I)
-_DISC = re.compile(
-    r"(?<![a-z0-9])(?:remux|bdmv|bd25|bd50|complete[ ._-]blu-?ray|avc)(?![a-z0-9])", _I
+_UHD = _rule(_KEYWORD.format(r"2160p|4k|uhd"), "2160p 4k uhd")
+_HD = _rule(_KEYWORD.format(r"720p|1080[pi]|hd"), "720p 1080p 1080i hd")
+_DISC = _rule(
+    _KEYWORD.format(r"remux|bdmv|bd25|bd50|complete[ ._-]blu-?ray|avc"),
+    "remux bdmv bd25 bd50 avc",
+    hint="complete",
 )
-_LOSSLESS = re.compile(r"(?<![a-z0-9])(?:flac|alac|lossless|wav|ape|24bit|24-?bit)(?![a-z0-9])", _I)
-_AUDIOBOOK = re.compile(
-    r"(?<![a-z0-9])(?:audio-?book|abook|m4b|unabridged|hörbuch)(?![a-z0-9])", _I
+_LOSSLESS = _rule(
+    _KEYWORD.format(r"flac|alac|lossless|wav|ape|24bit|24-?bit"),
+    "flac alac lossless wav ape 24bit",
+    hint="24-bit",
 )
-_MUSIC = re.compile(
-    r"(?<![a-z0-9])(?:mp3|aac|m4a|ogg|opus|\d{3}\s?kbps|v0|cbr|vbr|discography|album|single|"
-    r"web-?flac|cd[12]?|vinyl)(?![a-z0-9])",
-    _I,
+_AUDIOBOOK = _rule(
+    _KEYWORD.format(r"audio-?book|abook|m4b|unabridged|hörbuch"),
+    "audiobook abook m4b unabridged",
+    hint="audio-book",  # hörbuch is no ASCII name's
 )
-_COMIC = re.compile(r"(?<![a-z0-9])(?:cbr|cbz|cb7|comics?)(?![a-z0-9])", _I)
-_EBOOK = re.compile(r"(?<![a-z0-9])(?:epub|mobi|azw3?|pdf|e-?books?|retail|kindle)(?![a-z0-9])", _I)
-_GAME = re.compile(
-    r"(?<![a-z0-9])(?:codex|plaza|reloaded|skidrow|flt|tinyiso|prophet|hoodlum|cpy|empress|"
-    r"darksiders|razor1911|gog|fitgirl|dodi|elamigos|repack)(?![a-z0-9])",
-    _I,
+_MUSIC = _rule(
+    _KEYWORD.format(
+        r"mp3|aac|m4a|ogg|opus|\d{3}\s?kbps|v0|cbr|vbr|discography|album|single|"
+        r"web-?flac|cd[12]?|vinyl"
+    ),
+    "mp3 aac m4a ogg opus v0 cbr vbr discography album single webflac cd cd1 cd2 vinyl",
+    hint="kbps|web-flac",
 )
-_ANDROID = re.compile(r"(?<![a-z0-9])(?:apk|android)(?![a-z0-9])", _I)
-_IOS = re.compile(r"(?<![a-z0-9])(?:ipa|ios|iphone|ipad)(?![a-z0-9])", _I)
-_MAC = re.compile(r"(?<![a-z0-9])(?:mac|macos|osx|macosx)(?![a-z0-9])", _I)
-_SOFTWARE = re.compile(
-    r"(?<![a-z0-9])(?:keygen|crack|incl|x64|x86|win(?:32|64|dows)?|portable|multilingual|"
-    r"setup|exe|msi|iso)(?![a-z0-9])",
-    _I,
+_COMIC = _rule(_KEYWORD.format(r"cbr|cbz|cb7|comics?"), "cbr cbz cb7 comic comics")
+_EBOOK = _rule(
+    _KEYWORD.format(r"epub|mobi|azw3?|pdf|e-?books?|retail|kindle"),
+    "epub mobi azw azw3 pdf ebook ebooks retail kindle",
+    hint="e-book",
+)
+_GAME = _rule(
+    _KEYWORD.format(
+        r"codex|plaza|reloaded|skidrow|flt|tinyiso|prophet|hoodlum|cpy|empress|"
+        r"darksiders|razor1911|gog|fitgirl|dodi|elamigos|repack"
+    ),
+    "codex plaza reloaded skidrow flt tinyiso prophet hoodlum cpy empress darksiders "
+    "razor1911 gog fitgirl dodi elamigos repack",
+)
+_ANDROID = _rule(_KEYWORD.format(r"apk|android"), "apk android")
+_IOS = _rule(_KEYWORD.format(r"ipa|ios|iphone|ipad"), "ipa ios iphone ipad")
+_MAC = _rule(_KEYWORD.format(r"mac|macos|osx|macosx"), "mac macos osx macosx")
+_SOFTWARE = _rule(
+    _KEYWORD.format(
+        r"keygen|crack|incl|x64|x86|win(?:32|64|dows)?|portable|multilingual|setup|exe|msi|iso"
+    ),
+    "keygen crack incl x64 x86 win win32 win64 windows portable multilingual setup exe msi iso",
 )
 _XXX_GROUP = re.compile(r"erotica|xxx|porn", _I)
 _GROUP_CATEGORIES = [
@@ -161,10 +242,45 @@ _GROUP_CATEGORIES = [
     (re.compile(r"games", _I), 4050),
     (re.compile(r"0day|warez|apps|pc\b|software|mac", _I), 4000),
 ]
+# in a lower-cased ASCII name, what is not a letter or digit becomes a space: the words
+# are what is left
+_SPACE_OUT = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
+_RANDOM_RUN = re.compile(r"[A-Za-z0-9_-]{12}")
+
+
+class _Name:
+    """A release name as the category rules read it: on an ASCII name (most are), its
+    lower-cased text and its words, found once for all the rules."""
+
+    __slots__ = ("lowered", "text", "words")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        # not ASCII: IGNORECASE folds letters such as `ſ` and `K` into ASCII ones, and
+        # \d and \s hold more than ASCII digits and spaces: only the regexes are exact
+        self.lowered = text.lower() if text.isascii() else None
+        self.words = set(self.lowered.translate(_SPACE_OUT).split()) if self.lowered else set()
+
+    def has(self, rule: _Rule) -> bool:
+        """Whether rule.pattern matches the name."""
+        if self.lowered is None:
+            return rule.pattern.search(self.text) is not None
+        if not rule.words.isdisjoint(self.words):
+            return True
+        if rule.hint is None or not rule.hint.search(self.lowered):
+            return False
+        return rule.pattern.search(self.text) is not None
+
+    def tv(self) -> bool:
+        """Whether _TV matches the name."""
+        if self.lowered is None:
+            return _TV.search(self.text) is not None
+        # one pass for what any part needs (most names have none), then part by part
+        return bool(_TV_HINT.search(self.lowered)) and any(self.has(p) for p in _TV_PARTS)
 
 
 def _xxx(name: str) -> int:
-    if _UHD.search(name):
+    if _UHD.pattern.search(name):
         return 6045
     if re.search(r"x264|h\.?264|1080p|720p", name, _I):
         return 6040
@@ -179,55 +295,86 @@ def _xxx(name: str) -> int:
     return 6000
 
 
-def _tv(name: str, anime: bool) -> int:
+def _tv(name: _Name, anime: bool) -> int:
     if anime:
         return 5070
-    if _UHD.search(name):
+    if name.has(_UHD):
         return 5045
-    if _HD.search(name):
+    if name.has(_HD):
         return 5040
     return 5030
 
 
-def _film(name: str) -> int:
-    if _UHD.search(name):
+def _film(name: _Name) -> int:
+    if name.has(_UHD):
         return 2045
-    if _DISC.search(name):
+    if name.has(_DISC):
         return 2050
-    if _HD.search(name):
+    if name.has(_HD):
         return 2040
     return 2030
 
 
 def category_of(name: str, groups: list[str]) -> int:
     """The Newznab category id of a release from its name and the groups it was posted to."""
-    if any(_XXX_GROUP.search(g) for g in groups):
+    by_groups = _group_facts(tuple(groups))
+    if by_groups.xxx:
         return _xxx(name)
-    token = _LAST_EXT.sub("", stem(name).strip()).encode("utf-8", "surrogateescape")
-    if token and b" " not in token and subject_rules.random_token(token):
+    if _random_name(name):
         return 8020  # a hashed name says nothing about what it is
-    anime = any("anime" in g.lower() for g in groups) or bool(_ANIME.search(name))
-    film = bool(_YEAR.search(name) and _VIDEO.search(name))
-    episode = _episode_evidence(name)
+    # the rules in the order they decide; each runs only when the ones before did not
+    text = _Name(name)
     # a full date names a broadcast day: it beats the year of a film
-    if _TV.search(name) or _DAILY.search(name) or episode == 2 or (episode == 1 and not film):
-        return _tv(name, anime)
+    if text.tv() or text.has(_DAILY):
+        return _tv(text, by_groups.anime or bool(_ANIME.search(name)))
+    video = text.has(_VIDEO)
+    film = video and bool(_YEAR.search(name))
+    episode = _episode_evidence(text, video)
+    if episode == 2 or (episode == 1 and not film):
+        return _tv(text, by_groups.anime or bool(_ANIME.search(name)))
     if film:
-        return _film(name)
-    return _by_content(name) or _by_groups(groups)
+        return _film(text)
+    return _by_content(text, video) or by_groups.category
 
 
-def _episode_evidence(name: str) -> int:
+def _random_name(name: str) -> bool:
+    """Whether the name's stem, its last extension off, is one random token."""
+    # the token is a run of the name: the file test needs 12 or more of [A-Za-z0-9_-]
+    if not _RANDOM_RUN.search(name):
+        return False
+    token = _LAST_EXT.sub("", stem(name).strip()).encode("utf-8", "surrogateescape")
+    return bool(token) and b" " not in token and subject_rules.random_token(token)
+
+
+class _GroupFacts(NamedTuple):
+    xxx: bool  # an adult group: its own categories
+    anime: bool
+    category: int  # the category the groups give when the name gives none
+
+
+@functools.lru_cache(maxsize=4096)
+def _group_facts(groups: tuple[str, ...]) -> _GroupFacts:
+    """What a group list says, worked out once: a group's releases share it."""
+    return _GroupFacts(
+        xxx=any(_XXX_GROUP.search(g) for g in groups),
+        anime=any("anime" in g.lower() for g in groups),
+        category=_by_groups(groups),
+    )
+
+
+def _episode_evidence(name: _Name, video_word: bool) -> int:
     """How strongly a bare number reads as an episode: 2 (`Show - 031 - Title`, `[Group]
-    Show 07`), 1 (`Show 06 720p`), 0 (no episode number, or an album's track)."""
-    video = bool(_VIDEO.search(name) or _RESOLUTION.search(name))
-    if not video and (_MUSIC.search(name) or _LOSSLESS.search(name) or _EBOOK.search(name)):
+    Show 07`), 1 (`Show 06 720p`), 0 (no episode number, or an album's track).
+    `video_word`: whether _VIDEO matched the name."""
+    text = name.text
+    video = video_word or bool(_RESOLUTION.search(text))
+    if not video and (name.has(_MUSIC) or name.has(_LOSSLESS) or name.has(_EBOOK)):
         return 0
-    if _BRACKETED_EPISODE.search(name):
+    if _BRACKETED_EPISODE.search(text):
         return 2
-    bracketed = bool(_FANSUB.search(name))
+    bracketed = bool(_FANSUB.search(text))
     best = 0
-    for m in _ABSOLUTE.finditer(name):
+    for m in _ABSOLUTE.finditer(text):
         number = m.group(2)
         if len(number) == 4 and number[:2] in ("19", "20"):
             continue  # a year
@@ -238,33 +385,28 @@ def _episode_evidence(name: str) -> int:
     return best
 
 
-def _by_content(name: str) -> int:
-    if _AUDIOBOOK.search(name):
-        return 3030
-    if _LOSSLESS.search(name):
-        return 3040
-    if _COMIC.search(name):
-        return 7030
-    if _EBOOK.search(name):
-        return 7020
-    if _MUSIC.search(name):
-        return 3010
-    if _GAME.search(name):
-        return 4050
-    if _ANDROID.search(name):
-        return 4070
-    if _IOS.search(name):
-        return 4060
-    if _MAC.search(name):
-        return 4030
-    if _SOFTWARE.search(name):
-        return 4010
-    if _VIDEO.search(name):
-        return 2000
-    return 0
+def _by_content(name: _Name, video: bool) -> int:
+    for rule, category in _CONTENT:
+        if name.has(rule):
+            return category
+    return 2000 if video else 0
 
 
-def _by_groups(groups: list[str]) -> int:
+_CONTENT = (
+    (_AUDIOBOOK, 3030),
+    (_LOSSLESS, 3040),
+    (_COMIC, 7030),
+    (_EBOOK, 7020),
+    (_MUSIC, 3010),
+    (_GAME, 4050),
+    (_ANDROID, 4070),
+    (_IOS, 4060),
+    (_MAC, 4030),
+    (_SOFTWARE, 4010),
+)
+
+
+def _by_groups(groups: tuple[str, ...]) -> int:
     for pattern, category in _GROUP_CATEGORIES:
         if any(pattern.search(g) for g in groups):
             return category
@@ -282,32 +424,45 @@ def usable_name(name: str, file_names: list[bytes], random_names: list[bool]) ->
     A random subject over readable files takes its name from the files instead.
     `file_names` and `random_names` are its files' names and random-name flags.
     """
-    core = name.strip(" \t[](){}<>-_.\"'")
+    if len(file_names) != len(random_names):
+        raise ValueError(f"{len(file_names)} file names but {len(random_names)} random flags")
+    core = name.strip(_NAME_EDGE)
     if core and not random_token(core):
         return name, True
-    stems = [stem(to_text(n)) for n in file_names]
-    plain = [
-        s
-        for s, random in zip(stems, random_names, strict=True)
-        if s and not _random_file(random, s)
-    ]
-    if len(plain) * 2 <= len(file_names):
-        return core or name, False
-    return plain[0], True
+    # readable when more than half the files have plain names: stop as soon as the
+    # count decides it, and a file flagged random needs no stem
+    total = len(file_names)
+    first = ""
+    plain = hashed = 0
+    for raw, random_name in zip(file_names, random_names, strict=True):
+        if not random_name:
+            file_stem = stem(to_text(raw))
+            if file_stem and not random_token(file_stem.strip(_NAME_EDGE)):
+                plain += 1
+                first = first or file_stem
+                if plain * 2 > total:
+                    return first, True
+                continue
+        hashed += 1
+        if hashed * 2 >= total:
+            break
+    return core or name, False
 
 
-def _random_file(random_name: bool, stem: str) -> bool:
-    return random_name or random_token(stem.strip(" \t[](){}<>-_.\"'"))
+_NAME_EDGE = " \t[](){}<>-_.\"'"
 
 
 _DIGIT_RUN = re.compile(r"\d+")
 _CAPITAL_RUN = re.compile(r"[A-Z]{2,}")
 
 
+@functools.lru_cache(maxsize=4096)  # a release's volumes share one stem
 def random_token(token: str) -> bool:
     """The file test, plus one for names: a long single token with digits strewn through
     it (`fpwbi4qjigiwgk52dvsvh28kh5586e`) is a hash, however pronounceable its letters."""
-    if names_ref.random_token(token.encode("utf-8", "replace")):
+    raw = token.encode("utf-8", "replace")
+    # the file test holds no token with a byte outside [A-Za-z0-9_-]: most names end here
+    if names_ref.JOINED_RE.fullmatch(raw) and names_ref.random_token(raw):
         return True
     if len(token) < 20 or not token.isalnum():
         return False

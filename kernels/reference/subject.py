@@ -1,7 +1,9 @@
 """Plain-Python reference of kernels.subject: the same rules, written with regexes.
 
 Also the home of `identity_text`, the normalised release identity whose hash is
-identity_key: naming.py shows it to people, so both sides agree by construction.
+identity_key, and of `display_text`, the same identity with its case kept that naming.py
+shows to people: both blank the same parts of a subject (display_text without the rest
+of the parse; tests/test_naming.py holds it to parse_kept's blanking).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from dataclasses import dataclass
 from kernels import subject as k
 from kernels.reference.hashing import hash_bytes
 from kernels.reference.names import (
+    TOKEN_LEAD,
+    TOKEN_TRAIL,
     _name,
     classify,
     random_subject,
@@ -186,8 +190,136 @@ def identity_text(s: bytes) -> bytes:
 
 def display_text(s: bytes) -> bytes:
     """The identity as the poster wrote it (case kept): equal identities, equal texts
-    but for ASCII case."""
-    _, kept = parse_kept(s, keys=False)
-    if ONLY_TAGS_RE.fullmatch(normalise(kept)):
+    but for ASCII case; "" when it is posting tags alone.
+
+    Called once per release name, it blanks only what parse_kept blanks, without the
+    parser's other fields (keys, flags, the file name's class and stem), and checks for
+    a regex's text before running it. kernels.reference.naming.display_text is the
+    plain version (parse_kept, then normalise); tests/test_naming.py compares the two."""
+    kept = bytearray(s)
+    for a, b in _display_removals(s):
+        kept[a:b] = b" " * (b - a)
+    text = _normalised(bytes(kept))
+    # the reference tests the case-folded text; ASCII folding commutes with normalising
+    if ONLY_TAGS_RE.fullmatch(text.lower()):
         return b""
-    return normalise(kept, fold=False)
+    return text
+
+
+def _display_removals(s: bytes) -> list[tuple[int, int]]:
+    """_removals without the parse: the spans the identity leaves out (sizes, yEnc, the
+    part counter, the file counter, the file name, a bare number after the part counter)."""
+    lowered = s.lower()
+    spans = _yenc_spans(s, lowered)
+    if _SIZE_HINT.search(s):
+        spans += [m.span() for m in SIZE_RE.finditer(s)]
+    part = (-1, -1)
+    for m in PART_RE.finditer(s):
+        part = m.span()  # the last one is the segment counter
+    name = _name_removal(s)
+    counter = _counter_span(s, lowered, part[0], name[0])
+    for span in (part, counter, name):
+        if span[0] >= 0:
+            spans.append(span)
+    if part[0] >= 0:
+        spans += [m.span() for m in _TOKEN.finditer(s, part[1]) if m.group().isdigit()]
+    return spans
+
+
+# a size ends in a digit, maybe a space, and a unit; unlike SIZE_RE (which starts with a
+# look-behind) this starts with a character class, which the regex engine skips to fast
+_SIZE_HINT = re.compile(rb"\d ?[bkmgt]", re.IGNORECASE)
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") | (
+    frozenset(range(0x80, 0x100))
+)
+
+
+def _yenc_spans(s: bytes, lowered: bytes) -> list[tuple[int, int]]:
+    """YENC_RE's matches: the word yEnc in any ASCII case, not inside a longer word (it
+    cannot overlap itself)."""
+    spans = []
+    at = lowered.find(b"yenc")
+    while at >= 0:
+        end = at + 4
+        if (at == 0 or s[at - 1] not in _WORD_BYTES) and (
+            end == len(s) or s[end] not in _WORD_BYTES
+        ):
+            spans.append((at, end))
+        at = lowered.find(b"yenc", at + 1)
+    return spans
+
+
+_TOKEN = re.compile(rb"[^ ]+")
+_NAME_TOKEN = re.compile(rb'[^ "]+')
+
+
+def _name_removal(s: bytes) -> tuple[int, int]:
+    """The span of the file name with its quotes (kernels.reference.names._name's
+    removal span): the last non-empty quoted text, else the last token with a known
+    extension, brackets around it trimmed; (-1, -1) if none."""
+    quotes = []
+    at = s.find(b'"')
+    while at >= 0:
+        quotes.append(at)
+        at = s.find(b'"', at + 1)
+    for j in range(len(quotes) // 2 * 2 - 2, -1, -2):
+        if quotes[j + 1] - quotes[j] > 1:
+            return quotes[j], quotes[j + 1] + 1
+    for m in reversed(list(_NAME_TOKEN.finditer(s))):
+        token = m.group()
+        if b"." not in token:  # every known extension starts with a dot
+            continue
+        lead = token.lstrip(TOKEN_LEAD)
+        a = m.end() - len(lead)
+        b = a + len(lead.rstrip(TOKEN_TRAIL))
+        if a < b and classify(s[a:b])[0] != k.OTHER:
+            return a, b
+    return -1, -1
+
+
+def _counter_span(s: bytes, lowered: bytes, part_start: int, anchor: int) -> tuple[int, int]:
+    """The file counter's span, as _file_counter finds it: of the first kind present, the
+    last one before the name (else the first after it; the last one when there is no
+    name); (-1, -1) if none."""
+    for kind, rx in enumerate(_COUNTER_KINDS):
+        if _COUNTER_NEEDS[kind] not in (lowered if kind == 0 else s):
+            continue
+        found = list(rx.finditer(s))
+        if kind == 2:  # (i/N) but the part counter
+            found = [m for m in found if m.start() != part_start]
+        elif kind == 4:  # a bare i/N with i <= N
+            found = [m for m in found if int(m.group(1)) <= int(m.group(2))]
+        if not found:
+            continue
+        if anchor < 0:
+            return found[-1].span()
+        before = [m for m in found if m.end() <= anchor]
+        return (before[-1] if before else found[0]).span()
+    return -1, -1
+
+
+_COUNTER_KINDS = (FILEOF_RE, BRACKET_RE, PAREN_RE, BRACE_RE, LOOSE_RE)
+# what each kind cannot match without (the first is tested on the lower-cased subject)
+_COUNTER_NEEDS = (b"file ", b"[", b"(", b"{", b"/")
+_EMPTY_BRACKETS = re.compile(rb"\( *\)|\[ *\]|\{ *\}")
+
+
+def _normalised(kept: bytes) -> bytes:
+    """`normalise(kept, fold=False)` by regex: brackets left empty dropped (a pair emptied
+    by that too), spaces and `-` separators collapsed."""
+    dropped = 1
+    while dropped:  # dropping a pair can leave its enclosing pair empty
+        kept, dropped = _EMPTY_BRACKETS.subn(b" ", kept)
+    result: list[bytes] = []
+    pending = False
+    for token in kept.split(b" "):
+        if not token:
+            continue
+        if not token.strip(b"-"):
+            pending = bool(result)
+            continue
+        if pending:
+            result.append(b"-")
+            pending = False
+        result.append(token)
+    return b" ".join(result)

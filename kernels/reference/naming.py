@@ -1,0 +1,322 @@
+"""Plain-Python reference of pipelines.naming: the release and file names and the Newznab
+category, as first written (one regex per rule, the subject parsed in full for its
+identity text). pipelines.naming gives the same results with fewer passes;
+tests/test_naming.py compares the two.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kernels.reference import names as names_ref
+from kernels.reference import subject as subject_rules
+
+# Bracketed tags that say who posted or where, not what: `[PRiVATE]`, `[FULL]`,
+# `[#a.b.teevee@EFNet]`, `[278997]`, `<TOWN>`, `[ www.town.ag ]`.
+_TAG = re.compile(
+    r"""\s*[\[(<{]\s*(?:
+        [\d#]+ | full | private | repost | req(?:uest)? | town | tv | partner[^\])>}]* |
+        \#[^\])>}]* | [^\])>}\s]*@[^\])>}]* | a(?:lt)?\.?b(?:in\w*)?\.[^\])>}]* |
+        altbin\w* | (?:www\.)?[\w-]+\.(?:info|org|com|net|ag|nl|de|eu|cc|to)
+    )\s*[\])>}]\s*""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_WRAPPED = re.compile(r"^[\s\-_.:|>]*\[\s*([^\[\]]{4,}?)\s*\][\s\-_.:|<]*$")
+_EDGE = " \t-_.:|<>~*=+,;"
+_REPLY = re.compile(r"^\s*(?:re|fwd?|aw)\s*:\s*", re.IGNORECASE)
+_SEPARATORS = re.compile(r"\s*(?:-\s*){2,}")
+
+
+def to_text(b: bytes) -> str:
+    """Bytes as text: UTF-8 when valid, else Windows-1252, else Latin-1 (never fails)."""
+    try:
+        return b.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return b.decode("cp1252")
+    except UnicodeDecodeError:
+        return b.decode("latin-1")
+
+
+def stem(name: str) -> str:
+    """The file name without archive and volume suffixes (`x.part01.rar` -> `x`)."""
+    raw = name.encode("utf-8", "surrogateescape")
+    return subject_rules.stem(raw).decode("utf-8", "surrogateescape")
+
+
+def file_name(subject: bytes, name_start: int = -1, name_end: int = -1) -> str:
+    """The file name a subject names ("" if none); offsets (relative to the subject)
+    from the parser can be given to skip parsing it again."""
+    if name_start < 0:
+        parsed, _ = subject_rules.parse_kept(subject, keys=False)
+        name_start, name_end = parsed.name_start, parsed.name_end
+    if name_start < 0:
+        return ""
+    return to_text(subject[name_start:name_end]).strip()
+
+
+def display_text(s: bytes) -> bytes:
+    """The identity as the poster wrote it (case kept), from the full parse."""
+    _, kept = subject_rules.parse_kept(s, keys=False)
+    if subject_rules.ONLY_TAGS_RE.fullmatch(subject_rules.normalise(kept)):
+        return b""
+    return subject_rules.normalise(kept, fold=False)
+
+
+def display_name(subject: bytes) -> str:
+    """The release name to show for a subject: its identity with posting tags trimmed
+    (the identity as it is when that leaves nothing), or, when the identity is empty, the
+    stem of its file name."""
+    identity = to_text(display_text(subject))
+    text = _REPLY.sub("", identity)
+    previous = None
+    while previous != text:  # tags can stand side by side: `[1234]-[FULL]-[#a.b.x]-`
+        previous = text
+        text = _TAG.sub(" ", text).strip(_EDGE)
+    text = _SEPARATORS.sub(" - ", text)
+    wrapped = _WRAPPED.match(text)
+    if wrapped:
+        text = wrapped.group(1)
+    text = re.sub(r"\s+", " ", text).strip(_EDGE)
+    if text:
+        return text
+    if identity:  # nothing but tags: still one name per identity
+        return identity
+    name = file_name(subject)
+    if name:
+        return stem(name) or name
+    return re.sub(r"\s+", " ", to_text(subject)).strip()
+
+
+# --- categories ------------------------------------------------------------------------
+
+_I = re.IGNORECASE
+_TV = re.compile(
+    r"(?<![0-9])s\d{1,4}[ ._-]?ep?\d{1,4}|(?<![a-z0-9])s\d{1,4}(?=[ ._/-]|$|e\?)|"
+    r"(?<![0-9])(?:\d{1,2}|(?:19|20)\d\d)x\d{1,3}(?![0-9])|(?<![a-z0-9])(?:"
+    r"season|saison|temporada|stagione|staffel|series|episode|episodio|folge|afl|"
+    r"b[oö]l[uü]m|blm)[ ._-]?\d+|\d+[ ._-]?(?:b[oö]l[uü]m|blm)|(?<![a-z0-9])ep?\d{2,4}(?=[ ._-]|$)|"
+    r"(?<![0-9])\d{1,2}of\d{1,2}(?![0-9])",
+    _I,
+)
+_DAILY = re.compile(
+    r"(?<!\d)(?:(?:19|20)\d\d[ ._-](?:0[1-9]|1[0-2])[ ._-](?:[0-2]\d|3[01])|"
+    r"(?:[0-2]\d|3[01])[ ._-](?:0[1-9]|1[0-2])[ ._-](?:19|20)\d\d)(?!\d)"
+)
+_ANIME = re.compile(
+    r"^\s*[\[(【][^\])】]+[\])】].*?"
+    r"(?:[ _-]\d{1,4}(?:v\d)?(?=[ _.\[(-]|$)|\[[0-9A-F]{8}\]|第\d+[话話集])",
+    _I,
+)
+_ABSOLUTE = re.compile(
+    r"([ ._]-[ ._]|[ _.\[(#]|^)(?:ep?\.?\s?)?(\d{1,4})(?:v\d)?(?:\s?[-~]\s?\d{1,4})?"
+    r"(?=$|[ ._\])\[(~-])",
+    _I,
+)
+_LAST_EXT = re.compile(r"\.[A-Za-z0-9]{2,4}$")
+_BRACKETED_EPISODE = re.compile(r"[\[【]第?\d{1,4}(?:[话話集完]|end|v\d)?[\]】]", _I)
+_FANSUB = re.compile(r"^\s*[\[(【]|\[[0-9A-F]{8}\]|\([0-9A-F]{8}\)", _I)
+_RESOLUTION = re.compile(r"\d{3,4}[x*]\d{3,4}")
+_YEAR = re.compile(r"(?<![0-9])(?:19[2-9]\d|20[0-4]\d)(?![0-9])")
+_VIDEO = re.compile(
+    r"(?<![a-z0-9])(?:720p|1080[pi]|2160p|4k|uhd|blu-?ray|bdrip|brrip|dvdrip|dvdr|dvd[59]|"
+    r"web-?dl|webrip|hdrip|hdtv|pdtv|sdtv|xvid|divx|x264|x265|h\.?26[45]|hevc|avc|remux|"
+    r"bdmv|cam|telesync|ts|mkv|mp4|avi)(?![a-z0-9])",
+    _I,
+)
+_UHD = re.compile(r"(?<![a-z0-9])(?:2160p|4k|uhd)(?![a-z0-9])", _I)
+_HD = re.compile(r"(?<![a-z0-9])(?:720p|1080[pi]|hd)(?![a-z0-9])", _I)
+_DISC = re.compile(
+    r"(?<![a-z0-9])(?:remux|bdmv|bd25|bd50|complete[ ._-]blu-?ray|avc)(?![a-z0-9])", _I
+)
+_LOSSLESS = re.compile(r"(?<![a-z0-9])(?:flac|alac|lossless|wav|ape|24bit|24-?bit)(?![a-z0-9])", _I)
+_AUDIOBOOK = re.compile(
+    r"(?<![a-z0-9])(?:audio-?book|abook|m4b|unabridged|hörbuch)(?![a-z0-9])", _I
+)
+_MUSIC = re.compile(
+    r"(?<![a-z0-9])(?:mp3|aac|m4a|ogg|opus|\d{3}\s?kbps|v0|cbr|vbr|discography|album|single|"
+    r"web-?flac|cd[12]?|vinyl)(?![a-z0-9])",
+    _I,
+)
+_COMIC = re.compile(r"(?<![a-z0-9])(?:cbr|cbz|cb7|comics?)(?![a-z0-9])", _I)
+_EBOOK = re.compile(r"(?<![a-z0-9])(?:epub|mobi|azw3?|pdf|e-?books?|retail|kindle)(?![a-z0-9])", _I)
+_GAME = re.compile(
+    r"(?<![a-z0-9])(?:codex|plaza|reloaded|skidrow|flt|tinyiso|prophet|hoodlum|cpy|empress|"
+    r"darksiders|razor1911|gog|fitgirl|dodi|elamigos|repack)(?![a-z0-9])",
+    _I,
+)
+_ANDROID = re.compile(r"(?<![a-z0-9])(?:apk|android)(?![a-z0-9])", _I)
+_IOS = re.compile(r"(?<![a-z0-9])(?:ipa|ios|iphone|ipad)(?![a-z0-9])", _I)
+_MAC = re.compile(r"(?<![a-z0-9])(?:mac|macos|osx|macosx)(?![a-z0-9])", _I)
+_SOFTWARE = re.compile(
+    r"(?<![a-z0-9])(?:keygen|crack|incl|x64|x86|win(?:32|64|dows)?|portable|multilingual|"
+    r"setup|exe|msi|iso)(?![a-z0-9])",
+    _I,
+)
+_XXX_GROUP = re.compile(r"erotica|xxx|porn", _I)
+_GROUP_CATEGORIES = [
+    (re.compile(r"anime", _I), 5070),
+    (re.compile(r"teevee|\btv\b|\.tv|hdtv|tvseries|series|sitcom|documentar", _I), 5000),
+    (re.compile(r"movie|dvd|bluray|x264|hd\.|divx|xvid|cinema|film", _I), 2000),
+    (re.compile(r"lossless|flac", _I), 3040),
+    (re.compile(r"audiobook", _I), 3030),
+    (re.compile(r"sounds|mp3|music|audio", _I), 3000),
+    (re.compile(r"comic", _I), 7030),
+    (re.compile(r"e-?book|books", _I), 7020),
+    (re.compile(r"games", _I), 4050),
+    (re.compile(r"0day|warez|apps|pc\b|software|mac", _I), 4000),
+]
+
+
+def _xxx(name: str) -> int:
+    if _UHD.search(name):
+        return 6045
+    if re.search(r"x264|h\.?264|1080p|720p", name, _I):
+        return 6040
+    if re.search(r"(?<![a-z])(?:xvid|divx)(?![a-z])", name, _I):
+        return 6030
+    if re.search(r"(?<![a-z])wmv(?![a-z])", name, _I):
+        return 6020
+    if re.search(r"(?<![a-z])dvd", name, _I):
+        return 6010
+    if re.search(r"(?<![a-z])(?:jpe?g|png|gif|imageset|pics?)(?![a-z])", name, _I):
+        return 6060
+    return 6000
+
+
+def _tv(name: str, anime: bool) -> int:
+    if anime:
+        return 5070
+    if _UHD.search(name):
+        return 5045
+    if _HD.search(name):
+        return 5040
+    return 5030
+
+
+def _film(name: str) -> int:
+    if _UHD.search(name):
+        return 2045
+    if _DISC.search(name):
+        return 2050
+    if _HD.search(name):
+        return 2040
+    return 2030
+
+
+def category_of(name: str, groups: list[str]) -> int:
+    """The Newznab category id of a release from its name and the groups it was posted to."""
+    if any(_XXX_GROUP.search(g) for g in groups):
+        return _xxx(name)
+    token = _LAST_EXT.sub("", stem(name).strip()).encode("utf-8", "surrogateescape")
+    if token and b" " not in token and subject_rules.random_token(token):
+        return 8020  # a hashed name says nothing about what it is
+    anime = any("anime" in g.lower() for g in groups) or bool(_ANIME.search(name))
+    film = bool(_YEAR.search(name) and _VIDEO.search(name))
+    episode = _episode_evidence(name)
+    # a full date names a broadcast day: it beats the year of a film
+    if _TV.search(name) or _DAILY.search(name) or episode == 2 or (episode == 1 and not film):
+        return _tv(name, anime)
+    if film:
+        return _film(name)
+    return _by_content(name) or _by_groups(groups)
+
+
+def _episode_evidence(name: str) -> int:
+    """How strongly a bare number reads as an episode: 2 (`Show - 031 - Title`, `[Group]
+    Show 07`), 1 (`Show 06 720p`), 0 (no episode number, or an album's track)."""
+    video = bool(_VIDEO.search(name) or _RESOLUTION.search(name))
+    if not video and (_MUSIC.search(name) or _LOSSLESS.search(name) or _EBOOK.search(name)):
+        return 0
+    if _BRACKETED_EPISODE.search(name):
+        return 2
+    bracketed = bool(_FANSUB.search(name))
+    best = 0
+    for m in _ABSOLUTE.finditer(name):
+        number = m.group(2)
+        if len(number) == 4 and number[:2] in ("19", "20"):
+            continue  # a year
+        if m.group(1).strip(" ._") == "-" or bracketed:
+            return 2
+        if video:
+            best = 1
+    return best
+
+
+def _by_content(name: str) -> int:
+    if _AUDIOBOOK.search(name):
+        return 3030
+    if _LOSSLESS.search(name):
+        return 3040
+    if _COMIC.search(name):
+        return 7030
+    if _EBOOK.search(name):
+        return 7020
+    if _MUSIC.search(name):
+        return 3010
+    if _GAME.search(name):
+        return 4050
+    if _ANDROID.search(name):
+        return 4070
+    if _IOS.search(name):
+        return 4060
+    if _MAC.search(name):
+        return 4030
+    if _SOFTWARE.search(name):
+        return 4010
+    if _VIDEO.search(name):
+        return 2000
+    return 0
+
+
+def _by_groups(groups: list[str]) -> int:
+    for pattern, category in _GROUP_CATEGORIES:
+        if any(pattern.search(g) for g in groups):
+            return category
+    return 8010
+
+
+# --- usable names ----------------------------------------------------------------------
+
+
+def usable_name(name: str, file_names: list[bytes], random_names: list[bool]) -> tuple[str, bool]:
+    """The name to show, and whether it is usable at all.
+
+    A release is unreadable when its name is one random token and most of its files
+    have random names too (an obfuscated upload: pending, for the article pass to name).
+    A random subject over readable files takes its name from the files instead.
+    `file_names` and `random_names` are its files' names and random-name flags.
+    """
+    core = name.strip(" \t[](){}<>-_.\"'")
+    if core and not random_token(core):
+        return name, True
+    stems = [stem(to_text(n)) for n in file_names]
+    plain = [
+        s
+        for s, random in zip(stems, random_names, strict=True)
+        if s and not _random_file(random, s)
+    ]
+    if len(plain) * 2 <= len(file_names):
+        return core or name, False
+    return plain[0], True
+
+
+def _random_file(random_name: bool, stem: str) -> bool:
+    return random_name or random_token(stem.strip(" \t[](){}<>-_.\"'"))
+
+
+_DIGIT_RUN = re.compile(r"\d+")
+_CAPITAL_RUN = re.compile(r"[A-Z]{2,}")
+
+
+def random_token(token: str) -> bool:
+    """The file test, plus one for names: a long single token with digits strewn through
+    it (`fpwbi4qjigiwgk52dvsvh28kh5586e`) is a hash, however pronounceable its letters."""
+    if names_ref.random_token(token.encode("utf-8", "replace")):
+        return True
+    if len(token) < 20 or not token.isalnum():
+        return False
+    # digits strewn through it, or capitals in runs amid lower case (not CamelCase words)
+    capital_runs = len(_CAPITAL_RUN.findall(token))
+    return len(_DIGIT_RUN.findall(token)) >= 3 or (capital_runs >= 2 and token != token.upper())
