@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels._jit import kernel
-from kernels.hashing import _hash_span, as_buffer, check_spans, leaf_kernel
+from kernels.hashing import AHEAD, _hash_span, as_buffer, check_spans, leaf_kernel, prefetch
 from kernels.names import _random_subject
 from kernels.subject import _strict_counter
 
@@ -59,7 +59,13 @@ def _classes(
 ):
     mask = np.uint64(table.shape[0] - 1)
     n_classes = 0
-    for li in range(start.shape[0]):
+    n = start.shape[0]
+    for li in range(n):
+        if li + AHEAD < n:
+            # the subjects lie ~300 bytes apart in a chunk far larger than the caches:
+            # fetch the one some lines ahead (its end first: the scan starts there)
+            prefetch(buf, end[li + AHEAD] - 1)
+            prefetch(buf, start[li + AHEAD])
         s = start[li]
         e = end[li]
         # one scan from the end: the last strict (k/K), unless a `?=` comes first
@@ -105,7 +111,7 @@ def _classes(
             tail[li] = -1
             counter_len[li] = 0
         key[li] = k
-        # open addressing, the key beside its class: one cache line a probe
+        # open addressing over a table at most half full
         h = k & mask
         while True:
             slot = table[h]

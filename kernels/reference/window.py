@@ -32,7 +32,15 @@ from pipelines.index.batch import SegmentBatch
 from pipelines.index.rules import Rules
 
 
-def _fresh(f: OpenFile, numbers: np.ndarray) -> np.ndarray | None:
+@dataclass(slots=True, eq=False)
+class _File(OpenFile):
+    """An open file as the reference keeps it: its parts seen, and its release."""
+
+    seen: np.ndarray = field(default_factory=lambda: np.zeros(0, np.bool_))  # by part number
+    release: OpenRelease | None = None
+
+
+def _fresh(f: _File, numbers: np.ndarray) -> np.ndarray | None:
     """Which of these part numbers the file has not seen yet (and mark them seen);
     None when all are new."""
     top = int(numbers[-1]) + 1  # part numbers ascend within a run
@@ -55,7 +63,7 @@ def _fresh(f: OpenFile, numbers: np.ndarray) -> np.ndarray | None:
 class ReferenceWindow:
     rules: Rules
     frontier: FrontierState = field(default_factory=FrontierState)
-    files: dict[int, OpenFile] = field(default_factory=dict)  # the current file of each key
+    files: dict[int, _File] = field(default_factory=dict)  # the current file of each key
     current: dict[int, list[OpenRelease]] = field(default_factory=dict)  # open, per identity
     siblings: dict[tuple[int, int, bytes], list[OpenRelease]] = field(default_factory=dict)
     open: list[OpenRelease] = field(default_factory=list)
@@ -76,14 +84,14 @@ class ReferenceWindow:
         if len(batch.article):
             self.position = max(self.position, int(batch.article.max()))
 
-    def _is_repost(self, f: OpenFile, numbers: np.ndarray, first_date: int) -> bool:
+    def _is_repost(self, f: _File, numbers: np.ndarray, first_date: int) -> bool:
         if first_date <= f.last_date + self.rules.upload_gap:
             return False
         return f.complete or bool(f.seen[numbers[numbers < len(f.seen)]].any())
 
-    def _new_file(self, batch: SegmentBatch, r: int) -> OpenFile:
+    def _new_file(self, batch: SegmentBatch, r: int) -> _File:
         a = int(batch.bounds[r])
-        f = OpenFile(
+        f = _File(
             key=int(batch.file_key[a]),
             subject=batch.run_subject[r],
             poster=batch.run_poster[r],
@@ -103,7 +111,7 @@ class ReferenceWindow:
         self.files[f.key] = f
         return f
 
-    def _place(self, f: OpenFile, batch: SegmentBatch, r: int) -> None:
+    def _place(self, f: _File, batch: SegmentBatch, r: int) -> None:
         a = int(batch.bounds[r])
         ident = int(batch.ident[a])
         poster_key = int(batch.poster_key[a])
@@ -153,7 +161,7 @@ class ReferenceWindow:
                 best = cand
         return best
 
-    def _extend(self, f: OpenFile, batch: SegmentBatch, r: int) -> None:
+    def _extend(self, f: _File, batch: SegmentBatch, r: int) -> None:
         a, b = int(batch.bounds[r]), int(batch.bounds[r + 1])
         fresh = _fresh(f, batch.number[a:b])
         rows = np.arange(a, b) if fresh is None else np.arange(a, b)[fresh]
@@ -204,7 +212,8 @@ class ReferenceWindow:
 
     def retire(self, rel: OpenRelease) -> None:
         for f in rel.files:
-            f.release = None
+            if isinstance(f, _File):
+                f.release = None
 
     def carry(self) -> list[OpenRelease]:
         for rel in self.open:

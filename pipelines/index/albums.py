@@ -49,7 +49,6 @@ class OpenFile:
     first_article: int
     last_article: int
     nbytes: int = 0
-    seen: np.ndarray = field(default_factory=lambda: np.zeros(0, np.bool_))  # by part number
     count: int = 0  # distinct parts seen
     pieces: list[Piece] = field(default_factory=list)
     # segments written already under the file's own release, kept for an album to come
@@ -57,7 +56,6 @@ class OpenFile:
     first_part_id: bytes = b""  # the message-id of part 1 (a probe target)
     last_part: int = -1
     last_part_id: bytes = b""  # the message-id of the highest part (7z sets' probe)
-    release: OpenRelease | None = None
 
     @property
     def segments(self) -> int:

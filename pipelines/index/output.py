@@ -12,6 +12,7 @@ import re
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -83,7 +84,10 @@ class Output:
     releases: list[dict[str, object]] = field(default_factory=list)
     pending: list[dict[str, object]] = field(default_factory=list)
     probes: list[dict[str, object]] = field(default_factory=list)
-    file_rows: list[dict[str, object]] = field(default_factory=list)
+    # release_files' own columns, a value per file (texts as bytes: made text column-wise)
+    file_columns: dict[str, list[Any]] = field(
+        default_factory=lambda: {name: [] for name in _FILE_COLUMNS}
+    )
     # per file row: the place of each of its segments in the store (all batches end to end)
     file_segments: list[np.ndarray] = field(default_factory=list)
     # the segment store: the columns of every batch a written file drew on
@@ -208,21 +212,22 @@ class Output:
             f.carried = []
         if not pieces:
             return
-        places = [p.rows + self._store(p.batch) for p in pieces]
-        self.file_rows.append(
-            {
-                "release_key": key,
-                "written_range": self.written_range,
-                "name": naming.to_text(f.name),
-                "subject": naming.to_text(f.subject),
-                "poster": naming.to_text(f.poster),
-                "date": f.first_date,
-                "groups": groups,
-                "file_index": f.file_index if f.file_index > 0 else None,
-                "part_total": f.part_total,
-            }
-        )
+        store = self._store
+        places = [p.rows + store(p.batch) for p in pieces]
+        c = self.file_columns
+        c["release_key"].append(key)
+        c["name"].append(f.name)
+        c["subject"].append(f.subject)
+        c["poster"].append(f.poster)
+        c["date"].append(f.first_date)
+        c["groups"].append(groups)
+        c["file_index"].append(f.file_index if f.file_index > 0 else None)
+        c["part_total"].append(f.part_total)
         self.file_segments.append(places[0] if len(places) == 1 else np.concatenate(places))
+
+    @property
+    def files_written(self) -> int:
+        return len(self.file_segments)
 
     def _store(self, batch: SegmentBatch) -> int:
         """Where the batch's first segment sits in this range's segment store (its columns
@@ -257,11 +262,17 @@ class Output:
     def _files_batches(self) -> Iterator[pa.Table]:
         """release_files, a row group at a time: the files sorted once, then each group's
         segments gathered from the store and sorted by part number within each file."""
-        plain = [
-            f for f in schema.RELEASE_FILES if not f.name.startswith("seg_") and f.name != "bytes"
-        ]
-        base = pa.Table.from_pylist(self.file_rows, pa.schema(plain))
-        self.file_rows = []
+        c = self.file_columns
+        rows = len(c["release_key"])
+        arrays = {
+            name: _texts(c[name])
+            if name in _TEXTS
+            else pa.array(c[name], _FILE_SCHEMA.field(name).type)
+            for name in _FILE_COLUMNS
+        }
+        arrays["written_range"] = pa.array(np.full(rows, self.written_range, np.int64))
+        base = pa.table(arrays).select(_FILE_SCHEMA.names).cast(_FILE_SCHEMA)
+        self.file_columns = {name: [] for name in _FILE_COLUMNS}
         by = [("release_key", "ascending"), ("name", "ascending"), ("date", "ascending")]
         file_order = pc.sort_indices(base, sort_keys=by).to_numpy()
         base = base.take(file_order)
@@ -345,6 +356,22 @@ class _Store:
 
 
 _NO_BYTES = np.zeros(0, np.uint8)
+
+# release_files without its segment columns: what a file row holds before its segments
+_FILE_SCHEMA = pa.schema(
+    [f for f in schema.RELEASE_FILES if not f.name.startswith("seg_") and f.name != "bytes"]
+)
+_FILE_COLUMNS: list[str] = [name for name in _FILE_SCHEMA.names if name != "written_range"]
+_TEXTS = frozenset({"name", "subject", "poster"})
+
+
+def _texts(values: list[bytes]) -> pa.Array:
+    """Bytes as a text column, as `naming.to_text` makes each (UTF-8 checked by Arrow in
+    one pass; only a column with invalid UTF-8 is made value by value)."""
+    try:
+        return pa.array(values, pa.binary()).cast(pa.string())
+    except pa.ArrowInvalid:
+        return pa.array([naming.to_text(v) for v in values], pa.string())
 
 
 def _as_text(ids: pa.Array) -> pa.Array:

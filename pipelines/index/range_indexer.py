@@ -121,7 +121,7 @@ def index_range(
             result.drops[rule] = result.drops.get(rule, 0) + n
     result.releases_finished = out.finished
     result.releases_provisional = out.provisional
-    result.files = len(out.file_rows)
+    result.files = out.files_written
     result.pending = len(out.pending)
 
     tables = out.tables()
