@@ -43,7 +43,7 @@ class BenchReport:
     search_cpu_ms: float = 0.0  # server CPU per search: wall time minus waiting for a core
     get_ms: dict[str, float] = field(default_factory=dict)
     get_cpu_ms: float = 0.0
-    # Server-Timing stages (ms) of the median gets and of the slowest tenth
+    # Server-Timing stages (wall ms, "<stage> cpu" ms) of the median gets and the slowest tenth
     get_stages: dict[str, dict[str, float]] = field(default_factory=dict)
     searches_per_second: float = 0.0
     load_clients: int = 0
@@ -395,8 +395,13 @@ def print_report(report: BenchReport, as_json: bool) -> None:
             ("server CPU per t=get", f"{report.get_cpu_ms} ms"),
         ]
         for label, stages in report.get_stages.items():
-            shown = ", ".join(f"{k} {v}" for k, v in stages.items())
-            lines.append((f"  t=get {label} (ms)", shown))
+            # wall/CPU ms per stage (CPU of the serving thread)
+            shown = ", ".join(
+                f"{k} {v}" + (f"/{stages[k + ' cpu']}" if k + " cpu" in stages else "")
+                for k, v in stages.items()
+                if not k.endswith(" cpu")
+            )
+            lines.append((f"  t=get {label}", shown))
     lines += [
         ("sustained t=search", f"{report.searches_per_second}/s ({report.load_clients} clients, "
                                f"{report.workers} server workers, search cache {cache}, "

@@ -16,6 +16,7 @@ from pipelines.nzb.assemble import (
     Mark,
     ReleaseFilesLookup,
     head_meta,
+    load_kernels,
     merge_file_rows,
     merge_release_rows,
 )
@@ -28,9 +29,6 @@ from serving.settings import Settings
 from serving.views import CatalogViews
 
 log = logging.getLogger(__name__)
-# What an NZB download reads of a release's index row (`Catalog.nzb` and its file name).
-NZB_COLUMNS = ["release_key", "name", "group", "category", "first_article", "last_article",
-               "written_range"]  # fmt: skip
 
 
 class Catalog:
@@ -73,6 +71,7 @@ class Catalog:
             self._thread.start()
 
     def _loop(self) -> None:
+        load_kernels()
         self._warm_footers()  # before the first refresh: downloads find their footers read
         while not self._stop.wait(self.settings.refresh_seconds):
             try:
@@ -100,6 +99,10 @@ class Catalog:
     def release(self, key: bytes, columns: list[str] | None = None) -> dict[str, Any] | None:
         return self.snapshot.find(key, columns)
 
+    def download_row(self, key: bytes) -> dict[str, Any] | None:
+        """What `nzb` needs of the release (name, group, category, article span)."""
+        return self.snapshot.download_row(key)
+
     def nzb_files(self, row: dict[str, Any]) -> list[NzbFile]:
         # Versions were written in ranges from its first article to its newest version's.
         last = max(int(row["last_article"]), int(row["written_range"]))
@@ -107,7 +110,7 @@ class Catalog:
         return merge_file_rows(rows)
 
     def nzb(self, row: dict[str, Any], mark: Mark = None) -> bytes:
-        """The release's NZB (from a row with NZB_COLUMNS at least); `mark(stage)` is told
+        """The release's NZB (from its `download_row` or whole row); `mark(stage)` is told
         where the time went."""
         last = max(int(row["last_article"]), int(row["written_range"]))
         rows = self.files.rows(

@@ -138,6 +138,18 @@ def test_find_by_key_including_trailing_zero_bytes(manager, newest):
     assert manager.snapshot.find(zero["release_key"])["name"] == zero["name"]
 
 
+def test_a_downloads_row_is_the_whole_rows_fields(manager, newest):
+    """`download_row` reads group and category from the segment's arrays, the rest from
+    four columns: the same values as the whole row."""
+    fields = ("release_key", "name", "group", "category", "first_article", "last_article",
+              "written_range")  # fmt: skip
+    for row in newest[:200]:
+        got = manager.snapshot.download_row(row["release_key"])
+        whole = manager.snapshot.find(row["release_key"])
+        assert got is not None and {f: got[f] for f in fields} == {f: whole[f] for f in fields}
+    assert manager.snapshot.download_row(b"\x00" * 20) is None
+
+
 def test_a_landed_range_becomes_a_delta_segment(tmp_path):
     root = str(tmp_path / "cat")
     write_synthetic_catalog(root, 2_000, groups=1, per_range=1_000, seed=5, spanning_share=0.05)

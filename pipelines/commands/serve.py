@@ -89,6 +89,8 @@ def _run_workers(settings: Any, args: argparse.Namespace) -> int:
     """One builder (this process) and N workers that follow its segments."""
     import os
     import shutil
+    import subprocess
+    import sys
     import tempfile
     import threading
 
@@ -97,6 +99,10 @@ def _run_workers(settings: Any, args: argparse.Namespace) -> int:
     from serving.app import SETTINGS_ENV
     from serving.index.manager import IndexManager
 
+    # The NZB kernels compiled into numba's cache once, by a short-lived process (LLVM's
+    # memory would stay with this one): the workers then load them from the cache.
+    load = "from pipelines.nzb.assemble import load_kernels; load_kernels()"
+    subprocess.run([sys.executable, "-c", load], check=False)
     index_dir = settings.index_dir or tempfile.mkdtemp(prefix="usenet-indexer-index-")
     builder = IndexManager(settings.catalog, index_dir, in_process=settings.build_in_process)
     report = builder.refresh()

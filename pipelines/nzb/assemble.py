@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from fsspec import AbstractFileSystem
 
 from kernels.parquet_footer import row_group_spans
-from pipelines.nzb.writer import NzbFile, NzbFiles, string_buffers
+from pipelines.nzb.writer import NzbFile, NzbFiles, load_kernel, string_buffers
 
 # What `merge_file_rows` reads of `release_files` (and the key, to pick the rows).
 MERGED_COLUMNS = ["release_key", "written_range", "name", "subject", "poster", "date", "groups",
@@ -91,22 +91,19 @@ def merge_release_rows(rows: pa.Table) -> NzbFiles:
     by_range = np.argsort(_numbers(rows.column("written_range"), 0), kind="stable")
     rank = np.empty(n, dtype=np.int64)
     rank[by_range] = np.arange(n)
-    # Files are names: the dictionary's codes number them (first seen first).
-    encoded = pc.dictionary_encode(rows.column("name").chunk(0))
-    row_file = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
-    file_names = encoded.dictionary.to_pylist()
+    # A hundred-odd rows: Python lists and a dict beat Arrow's kernels' fixed costs here.
+    names = [name or "" for name in rows.column("name").to_pylist()]
+    file_of: dict[str, int] = {}
+    row_file = np.array([file_of.setdefault(name, len(file_of)) for name in names], np.int64)
+    file_names = list(file_of)
     n_files = len(file_names)
     first_rank = np.full(n_files, n, dtype=np.int64)
     np.minimum.at(first_rank, row_file, rank)
     first_row = by_range[first_rank]
     dates = np.full(n_files, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(dates, row_file, _numbers(rows.column("date"), 0))
-    index = _numbers(rows.column("file_index"), 1 << 30)[first_row]
-    # Ordered by (index, name): UTF-8 byte order is code point order, Python's str order.
-    name_order = np.asarray(pc.sort_indices(encoded.dictionary), dtype=np.int64)
-    name_rank = np.empty(n_files, dtype=np.int64)
-    name_rank[name_order] = np.arange(n_files)
-    in_order = np.lexsort((name_rank, index))
+    index = _numbers(rows.column("file_index"), 1 << 30)[first_row].tolist()
+    in_order = np.array(sorted(range(n_files), key=lambda f: (index[f], file_names[f])), np.int64)
     place = np.empty(n_files, dtype=np.int64)
     place[in_order] = np.arange(n_files)
     numbers, sizes, id_offsets, id_data, seg_row = _segment_columns(rows)
@@ -118,13 +115,12 @@ def merge_release_rows(rows: pa.Table) -> NzbFiles:
     keep[1:] = (sorted_place[1:] != sorted_place[:-1]) | (sorted_numbers[1:] != sorted_numbers[:-1])
     source = order[keep]
     bounds = np.searchsorted(sorted_place[keep], np.arange(n_files + 1)).astype(np.int64)
-    firsts = pa.array(first_row[in_order])
-    subjects = rows.column("subject").take(firsts).to_pylist()
-    posters = rows.column("poster").take(firsts).to_pylist()
-    ordered_names = [file_names[f] for f in in_order.tolist()]
+    firsts = first_row[in_order].tolist()
+    subjects = rows.column("subject").to_pylist()
+    posters = rows.column("poster").to_pylist()
     return NzbFiles(
-        subjects=[s or name for s, name in zip(subjects, ordered_names, strict=True)],
-        posters=[p or "" for p in posters],
+        subjects=[subjects[r] or names[r] for r in firsts],
+        posters=[posters[r] or "" for r in firsts],
         dates=dates[in_order].tolist(),
         groups=_file_groups(rows, by_range, row_file, first_row, in_order, n > n_files),
         bounds=bounds,
@@ -136,20 +132,32 @@ def merge_release_rows(rows: pa.Table) -> NzbFiles:
     )
 
 
+def _flat(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+    """A list column's lengths and its values in row order (the child's slice the rows
+    cover: no Arrow kernel, whose fixed cost is most of the work at this size)."""
+    lists = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    if lists.null_count:  # a null list may cover child values: let Arrow drop them
+        counts = pc.list_value_length(lists).fill_null(0)
+        return np.asarray(counts, dtype=np.int64), pc.list_flatten(lists)
+    raw = np.frombuffer(lists.buffers()[1], np.int32)
+    offsets = raw[lists.offset : lists.offset + len(lists) + 1]
+    first, last = int(offsets[0]), int(offsets[-1])
+    return np.diff(offsets).astype(np.int64), lists.values.slice(first, last - first)
+
+
 def _segment_columns(
     rows: pa.Table,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The rows' segments flattened: numbers, bytes, message-id offsets and data (views of
     the Arrow buffers where possible), and each segment's row."""
-    lists = [rows.column(c).chunk(0) for c in ("seg_numbers", "seg_bytes", "seg_ids")]
-    counts = [np.asarray(pc.list_value_length(a).fill_null(0), dtype=np.int64) for a in lists]
-    if not (np.array_equal(counts[0], counts[1]) and np.array_equal(counts[0], counts[2])):
+    counts, numbers = _flat(rows.column("seg_numbers"))
+    size_counts, sizes = _flat(rows.column("seg_bytes"))
+    id_counts, ids = _flat(rows.column("seg_ids"))
+    if not (np.array_equal(counts, size_counts) and np.array_equal(counts, id_counts)):
         raise ValueError("a release_files row has unequal segment numbers, bytes and message-ids")
-    numbers = _numbers(pc.list_flatten(lists[0]), 0)
-    sizes = _numbers(pc.list_flatten(lists[1]), 0)
-    id_offsets, id_data = string_buffers(pc.list_flatten(lists[2]))
-    seg_row = np.repeat(np.arange(rows.num_rows), counts[0])
-    return numbers, sizes, id_offsets, id_data, seg_row
+    id_offsets, id_data = string_buffers(ids)
+    seg_row = np.repeat(np.arange(rows.num_rows), counts)
+    return _numbers(numbers, 0), _numbers(sizes, 0), id_offsets, id_data, seg_row
 
 
 def _file_groups(
@@ -376,6 +384,18 @@ class _Partition:
     @property
     def size(self) -> int:
         return len(self.footer) + 64 * len(self.bounds) + 1024
+
+
+def load_kernels() -> None:
+    """Compile (or load from numba's cache) the NZB path's kernels, so a server's first
+    download does not wait seconds for them: `serve` calls this before it starts its
+    workers (which then load them from the cache), and each server process at start."""
+    load_kernel()
+    sink = pa.BufferOutputStream()
+    pq.write_table(pa.table({"release_key": pa.array([b"k" * 20], pa.binary(20))}), sink)
+    raw = sink.getvalue().to_pybytes()
+    size = int.from_bytes(raw[-8:-4], "little")
+    row_group_spans(np.frombuffer(raw[-8 - size : -8], np.uint8))
 
 
 def _schema() -> pa.Schema:

@@ -208,6 +208,13 @@ def _id_buffers(
     return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64), data
 
 
+def load_kernel() -> None:
+    """Compile (or load from numba's cache) the segment kernel for the argument types a
+    download passes (a read-only uint8 buffer)."""
+    one = np.zeros(1, dtype=np.int64)
+    segment_lines(one, one, one, np.array([0, 1]), np.frombuffer(b"m", np.uint8))
+
+
 def write_nzb(files: Iterable[NzbFile] | NzbFiles, meta: Sequence[tuple[str, str]] = ()) -> bytes:
     """The NZB document: `meta` as head (type, value) pairs, then one `file` per file."""
     if not isinstance(files, NzbFiles):

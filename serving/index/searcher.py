@@ -374,6 +374,16 @@ class Snapshot:
             return None
         return self.segments[found[0]].segment.take(np.array([found[1]]), columns).to_pylist()[0]
 
+    def download_row(self, key: bytes) -> dict[str, Any] | None:
+        """The newest version's fields an NZB download needs (`Segment.download_row`),
+        None when absent."""
+        found = self._locate(key)
+        if found is None:
+            return None
+        row = self.segments[found[0]].segment.download_row(found[1])
+        row["release_key"] = key
+        return row
+
     def stats(self) -> dict[str, Any]:
         """Counts for the status and browse pages: releases, bytes, per category and group."""
         if self._stats is not None:

@@ -19,6 +19,7 @@ def _ipc(path: Path) -> pa.Table:
 
 
 TERM_CACHE = 65_536  # term lookups kept per segment
+_DOWNLOAD_COLUMNS = ["name", "first_article", "last_article", "written_range"]
 
 
 class Segment:
@@ -102,6 +103,15 @@ class Segment:
             return table
         # Batches come in ordinal order; put the rows back in the order asked for.
         return table.take(pa.array(np.argsort(np.concatenate(positions), kind="stable")))
+
+    def download_row(self, ord_: int) -> dict:
+        """What an NZB download needs of a release: group and category from the small
+        arrays searches keep in memory, four columns of `rows` (each a page or two of the
+        mapped file to touch, perhaps from disk, where the whole row was ~30)."""
+        row = self.take(np.array([ord_]), _DOWNLOAD_COLUMNS).to_pylist()[0]
+        row["group"] = self.groups[int(self.group[ord_])]
+        row["category"] = int(self.category[ord_])
+        return row
 
     def items_at(self, ords: np.ndarray) -> list[str]:
         """The prepared feed item values at these ordinals, in the order given."""

@@ -18,7 +18,7 @@ from serving.index.searcher import SearchQuery, SearchResult
 from serving.newznab import errors as E
 from serving.newznab import params as P
 from serving.newznab import render
-from serving.state import NZB_COLUMNS, Catalog
+from serving.state import Catalog
 from serving.timing import Stages
 
 log = logging.getLogger(__name__)
@@ -99,7 +99,7 @@ def _page(catalog: Catalog, links: render.Links, result: SearchResult, offset: i
 
 def nzb_reply(catalog: Catalog, key: str | None, release: bytes) -> Reply:
     stages = Stages()
-    row = catalog.release(release, NZB_COLUMNS)
+    row = catalog.download_row(release)
     if row is None:
         raise E.NewznabError(E.NO_ITEM, "No such item")
     if not catalog.limits.count_download(key, release):
