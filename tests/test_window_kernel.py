@@ -19,6 +19,7 @@ from kernels import subject as sk
 from kernels.reference.window import ReferenceWindow
 from pipelines.corpus.reader import CorpusReader, RangeReport
 from pipelines.generate import GenerateConfig, generate_corpus
+from pipelines.index import window as window_module
 from pipelines.index.albums import OpenFile, OpenRelease
 from pipelines.index.batch import SOURCE_STEM, SOURCE_SUBJECT, SegmentBatch
 from pipelines.index.parse import Drops, group_context, parse_chunk
@@ -205,9 +206,12 @@ def test_the_kernel_window_hands_out_what_the_reference_does(ranges_spec, shuffl
     assert got == want
 
 
-def test_tables_grow_and_compact_without_losing_a_file():
+@pytest.mark.parametrize("compact_at", [1 << 16, 64])
+def test_tables_grow_and_compact_without_losing_a_file(monkeypatch, compact_at):
     """Thousands of files over three ranges: the tables grow (maps rebuilt, the pool
-    regrown mid-batch) and are compacted between ranges, and still match."""
+    regrown mid-batch) and are compacted between ranges (and, at 64, within them), and
+    still match."""
+    monkeypatch.setattr(window_module, "COMPACT_FILES", compact_at)
     rng = np.random.default_rng(5)
     ranges, frontiers = [], []
     article, date = 1, 1_700_000_000

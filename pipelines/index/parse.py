@@ -116,15 +116,17 @@ def parse_chunk(
     sampled = ix.number % rules.sample_every == 0
 
     def sample(rule: str, mask: np.ndarray) -> None:
-        for i in np.flatnonzero(mask & sampled):
+        lines = np.flatnonzero(mask & sampled)
+        if not len(lines):
+            return
+        texts = {
+            name: _sample_texts(chunk.data, fs[lines, k], fe[lines, k])
+            for name, k in (("message_id", sc.F_MESSAGE_ID), ("subject", sc.F_SUBJECT),
+                            ("poster", sc.F_FROM))
+        }  # fmt: skip
+        for j, article in enumerate(ix.number[lines].tolist()):
             drops.samples.append(
-                {
-                    "rule": rule,
-                    "article": int(ix.number[i]),
-                    "message_id": _text(data, fs[i, sc.F_MESSAGE_ID], fe[i, sc.F_MESSAGE_ID]),
-                    "subject": _text(data, fs[i, sc.F_SUBJECT], fe[i, sc.F_SUBJECT]),
-                    "poster": _text(data, fs[i, sc.F_FROM], fe[i, sc.F_FROM]),
-                }
+                {"rule": rule, "article": article, **{k: v[j] for k, v in texts.items()}}
             )
 
     sample(RULE_CROSSPOST, crosspost)
@@ -237,5 +239,6 @@ def _texts(view: memoryview, start: np.ndarray, end: np.ndarray) -> list[bytes]:
     return [bytes(view[a:z]) if a >= 0 else b"" for a, z in spans]
 
 
-def _text(data: np.ndarray, start: int, end: int) -> str:
-    return data[start:end].tobytes().decode("utf-8", "replace")
+def _sample_texts(data: bytes, start: np.ndarray, end: np.ndarray) -> list[str]:
+    spans = zip(start.tolist(), end.tolist(), strict=True)
+    return [data[a:z].decode("utf-8", "replace") for a, z in spans]

@@ -40,6 +40,9 @@ from pipelines.index.rules import Rules
 
 __all__ = ["OpenFile", "OpenRelease", "Piece", "Window", "WindowTables"]
 
+# compact within a range once the tables hold this many files, three quarters handed out
+COMPACT_FILES = 1 << 16
+
 
 def _table_size(n: int) -> int:
     """A hash table's size for n keys: a power of two, at most half full."""
@@ -341,7 +344,19 @@ class Window:
         if len(due):
             released = self._hand_out(due, final=True)
             wk.finish(t.files, t.releases, t.file_keys, t.file_values, due)
+            self._compact_if_mostly_done()
         return self.albums.file(released, horizon, self.rules)
+
+    def _compact_if_mostly_done(self) -> None:
+        """Within a long range, drop the rows of handed-out files once they are most of
+        the tables: the window's memory follows what is open, not the range's length."""
+        t = self.tables
+        n = t.n_files
+        if n < COMPACT_FILES:
+            return
+        open_files = int(t.releases["files"][t.open_releases()].sum())
+        if 4 * open_files < n:
+            self._compact()
 
     def is_batch_total(self, rel: OpenRelease, finished: bool) -> bool:
         return is_batch_total(self.batch_uploads, self.rules, rel, finished)
@@ -512,6 +527,10 @@ class Window:
             t.files[f"{which}_batch"][slots] = -1
 
     def _compact(self) -> None:
+        """Compact the tables and renumber what refers to files by number: texts, kept
+        ids and copies, and the runs of this range's placed batches (a handed-out file's
+        runs become -1: they were consumed)."""
+        before = self.tables.n_files
         kept = self.tables.compact()
         renumber = {old: new for new, old in enumerate(kept.tolist())}
         for name in ("subject", "poster", "name", "xref"):
@@ -519,6 +538,10 @@ class Window:
             setattr(self, name, [texts[i] for i in kept.tolist()])
         self.part_ids = {renumber[k]: v for k, v in self.part_ids.items() if k in renumber}
         self.carried = {renumber[k]: v for k, v in self.carried.items() if k in renumber}
+        file_map = np.full(before + 1, -1, np.int64)  # the last cell: for run_file -1
+        file_map[kept] = np.arange(len(kept))
+        for p in self.placed:
+            p.run_file = file_map[p.run_file]
 
     def __getstate__(self) -> dict[str, Any]:
         if self.placed or self.range_batches:
