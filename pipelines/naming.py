@@ -73,11 +73,12 @@ def display_name(subject: bytes) -> str:
     identity = to_text(subject_rules.display_text(subject))
     text = _REPLY.sub("", identity) if ":" in identity else identity
     if _opens_bracket(text):
-        previous = None
-        while previous != text:  # tags can stand side by side: `[1234]-[FULL]-[#a.b.x]-`
-            previous = text
-            text = _TAG.sub(" ", text).strip(_EDGE)
-    else:  # no tag can match: one strip is what the loop would leave
+        dropped = 1
+        while dropped:  # tags can stand side by side: `[1234]-[FULL]-[#a.b.x]-`
+            text, dropped = _TAG.subn(" ", text)
+            # no tag left: none once stripped either (_TAG has no anchors), done
+            text = text.strip(_EDGE)
+    else:  # no bracket, no tag
         text = text.strip(_EDGE)
     if text.count("-") >= 2:
         text = _SEPARATORS.sub(" - ", text)

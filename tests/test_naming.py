@@ -237,6 +237,22 @@ def test_display_name_is_the_reference(subject):
     _same_display(subject)
 
 
+@pytest.mark.parametrize(
+    "subject, expected",
+    [
+        (b"Show <TOWN> yEnc", "Show"),  # a tag in the one bracket kind no other rule has
+        (b"<TOWN> Show.Name", "Show.Name"),
+        (b"Show {12345} yEnc", "Show"),
+        (b"Name [12[345]] x", "Name x"),  # dropping the inner tag makes the outer one
+        (b"Name (12[3]) x", "Name x"),
+        (b"Re: [PRiVATE] Name <www.town.ag>", "Name"),
+    ],
+)
+def test_display_name_drops_tags_until_none_is_left(subject, expected):
+    assert display_name(subject) == expected
+    assert reference.display_name(subject) == expected
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=60))
 def test_display_name_is_the_reference_on_any_bytes(subject):
