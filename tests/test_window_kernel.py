@@ -62,7 +62,7 @@ def _hand_out(rels: list[OpenRelease], seqs: dict[int, int], window: Any, final:
             if album or final:
                 f.carried = []
         rel.written = True
-        if final:
+        if final and isinstance(window, ReferenceWindow):
             window.retire(rel)
     return out
 

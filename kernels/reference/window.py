@@ -211,6 +211,8 @@ class ReferenceWindow:
         return is_batch_total(self.batch_uploads, self.rules, rel, finished)
 
     def retire(self, rel: OpenRelease) -> None:
+        """A finished release was handed out: its files let go of it (file and release
+        point at each other; left to the cyclic collector, they piled up)."""
         for f in rel.files:
             if isinstance(f, _File):
                 f.release = None

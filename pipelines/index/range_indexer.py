@@ -102,7 +102,6 @@ def index_range(
         batch.slim()
         for rel in window.finish_due():
             out.hand_out(rel, True, window.is_batch_total(rel, True))
-            window.retire(rel)
         if on_chunk is not None:
             on_chunk(len(chunk.lines))
     for rel in window.carry():

@@ -228,6 +228,9 @@ class Window:
     # -- reading ---------------------------------------------------------------------
 
     def add(self, batch: SegmentBatch) -> None:
+        """Place a batch's runs (one kernel call; again from where it stopped whenever the
+        part bitmaps' pool fills), then keep the new files' texts and count the totals
+        that new releases announced."""
         runs = batch.runs
         t = self.tables
         t.ensure(runs)
@@ -361,9 +364,6 @@ class Window:
     def is_batch_total(self, rel: OpenRelease, finished: bool) -> bool:
         return is_batch_total(self.batch_uploads, self.rules, rel, finished)
 
-    def retire(self, rel: OpenRelease) -> None:
-        """A finished release was handed out (its objects link nothing back here)."""
-
     def carry(self) -> list[OpenRelease]:
         """At a range's end: the open releases (and albums) to hand out provisional.
 
@@ -398,7 +398,7 @@ class Window:
         pieces = self._pieces(slots)
         first_ids, last_ids = self._ids(slots, rows)
         files = []
-        f_cols = {
+        c = {
             name: rows[name].tolist()
             for name in (
                 "key",
@@ -418,7 +418,6 @@ class Window:
             )
         }
         carried = self.carried.pop if final else self.carried.get
-        c = f_cols
         for j, slot in enumerate(slots.tolist()):
             # positional: OpenFile's field order (keywords cost 3x as much, per file)
             f = OpenFile(
@@ -499,10 +498,11 @@ class Window:
         """The message-ids of part 1 and of the top part of these files (b"" if none)."""
         first = [b""] * len(slots)
         last = [b""] * len(slots)
-        for j, slot in enumerate(slots.tolist()):
-            kept = self.part_ids.get(slot)
-            if kept is not None:
-                first[j], last[j] = kept
+        if self.part_ids:  # files carried from a range before
+            for j, slot in enumerate(slots.tolist()):
+                kept = self.part_ids.get(slot)
+                if kept is not None:
+                    first[j], last[j] = kept
         by_seq = self.range_batches
         for which, out in (("first", first), ("last", last)):
             batch_of = rows[f"{which}_batch"]
