@@ -32,6 +32,7 @@ from kernels.subject import parse_subject_list
 from pipelines import naming
 from pipelines.generate import generate_range_lines
 from pipelines.naming import category_of, display_name, file_name, stem, to_text, usable_name
+from pipelines.naming_bench import compare, record_calls, write_range
 from pipelines.rfc2047 import decode_subject
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
@@ -501,3 +502,15 @@ def test_the_reference_on_a_generated_range():
 
 
 _PART = re.compile(rb"\(\d+/\d+\)")
+
+
+@pytest.mark.slow
+def test_naming_bench_records_the_output_calls_and_compares(tmp_path, monkeypatch):
+    write_range(str(tmp_path / "corpus"), 3000, seed=2)
+    calls = record_calls(str(tmp_path / "corpus"))
+    assert all(calls[name] for name in ("display_name", "usable_name", "category_of"))
+    lines = compare(calls, rounds=1)
+    assert [line.split(":")[0] for line in lines] == ["display_name", "usable_name", "category_of"]
+    monkeypatch.setattr(naming, "category_of", lambda name, groups: 8010)
+    with pytest.raises(AssertionError, match="category_of"):
+        compare(calls, rounds=1)
