@@ -327,15 +327,24 @@ def category_of(name: str, groups: list[str]) -> int:
     text = _Name(name)
     # a full date names a broadcast day: it beats the year of a film
     if text.tv() or text.has(_DAILY):
-        return _tv(text, by_groups.anime or bool(_ANIME.search(name)))
+        return _tv(text, by_groups.anime or _anime(name))
     video = text.has(_VIDEO)
     film = video and bool(_YEAR.search(name))
     episode = _episode_evidence(text, video)
     if episode == 2 or (episode == 1 and not film):
-        return _tv(text, by_groups.anime or bool(_ANIME.search(name)))
+        return _tv(text, by_groups.anime or _anime(name))
     if film:
         return _film(text)
     return _by_content(text, video) or by_groups.category
+
+
+def _anime(name: str) -> bool:
+    return _bracketed(name) and bool(_ANIME.search(name))
+
+
+def _bracketed(name: str) -> bool:
+    """Whether the name holds an opening bracket: _ANIME and _FANSUB need one."""
+    return "[" in name or "(" in name or "【" in name
 
 
 def _random_name(name: str) -> bool:
@@ -368,12 +377,14 @@ def _episode_evidence(name: _Name, video_word: bool) -> int:
     Show 07`), 1 (`Show 06 720p`), 0 (no episode number, or an album's track).
     `video_word`: whether _VIDEO matched the name."""
     text = name.text
-    video = video_word or bool(_RESOLUTION.search(text))
+    # a regex runs only on a name with the text it needs
+    video = video_word or (("x" in text or "*" in text) and bool(_RESOLUTION.search(text)))
     if not video and (name.has(_MUSIC) or name.has(_LOSSLESS) or name.has(_EBOOK)):
         return 0
-    if _BRACKETED_EPISODE.search(text):
+    bracketed = _bracketed(text)
+    if bracketed and _BRACKETED_EPISODE.search(text):
         return 2
-    bracketed = bool(_FANSUB.search(text))
+    bracketed = bracketed and bool(_FANSUB.search(text))
     best = 0
     for m in _ABSOLUTE.finditer(text):
         number = m.group(2)
