@@ -35,8 +35,8 @@ def _file(f: OpenFile, seqs: dict[int, int]) -> tuple[Any, ...]:
         f.key, f.subject, f.poster, f.name, f.xref, f.file_index, f.file_total, f.part_total,
         f.ext_class, f.volume, f.random_name, f.first_date, f.last_date, f.first_article,
         f.last_article, f.nbytes, f.count, f.first_part_id, f.last_part, f.last_part_id,
-        [(seqs[id(p.batch)], p.rows.tolist()) for p in f.pieces],
-        [(p.batch.number.tolist(), p.batch.message_id.to_pylist(), p.rows.tolist())
+        [(seqs[id(p.batch)], p.indices().tolist()) for p in f.pieces],
+        [(p.batch.number.tolist(), p.batch.message_id.to_pylist(), p.indices().tolist())
          for p in f.carried],
     )  # fmt: skip
 

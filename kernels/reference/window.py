@@ -168,7 +168,7 @@ class ReferenceWindow:
         if not len(rows):
             return
         f.nbytes += int(batch.nbytes[rows].sum())
-        f.pieces.append(Piece(batch, rows))
+        f.pieces.append(Piece(batch, a, b, None if fresh is None else rows))
         f.first_date = min(f.first_date, int(batch.run_first_date[r]))
         f.last_date = max(f.last_date, int(batch.run_last_date[r]))
         f.first_article = min(f.first_article, int(batch.run_first_article[r]))

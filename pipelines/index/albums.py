@@ -25,10 +25,17 @@ ALBUM_CLASSES = frozenset({sk.IMAGE, sk.VIDEO, sk.AUDIO, sk.EBOOK, sk.TEXT, sk.O
 
 @dataclass(slots=True)
 class Piece:
-    """Segments of a file not handed out yet: rows of one batch."""
+    """Segments of a file not handed out yet: rows start:stop of one batch, or only
+    `rows` of them when some repeated parts the file had (most pieces are a whole run:
+    no array is made for those)."""
 
     batch: SegmentBatch
-    rows: np.ndarray
+    start: int
+    stop: int
+    rows: np.ndarray | None = None
+
+    def indices(self) -> np.ndarray:
+        return np.arange(self.start, self.stop) if self.rows is None else self.rows
 
 
 @dataclass(slots=True, eq=False)
@@ -189,7 +196,9 @@ def keep_copies(rel: OpenRelease) -> None:
     a single that may still join an album keeps them, since an album's finished version
     holds all its members' segments under its own key."""
     for f in rel.files:
-        f.carried.extend(Piece(p.batch.take(p.rows), np.arange(len(p.rows))) for p in f.pieces)
+        for p in f.pieces:
+            rows = p.indices()
+            f.carried.append(Piece(p.batch.take(rows), 0, len(rows)))
 
 
 def is_batch_total(

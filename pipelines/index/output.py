@@ -88,8 +88,12 @@ class Output:
     file_columns: dict[str, list[Any]] = field(
         default_factory=lambda: {name: [] for name in _FILE_COLUMNS}
     )
-    # per file row: the place of each of its segments in the store (all batches end to end)
-    file_segments: list[np.ndarray] = field(default_factory=list)
+    # the file rows' segments as spans of places in the store (all batches end to end):
+    # per span its file row, first place and length, files' spans in reading order
+    span_file: list[int] = field(default_factory=list)
+    span_start: list[int] = field(default_factory=list)
+    span_length: list[int] = field(default_factory=list)
+    files_written: int = 0
     # the segment store: the columns of every batch a written file drew on
     # by id(batch): the batches are kept alive here, or a freed batch's id could be
     # reused by a new one and hand it the old batch's place (and segments)
@@ -212,8 +216,19 @@ class Output:
             f.carried = []
         if not pieces:
             return
-        store = self._store
-        places = [p.rows + store(p.batch) for p in pieces]
+        row = self.files_written
+        self.files_written += 1
+        for p in pieces:
+            place = self._store(p.batch)
+            if p.rows is None:
+                self.span_file.append(row)
+                self.span_start.append(place + p.start)
+                self.span_length.append(p.stop - p.start)
+            else:
+                starts, lengths = _spans(p.rows)
+                self.span_file.extend([row] * len(starts))
+                self.span_start.extend((starts + place).tolist())
+                self.span_length.extend(lengths.tolist())
         c = self.file_columns
         c["release_key"].append(key)
         c["name"].append(f.name)
@@ -223,11 +238,6 @@ class Output:
         c["groups"].append(groups)
         c["file_index"].append(f.file_index if f.file_index > 0 else None)
         c["part_total"].append(f.part_total)
-        self.file_segments.append(places[0] if len(places) == 1 else np.concatenate(places))
-
-    @property
-    def files_written(self) -> int:
-        return len(self.file_segments)
 
     def _store(self, batch: SegmentBatch) -> int:
         """Where the batch's first segment sits in this range's segment store (its columns
@@ -276,8 +286,16 @@ class Output:
         by = [("release_key", "ascending"), ("name", "ascending"), ("date", "ascending")]
         file_order = pc.sort_indices(base, sort_keys=by).to_numpy()
         base = base.take(file_order)
-        segments = [self.file_segments[i] for i in file_order]
-        self.file_segments = []
+        # each span under its file's place in that order (a file's spans stay in order)
+        rank = np.empty(rows, np.int64)
+        rank[file_order] = np.arange(rows)
+        span_rank = rank[np.array(self.span_file, np.int64)]
+        by_rank = np.argsort(span_rank, kind="stable")
+        span_rank = span_rank[by_rank]
+        span_start = np.array(self.span_start, np.int64)[by_rank]
+        span_length = np.array(self.span_length, np.int64)[by_rank]
+        file_length = np.bincount(span_rank, weights=span_length, minlength=rows).astype(np.int64)
+        self.span_file, self.span_start, self.span_length = [], [], []
         store = _Store(self._numbers, self._sizes, self._ids)
         # the batches themselves are needed no more (the store keeps their id bytes)
         self._batches.clear()
@@ -285,14 +303,17 @@ class Output:
         self._numbers.clear()
         self._sizes.clear()
         size = row_group_size("release_files")
-        for lo in range(0, max(len(segments), 1), size):
-            yield self._files_batch(base.slice(lo, size), segments[lo : lo + size], store)
+        for lo in range(0, max(rows, 1), size):
+            a, b = np.searchsorted(span_rank, [lo, lo + size])
+            where = _places(span_start[a:b], span_length[a:b])
+            lengths = file_length[lo : lo + size]
+            yield self._files_batch(base.slice(lo, size), lengths, where, store)
 
     @staticmethod
-    def _files_batch(base: pa.Table, segments: list[np.ndarray], store: _Store) -> pa.Table:
+    def _files_batch(
+        base: pa.Table, lengths: np.ndarray, where: np.ndarray, store: _Store
+    ) -> pa.Table:
         empty = np.zeros(0, np.int64)
-        lengths = np.array([len(w) for w in segments], np.int64)
-        where = np.concatenate([empty, *segments])
         numbers = store.numbers[where]
         sizes = store.sizes[where]
         file_of = np.repeat(np.arange(len(lengths)), lengths)
@@ -356,6 +377,21 @@ class _Store:
 
 
 _NO_BYTES = np.zeros(0, np.uint8)
+
+
+def _spans(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ascending rows as spans of consecutive ones: (starts, lengths)."""
+    cuts = np.flatnonzero(np.diff(rows) != 1) + 1
+    firsts = np.concatenate(([0], cuts))
+    return rows[firsts], np.diff(np.concatenate((firsts, [len(rows)])))
+
+
+def _places(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The places of spans laid end to end: starts[i], starts[i] + 1, ... lengths[i] each."""
+    total = int(lengths.sum())
+    before = np.cumsum(lengths) - lengths
+    return np.arange(total, dtype=np.int64) + np.repeat(starts - before, lengths)
+
 
 # release_files without its segment columns: what a file row holds before its segments
 _FILE_SCHEMA = pa.schema(

@@ -486,8 +486,8 @@ class Window:
                 for slot, a, b, all_rows in zip(
                     run_file[hit].tolist(), a_list, b_list, whole, strict=True
                 ):
-                    rows = np.arange(a, b) if all_rows else a + np.flatnonzero(p.keep[a:b])
-                    out.setdefault(slot, []).append(Piece(p.batch, rows))
+                    rows = None if all_rows else a + np.flatnonzero(p.keep[a:b])
+                    out.setdefault(slot, []).append(Piece(p.batch, a, b, rows))
                 p.left -= len(hit)
             if p.left:
                 still.append(p)
