@@ -1,0 +1,26 @@
+"""The output's segment spans: rows to spans of consecutive rows and back."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipelines.index.output import _places, _spans
+
+
+@given(st.sets(st.integers(0, 200), min_size=1))
+def test_spans_lay_out_the_rows_again(rows_set):
+    rows = np.array(sorted(rows_set), np.int64)
+    starts, lengths = _spans(rows)
+    assert (lengths > 0).all()
+    assert (np.diff(starts) > 1).all() if len(starts) > 1 else True
+    assert _places(starts, lengths).tolist() == rows.tolist()
+
+
+@given(st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 5)), max_size=20))
+def test_places_of_spans_in_order(spans):
+    starts = np.array([s for s, _ in spans], np.int64)
+    lengths = np.array([n for _, n in spans], np.int64)
+    want = [s + k for s, n in spans for k in range(n)]
+    assert _places(starts, lengths).tolist() == want
