@@ -281,6 +281,9 @@ def segment_lines(
     id_data = np.asarray(id_data)
     if id_data.dtype != np.uint8 or id_data.ndim != 1:
         raise ValueError("message-id data must be a flat uint8 array")
+    # One compiled signature, whichever buffer it came from: a read-only view.
+    id_data = id_data.view()
+    id_data.flags.writeable = False
     if len(sizes) != len(numbers) or len(id_offsets) != len(numbers) + 1:
         raise ValueError(
             f"{len(numbers)} segment numbers, {len(sizes)} sizes and "

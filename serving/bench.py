@@ -212,8 +212,8 @@ def _load(base: str, queries: list[str], seconds: float, clients: int) -> float:
             pending = bytearray()
             while time.perf_counter() < stop:
                 sock.sendall(rng.choice(requests))
-                status, pending = _response(sock, pending)
-                counts[i] += status == 200
+                status, ok, pending = _response(sock, pending)
+                counts[i] += status == 200 and ok
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(clients)]
     start = time.perf_counter()
@@ -224,8 +224,9 @@ def _load(base: str, queries: list[str], seconds: float, clients: int) -> float:
     return sum(counts) / (time.perf_counter() - start)
 
 
-def _response(sock: socket.socket, pending: bytearray) -> tuple[int, bytearray]:
-    """Read one HTTP/1.1 response (with Content-Length); its status and what follows it."""
+def _response(sock: socket.socket, pending: bytearray) -> tuple[int, bool, bytearray]:
+    """Read one HTTP/1.1 response (with Content-Length); its status, whether its body is
+    not a Newznab error (those come with status 200), and what follows it."""
     while (end := pending.find(b"\r\n\r\n")) < 0:
         chunk = sock.recv(1 << 16)
         if not chunk:
@@ -243,7 +244,8 @@ def _response(sock: socket.socket, pending: bytearray) -> tuple[int, bytearray]:
         if not chunk:
             raise RuntimeError("server closed the connection")
         pending += chunk
-    return int(head[9:12]), pending[total:]
+    ok = b"<error" not in pending[end + 4 : min(total, end + 4 + 200)]
+    return int(head[9:12]), ok, pending[total:]
 
 
 def _start(
@@ -256,7 +258,10 @@ def _start(
            "--workers", str(workers)]  # fmt: skip
     if search_cache is not None:
         cmd += ["--search-cache", str(search_cache)]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # No daily limits: the key's counters live in the index folder and survive restarts,
+    # so a day of bench runs would end in "Request limit reached" errors.
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "USENET_INDEXER_DAILY_REQUESTS": "0",
+           "USENET_INDEXER_DAILY_DOWNLOADS": "0"}  # fmt: skip
     start = time.perf_counter()
     server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"

@@ -65,13 +65,15 @@ class Catalog:
         self.views.refresh()
 
     def start(self, background: bool = True) -> None:
+        # Before the first request, not beside it: a download would otherwise wait for a
+        # compile (seconds) when numba's cache misses. From the cache: ~1 s.
+        load_kernels()
         self.refresh()
         if background:
             self._thread = threading.Thread(target=self._loop, name="catalog-refresh", daemon=True)
             self._thread.start()
 
     def _loop(self) -> None:
-        load_kernels()
         self._warm_footers()  # before the first refresh: downloads find their footers read
         while not self._stop.wait(self.settings.refresh_seconds):
             try:

@@ -7,11 +7,43 @@ are read from the page cache as queries touch them.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import json
+import mmap
+import sys
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+
+
+def will_need(buffers: list[pa.Buffer | None]) -> None:
+    """Ask the kernel to read these memory-mapped buffers' pages ahead, in the background
+    (madvise WILLNEED: page cache, shared by the processes mapping the file, dropped
+    first under memory pressure). Nothing where madvise is missing."""
+    if _LIBC is None:
+        return
+    for buf in buffers:
+        if buf is None or not buf.size:
+            continue
+        start = buf.address & ~(_PAGE - 1)
+        _LIBC.madvise(ctypes.c_void_p(start), ctypes.c_size_t(buf.address + buf.size - start), 3)
+
+
+def _libc() -> ctypes.CDLL | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    except OSError:
+        return None
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    return libc
+
+
+_LIBC = _libc()
+_PAGE = mmap.PAGESIZE
 
 
 def _ipc(path: Path) -> pa.Table:
@@ -68,6 +100,12 @@ class Segment:
         self._bitset_row = {int(t): i for i, t in enumerate(bitset_terms.tolist())}
         self.groups: list[str] = self.summary["groups"]
         self.sources: list[dict] = self.summary["sources"]
+        # A download touches its release's row in `rows`, which searches never read, so
+        # its pages are cold: a disk read each (~10 ms here) in the slowest downloads.
+        # The four columns it reads are asked ahead into the page cache (not this
+        # process's memory): ~70 B a release, 130 MB for a segment of 2 M.
+        names = [c for c in _DOWNLOAD_COLUMNS if c in self.rows.schema.names]
+        will_need([buf for b in self.batches for c in names for buf in b.column(c).buffers()])
 
     def _select(self, columns: list[str]) -> list[pa.RecordBatch]:
         # Selecting costs ~60 us a batch (more than the take): done once per column list.
