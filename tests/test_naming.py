@@ -430,9 +430,10 @@ def _data_subjects() -> list[bytes]:
     for path in sorted((DATA / "nzb").rglob("*.nzb")):
         text = path.read_bytes()
         found += [html.unescape(m.decode()).encode() for m in _NZB_SUBJECT.findall(text)]
-    for path in sorted((DATA / "articles").rglob("*")):
-        if path.is_file():
-            found += _HEADER_SUBJECT.findall(path.read_bytes())
+    for folder in ("articles", "spotnet"):
+        for path in sorted((DATA / folder).rglob("*")):
+            if path.is_file():
+                found += _HEADER_SUBJECT.findall(path.read_bytes())
     return found
 
 
@@ -450,6 +451,9 @@ def test_the_reference_on_real_subjects():
         name = reference.display_name(subject)
         for groups in ([], ["alt.binaries.teevee"], ["alt.binaries.anime"]):
             assert category_of(name, groups) == reference.category_of(name, groups), name
+        files = [file_name(subject).encode("utf-8", "surrogateescape")] * 3
+        for flags in ([False] * 3, [True, False, False]):
+            assert usable_name(name, files, flags) == reference.usable_name(name, files, flags)
 
 
 def _data_titles() -> list[str]:
@@ -459,7 +463,13 @@ def _data_titles() -> list[str]:
     for path in sorted((DATA / "predb").glob("*.csv.gz")):
         with gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape") as fh:
             titles += [line.split("\t", 1)[0].strip("'") for line in fh]
+    for path in sorted((DATA / "newznab").rglob("*.xml")):
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        titles += [html.unescape(t) for t in _XML_TITLE.findall(text)]
     return titles
+
+
+_XML_TITLE = re.compile(r"<title>([^<]*)</title>")
 
 
 @needs_data
