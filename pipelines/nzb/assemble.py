@@ -24,7 +24,6 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from fsspec import AbstractFileSystem
 
-from kernels.parquet_footer import row_group_spans
 from pipelines.nzb.writer import NzbFile, NzbFiles, load_kernel, string_buffers
 
 # What `merge_file_rows` reads of `release_files` (and the key, to pick the rows).
@@ -384,6 +383,14 @@ class _Partition:
     @property
     def size(self) -> int:
         return len(self.footer) + 64 * len(self.bounds) + 1024
+
+
+def row_group_spans(footer: np.ndarray) -> tuple[int, int, np.ndarray]:
+    """`kernels.parquet_footer.row_group_spans`, imported on first use (numba costs a
+    process ~20 MB; `serve`'s index-building parent reads no footer)."""
+    from kernels.parquet_footer import row_group_spans as spans
+
+    return spans(footer)
 
 
 def load_kernels() -> None:

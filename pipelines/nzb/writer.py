@@ -16,8 +16,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kernels.nzb_segments import segment_lines
-
 NZB_NAMESPACE = "http://www.newzbin.com/DTD/2003/nzb"
 DTD_PATH = Path(__file__).with_name("nzb-1.1.dtd")
 _DOCTYPE = (
@@ -206,6 +204,20 @@ def _id_buffers(
     data = np.concatenate([d[int(o[0]) : int(o[-1])] for o, d in parts])
     lengths = np.concatenate([np.diff(o) for o, _ in parts])
     return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64), data
+
+
+def segment_lines(
+    numbers: np.ndarray,
+    sizes: np.ndarray,
+    source: np.ndarray,
+    id_offsets: np.ndarray,
+    id_data: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`kernels.nzb_segments.segment_lines`, imported on first use: numba costs a process
+    ~20 MB, and `serve`'s index-building parent imports this module but writes no NZB."""
+    from kernels.nzb_segments import segment_lines as lines
+
+    return lines(numbers, sizes, source, id_offsets, id_data)
 
 
 def load_kernel() -> None:
