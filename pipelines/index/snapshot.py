@@ -16,6 +16,9 @@ from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.index.window import Window
 
 SNAPSHOT_VERSION = 2  # 2: the window as kernel tables
+# what a snapshot starts with from version 2 on: its version is known before unpickling
+# (version 1 files are bare zstd frames, and their objects need a translation)
+MAGIC = b"usenet-indexer window\n"
 
 
 def save_window(
@@ -32,7 +35,7 @@ def save_window(
         {"version": SNAPSHOT_VERSION, "rules": rules_version, "window": window},
         protocol=pickle.HIGHEST_PROTOCOL,
     )
-    payload = zstandard.ZstdCompressor(level=3).compress(body)
+    payload = MAGIC + b"%d\n" % SNAPSHOT_VERSION + zstandard.ZstdCompressor(level=3).compress(body)
     atomic_put(fs, snapshot_path(root, group, first, last), payload)
     return len(payload)
 
@@ -49,14 +52,30 @@ def load_window(
     path = snapshot_path(root, group, first, last)
     if not fs.exists(path):
         return None
-    doc = pickle.loads(zstandard.ZstdDecompressor().decompress(fs.cat_file(path)))
-    if doc.get("version") != SNAPSHOT_VERSION:
-        raise ValueError(
-            f"window snapshot {path} has version {doc.get('version')}, "
-            f"this indexer reads {SNAPSHOT_VERSION}: redo the group"
-        )
+    doc = read_snapshot(fs.cat_file(path), str(path))
     window: Window = doc["window"]
     return window
+
+
+def read_snapshot(payload: bytes, where: str = "snapshot") -> dict[str, Any]:
+    """A snapshot file's document: this version's, or version 1's translated."""
+    if payload.startswith(MAGIC):
+        head, _, frame = payload[len(MAGIC) :].partition(b"\n")
+        version = int(head) if head.isdigit() else -1
+        if version != SNAPSHOT_VERSION:
+            raise ValueError(
+                f"window snapshot {where} has version {head.decode(errors='replace')}, this "
+                f"indexer reads {SNAPSHOT_VERSION} and 1: a newer build wrote it"
+            )
+        doc: dict[str, Any] = pickle.loads(zstandard.ZstdDecompressor().decompress(frame))
+        return doc
+    body = zstandard.ZstdDecompressor().decompress(payload)
+    from pipelines.index.window_v1 import load_v1  # only for catalogs of older builds
+
+    doc = load_v1(body)
+    if doc.get("version") != 1:
+        raise ValueError(f"window snapshot {where} has an unknown version {doc.get('version')}")
+    return doc
 
 
 def has_snapshot(catalog: str, group: str, first: int, last: int) -> bool:
