@@ -247,6 +247,17 @@ def test_display_name_is_the_reference(subject):
         (b"Name [12[345]] x", "Name x"),  # dropping the inner tag makes the outer one
         (b"Name (12[3]) x", "Name x"),
         (b"Re: [PRiVATE] Name <www.town.ag>", "Name"),
+        # a year in brackets is the name's, a longer number is a posting tag
+        (b"Ulrich Walsh - Light (1994) [FLAC]", "Ulrich Walsh - Light (1994) [FLAC]"),
+        (
+            b'[123456]-[FULL]-[#a.b.x]- Movie.Title [2019] 1080p - [01/40] - "a.rar" yEnc (1/2)',
+            "Movie.Title [2019] 1080p",
+        ),
+        (
+            b'Movie Title (2019) [01/40] - "movie.title.2019.part01.rar" yEnc (1/50)',
+            "Movie Title (2019)",
+        ),
+        (b"[19940]-[ Movie Title ( 2024 ) ]", "Movie Title ( 2024 )"),
     ],
 )
 def test_display_name_drops_tags_until_none_is_left(subject, expected):

@@ -38,7 +38,10 @@ def _digests(catalog: Path) -> dict[str, list]:
     for key in json.loads((FIXTURE / "expected.json").read_text()):
         table, name = key.split("/")
         t = pq.read_table(catalog / table / GROUP / name)
-        t = t.drop_columns([c for c in ("rules_version",) if c in t.column_names])
+        # release names and categories are the naming rules' (they change on their own);
+        # the window decides everything else
+        naming = ("name", "category") if table in ("releases", "pending_releases") else ()
+        t = t.drop_columns([c for c in ("rules_version", *naming) if c in t.column_names])
         out[key] = [t.num_rows, hashlib.sha256(repr(t.to_pylist()).encode()).hexdigest()]
     return out
 

@@ -12,10 +12,12 @@ from kernels.reference import names as names_ref
 from kernels.reference import subject as subject_rules
 
 # Bracketed tags that say who posted or where, not what: `[PRiVATE]`, `[FULL]`,
-# `[#a.b.teevee@EFNet]`, `[278997]`, `<TOWN>`, `[ www.town.ag ]`.
+# `[#a.b.teevee@EFNet]`, `[278997]`, `<TOWN>`, `[ www.town.ag ]`. A bracketed year,
+# `(1994)`, is part of the name (Radarr and Sonarr read titles with it), not a tag.
 _TAG = re.compile(
     r"""\s*[\[(<{]\s*(?:
-        [\d#]+ | full | private | repost | req(?:uest)? | town | tv | partner[^\])>}]* |
+        (?!(?:19|20)\d\d\s*[\])>}])[\d#]+ |
+        full | private | repost | req(?:uest)? | town | tv | partner[^\])>}]* |
         \#[^\])>}]* | [^\])>}\s]*@[^\])>}]* | a(?:lt)?\.?b(?:in\w*)?\.[^\])>}]* |
         altbin\w* | (?:www\.)?[\w-]+\.(?:info|org|com|net|ag|nl|de|eu|cc|to)
     )\s*[\])>}]\s*""",
