@@ -22,8 +22,8 @@ from tqdm import tqdm
 from pipelines.catalog.layout import table_glob
 from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
 from pipelines.nzb import categories
-from pipelines.nzb.assemble import head_meta, merge_file_rows, partition_files
-from pipelines.nzb.writer import write_nzb
+from pipelines.nzb.assemble import head_meta, merge_release_rows, partition_files
+from pipelines.nzb.writer import NzbFiles, write_nzb
 
 _NEWEST = """
 SELECT release_key, name, "group", category, first_article,
@@ -116,10 +116,10 @@ def _export_group(fs, root, group, rows, out_fs, out_root, summary, bar) -> None
 def _write_one(
     row: dict, tables: list[pa.Table], out_fs, out_root: str, summary: ExportSummary
 ) -> None:
-    files = merge_file_rows(pa.concat_tables(tables)) if tables else []
+    files = merge_release_rows(pa.concat_tables(tables)) if tables else NzbFiles.of([])
     meta = head_meta(row["name"], categories.name(int(row["category"])), None)
     payload = write_nzb(files, meta)
     atomic_put(out_fs, f"{out_root}/{row['release_key'].hex()}.nzb", payload)
     summary.written += 1
     summary.bytes += len(payload)
-    summary.segments += sum(len(f.numbers) for f in files)
+    summary.segments += files.segments
