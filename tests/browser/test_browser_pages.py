@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -72,7 +73,7 @@ def base_url(tmp_path_factory) -> Iterator[str]:
 
 
 def _dump(url: str) -> html.HtmlElement:
-    with tempfile.TemporaryDirectory() as profile:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         out = subprocess.run(
             [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--dump-dom", url],
             capture_output=True, timeout=90, check=True,
@@ -147,12 +148,13 @@ async def _submit_search(ws_url: str, base: str, words: str) -> str:
 
 
 def test_search_form_submits_without_javascript(base_url):
-    with tempfile.TemporaryDirectory() as profile:
+    # chromium's helper processes can still be writing the profile as it is removed
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         port = _port()
         browser = subprocess.Popen(
             [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--remote-debugging-port={port}",
              "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         )  # fmt: skip
         try:
             deadline = time.time() + 30
@@ -168,7 +170,8 @@ def test_search_form_submits_without_javascript(base_url):
                 time.sleep(0.2)
             url = asyncio.run(_submit_search(targets[0]["webSocketDebuggerUrl"], base_url, "love"))
         finally:
-            browser.terminate()
+            # the whole process group: renderer and helpers too, not only the browser
+            os.killpg(browser.pid, signal.SIGTERM)
             browser.wait(timeout=20)
     assert url.startswith(f"{base_url}/?q=love")
     doc = _dump(url)
