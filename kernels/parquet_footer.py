@@ -38,7 +38,7 @@ def _varint(buf, i):
     while i < n and shift < 70:
         b = buf[i]
         i += 1
-        value |= (b & 0x7F) << shift
+        value |= np.int64(b & 0x7F) << shift  # int64 in Python mode too (no uint8 shift)
         shift += 7
         if b < 0x80:
             return value, i
