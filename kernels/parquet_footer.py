@@ -33,7 +33,7 @@ TOO_DEEP = -3
 def _varint(buf, i):
     """(value, position after it); position MALFORMED past the end or over 10 bytes."""
     n = buf.shape[0]
-    value = 0
+    value = np.int64(0)
     shift = 0
     while i < n and shift < 70:
         b = buf[i]
