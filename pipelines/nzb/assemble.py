@@ -222,11 +222,15 @@ class ReleaseFilesLookup:
         newest_first = [[p.path for p in reversed(self._partitions(g))] for g in groups]
         # Round-robin over the groups: each group's newest partitions come first.
         paths = [p for row in zip_longest(*newest_first) for p in row if p is not None]
+        with self._lock:
+            known = {ident[0] for ident in self._cache}
         read = 0
         for path in paths:
             if self._cached_bytes >= self._cache_bytes:
                 break
-            if self._partition(path, count=False)[1]:
+            # Known paths are not stat'ed again here (this runs every refresh): a replaced
+            # file is re-read by its first download, which checks size and mtime.
+            if path not in known and self._partition(path, count=False)[1]:
                 read += 1
                 time.sleep(0.002)  # let requests have the GIL between files: no rush
         return read
