@@ -8,13 +8,16 @@ numba checks a cached kernel against its own source file only, while a kernel in
 helpers from other files (subject.py calls names.py and hashing.py): after an upgrade
 that changed only a helper, the cached caller would run the old helper (stale keys,
 silently). So the cache lives in a folder named by a digest of every kernel source:
-any change to any of them starts a new folder.
+any change to any of them starts a new folder. Folders of other digests not written for
+two weeks are removed at start (at worst another installed build compiles again once).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +46,35 @@ def cache_dir(folder: Path, base: str | None = None) -> str:
     return str(Path(root) / f"kernels-{sources_digest(folder)}")
 
 
+# a folder of other kernel sources not written to for this long belongs to a build
+# that is gone (a running older build keeps its compiled kernels in memory)
+STALE_DAYS = 14
+
+
+def prune_stale(current: str, days: float = STALE_DAYS) -> list[str]:
+    """Remove the sibling `kernels-<digest>` folders of `current` untouched for `days`:
+    every upgrade leaves one behind. Returns what was removed."""
+    here = Path(current)
+    cutoff = time.time() - days * 86400
+    removed: list[str] = []
+    try:
+        siblings = list(here.parent.glob("kernels-*"))
+    except OSError:
+        return removed
+    for folder in siblings:
+        try:
+            stale = folder != here and folder.is_dir() and folder.stat().st_mtime < cutoff
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(str(folder))
+    return removed
+
+
 # set before any kernel module decorates its functions: numba picks the folder then
 config.CACHE_DIR = cache_dir(Path(__file__).parent)  # type: ignore[attr-defined]
+prune_stale(config.CACHE_DIR)  # type: ignore[attr-defined]
 
 
 def kernel(fn: Any) -> Any:
