@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from kernels._jit import kernel
+from kernels.fields import _digits_end
 from kernels.hashing import _hash_span, _mix2, leaf_kernel
 
 _SEED = np.uint64(0x51B1)
@@ -20,14 +21,6 @@ _SEED = np.uint64(0x51B1)
 def _space(c):
     # Python's \s for bytes: space, \t \n \v \f \r
     return c == 32 or 9 <= c <= 13
-
-
-@leaf_kernel
-def _digits(buf, i, end):
-    """Where the run of digits at i ends (i when none)."""
-    while i < end and 48 <= buf[i] <= 57:
-        i += 1
-    return i
 
 
 @leaf_kernel
@@ -41,14 +34,14 @@ def _skip_space(buf, i, end):
 def _ratio_at(buf, i, end):
     """Does `\\s*\\d+\\s*/\\s*\\d+` match at i?"""
     i = _skip_space(buf, i, end)
-    j = _digits(buf, i, end)
+    j = _digits_end(buf, i, end)
     if j == i:
         return False
     j = _skip_space(buf, j, end)
     if j >= end or buf[j] != 47:  # '/'
         return False
     j = _skip_space(buf, j + 1, end)
-    return _digits(buf, j, end) > j
+    return _digits_end(buf, j, end) > j
 
 
 @leaf_kernel
@@ -75,7 +68,7 @@ def _file_of_at(buf, i, end, file_word, of_word):
     k = _skip_space(buf, j, end)
     if k == j:
         return False
-    j = _digits(buf, k, end)
+    j = _digits_end(buf, k, end)
     if j == k:
         return False
     k = _skip_space(buf, j, end)
@@ -85,7 +78,7 @@ def _file_of_at(buf, i, end, file_word, of_word):
     k = _skip_space(buf, j, end)
     if k == j:
         return False
-    return _digits(buf, k, end) > k
+    return _digits_end(buf, k, end) > k
 
 
 @leaf_kernel

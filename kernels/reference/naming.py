@@ -10,52 +10,28 @@ import re
 
 from kernels.reference import names as names_ref
 from kernels.reference import subject as subject_rules
-
-# Bracketed tags that say who posted or where, not what: `[PRiVATE]`, `[FULL]`,
-# `[#a.b.teevee@EFNet]`, `[278997]`, `<TOWN>`, `[ www.town.ag ]`. A bracketed year,
-# `(1994)`, is part of the name (Radarr and Sonarr read titles with it), not a tag.
-_TAG = re.compile(
-    r"""\s*[\[(<{]\s*(?:
-        (?!(?:19|20)\d\d\s*[\])>}])[\d#]+ |
-        full | private | repost | req(?:uest)? | town | tv | partner[^\])>}]* |
-        \#[^\])>}]* | [^\])>}\s]*@[^\])>}]* | a(?:lt)?\.?b(?:in\w*)?\.[^\])>}]* |
-        altbin\w* | (?:www\.)?[\w-]+\.(?:info|org|com|net|ag|nl|de|eu|cc|to)
-    )\s*[\])>}]\s*""",
-    re.IGNORECASE | re.VERBOSE,
+from pipelines.naming import (  # what the faster module did not change: one copy
+    _ABSOLUTE,
+    _ANIME,
+    _BRACKETED_EPISODE,
+    _CAPITAL_RUN,
+    _DIGIT_RUN,
+    _EDGE,
+    _FANSUB,
+    _GROUP_CATEGORIES,
+    _I,
+    _LAST_EXT,
+    _REPLY,
+    _RESOLUTION,
+    _SEPARATORS,
+    _TAG,
+    _WRAPPED,
+    _XXX_GROUP,
+    _YEAR,
+    file_name,
+    stem,
+    to_text,
 )
-_WRAPPED = re.compile(r"^[\s\-_.:|>]*\[\s*([^\[\]]{4,}?)\s*\][\s\-_.:|<]*$")
-_EDGE = " \t-_.:|<>~*=+,;"
-_REPLY = re.compile(r"^\s*(?:re|fwd?|aw)\s*:\s*", re.IGNORECASE)
-_SEPARATORS = re.compile(r"\s*(?:-\s*){2,}")
-
-
-def to_text(b: bytes) -> str:
-    """Bytes as text: UTF-8 when valid, else Windows-1252, else Latin-1 (never fails)."""
-    try:
-        return b.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    try:
-        return b.decode("cp1252")
-    except UnicodeDecodeError:
-        return b.decode("latin-1")
-
-
-def stem(name: str) -> str:
-    """The file name without archive and volume suffixes (`x.part01.rar` -> `x`)."""
-    raw = name.encode("utf-8", "surrogateescape")
-    return subject_rules.stem(raw).decode("utf-8", "surrogateescape")
-
-
-def file_name(subject: bytes, name_start: int = -1, name_end: int = -1) -> str:
-    """The file name a subject names ("" if none); offsets (relative to the subject)
-    from the parser can be given to skip parsing it again."""
-    if name_start < 0:
-        parsed, _ = subject_rules.parse_kept(subject, keys=False)
-        name_start, name_end = parsed.name_start, parsed.name_end
-    if name_start < 0:
-        return ""
-    return to_text(subject[name_start:name_end]).strip()
 
 
 def display_text(s: bytes) -> bytes:
@@ -93,7 +69,6 @@ def display_name(subject: bytes) -> str:
 
 # --- categories ------------------------------------------------------------------------
 
-_I = re.IGNORECASE
 _TV = re.compile(
     r"(?<![0-9])s\d{1,4}[ ._-]?ep?\d{1,4}|(?<![a-z0-9])s\d{1,4}(?=[ ._/-]|$|e\?)|"
     r"(?<![0-9])(?:\d{1,2}|(?:19|20)\d\d)x\d{1,3}(?![0-9])|(?<![a-z0-9])(?:"
@@ -106,21 +81,6 @@ _DAILY = re.compile(
     r"(?<!\d)(?:(?:19|20)\d\d[ ._-](?:0[1-9]|1[0-2])[ ._-](?:[0-2]\d|3[01])|"
     r"(?:[0-2]\d|3[01])[ ._-](?:0[1-9]|1[0-2])[ ._-](?:19|20)\d\d)(?!\d)"
 )
-_ANIME = re.compile(
-    r"^\s*[\[(【][^\])】]+[\])】].*?"
-    r"(?:[ _-]\d{1,4}(?:v\d)?(?=[ _.\[(-]|$)|\[[0-9A-F]{8}\]|第\d+[话話集])",
-    _I,
-)
-_ABSOLUTE = re.compile(
-    r"([ ._]-[ ._]|[ _.\[(#]|^)(?:ep?\.?\s?)?(\d{1,4})(?:v\d)?(?:\s?[-~]\s?\d{1,4})?"
-    r"(?=$|[ ._\])\[(~-])",
-    _I,
-)
-_LAST_EXT = re.compile(r"\.[A-Za-z0-9]{2,4}$")
-_BRACKETED_EPISODE = re.compile(r"[\[【]第?\d{1,4}(?:[话話集完]|end|v\d)?[\]】]", _I)
-_FANSUB = re.compile(r"^\s*[\[(【]|\[[0-9A-F]{8}\]|\([0-9A-F]{8}\)", _I)
-_RESOLUTION = re.compile(r"\d{3,4}[x*]\d{3,4}")
-_YEAR = re.compile(r"(?<![0-9])(?:19[2-9]\d|20[0-4]\d)(?![0-9])")
 _VIDEO = re.compile(
     r"(?<![a-z0-9])(?:720p|1080[pi]|2160p|4k|uhd|blu-?ray|bdrip|brrip|dvdrip|dvdr|dvd[59]|"
     r"web-?dl|webrip|hdrip|hdtv|pdtv|sdtv|xvid|divx|x264|x265|h\.?26[45]|hevc|avc|remux|"
@@ -156,19 +116,6 @@ _SOFTWARE = re.compile(
     r"setup|exe|msi|iso)(?![a-z0-9])",
     _I,
 )
-_XXX_GROUP = re.compile(r"erotica|xxx|porn", _I)
-_GROUP_CATEGORIES = [
-    (re.compile(r"anime", _I), 5070),
-    (re.compile(r"teevee|\btv\b|\.tv|hdtv|tvseries|series|sitcom|documentar", _I), 5000),
-    (re.compile(r"movie|dvd|bluray|x264|hd\.|divx|xvid|cinema|film", _I), 2000),
-    (re.compile(r"lossless|flac", _I), 3040),
-    (re.compile(r"audiobook", _I), 3030),
-    (re.compile(r"sounds|mp3|music|audio", _I), 3000),
-    (re.compile(r"comic", _I), 7030),
-    (re.compile(r"e-?book|books", _I), 7020),
-    (re.compile(r"games", _I), 4050),
-    (re.compile(r"0day|warez|apps|pc\b|software|mac", _I), 4000),
-]
 
 
 def _xxx(name: str) -> int:
@@ -306,10 +253,6 @@ def usable_name(name: str, file_names: list[bytes], random_names: list[bool]) ->
 
 def _random_file(random_name: bool, stem: str) -> bool:
     return random_name or random_token(stem.strip(" \t[](){}<>-_.\"'"))
-
-
-_DIGIT_RUN = re.compile(r"\d+")
-_CAPITAL_RUN = re.compile(r"[A-Z]{2,}")
 
 
 def random_token(token: str) -> bool:

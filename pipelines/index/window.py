@@ -85,7 +85,6 @@ class WindowTables:
         c = self.counts
         self.files = _grown(self.files, self.n_files + runs)
         self.releases = _grown(self.releases, self.n_releases + runs)
-        live = self._live_releases()
         if 2 * (c[wk.FILE_MAP_USED] + runs) > len(self.file_keys):
             self._rebuild_file_map(
                 np.arange(self.n_files, dtype=np.int64), int(c[wk.FILE_MAP_USED]) + runs
@@ -93,9 +92,10 @@ class WindowTables:
         for name, used in (("ident", wk.IDENT_MAP_USED), ("sibling", wk.SIBLING_MAP_USED)):
             keys, _, _, entries = getattr(self, name)
             if 2 * (c[used] + runs) > len(keys) or c[used + 1] + runs > len(entries):
+                live = self._live_releases()
                 self._rebuild_chains(name, used, live, int(c[used]) + runs, int(c[used + 1]) + runs)
         if 2 * (c[wk.PAIRS_USED] + runs) > len(self.pair_key):
-            self._rebuild_pairs(live, int(c[wk.PAIRS_USED]) + runs)
+            self._rebuild_pairs(self._live_releases(), int(c[wk.PAIRS_USED]) + runs)
 
     def grow_pool(self) -> None:
         pool = np.zeros(2 * len(self.pool), np.uint8)
@@ -379,12 +379,6 @@ class Window:
             if album_key(rel) is not None:
                 keep_copies(rel)
         t.releases["written"][opened] = True
-        self._keep_part_ids(opened)
-        slots, _ = wk.release_files(t.files, t.releases, opened)
-        handed = [f for rel in released for f in rel.files]
-        for slot, f in zip(slots.tolist(), handed, strict=True):
-            if f.carried:
-                self.carried[slot] = f.carried
         self.placed = []
         self.range_batches = {}
         self._compact()
@@ -417,7 +411,9 @@ class Window:
                 "last_part",
             )
         }
-        carried = self.carried.pop if final else self.carried.get
+        # finished: the copies go with the file; provisional: the file's list stays here,
+        # where keep_copies adds this range's copies to it
+        carried = self.carried.pop if final else self.carried.setdefault
         for j, slot in enumerate(slots.tolist()):
             # positional: OpenFile's field order (keywords cost 3x as much, per file)
             f = OpenFile(
@@ -433,6 +429,11 @@ class Window:
             if final:  # the texts live on in the object now
                 self.subject[slot] = self.poster[slot] = self.name[slot] = self.xref[slot] = None
                 self.part_ids.pop(slot, None)
+            elif first_ids[j] or last_ids[j]:  # kept as bytes: this range's batches go
+                self.part_ids[slot] = (first_ids[j], last_ids[j])
+        if not final:
+            for which in ("first", "last"):
+                t.files[f"{which}_batch"][slots] = -1
         rel_rows = t.releases[releases]
         r_cols = {
             name: rel_rows[name].tolist()
@@ -514,18 +515,6 @@ class Window:
                     out[j] = message_id
         return first, last
 
-    def _keep_part_ids(self, releases: np.ndarray) -> None:
-        """Before the range's batches go: the part ids of open files as bytes."""
-        t = self.tables
-        slots, _ = wk.release_files(t.files, t.releases, releases)
-        rows = t.files[slots]
-        first, last = self._ids(slots, rows)
-        for j, slot in enumerate(slots.tolist()):
-            if first[j] or last[j]:
-                self.part_ids[slot] = (first[j], last[j])
-        for which in ("first", "last"):
-            t.files[f"{which}_batch"][slots] = -1
-
     def _compact(self) -> None:
         """Compact the tables and renumber what refers to files by number: texts, kept
         ids and copies, and the runs of this range's placed batches (a handed-out file's
@@ -537,7 +526,7 @@ class Window:
             texts = getattr(self, name)
             setattr(self, name, [texts[i] for i in kept.tolist()])
         self.part_ids = {renumber[k]: v for k, v in self.part_ids.items() if k in renumber}
-        self.carried = {renumber[k]: v for k, v in self.carried.items() if k in renumber}
+        self.carried = {renumber[k]: v for k, v in self.carried.items() if k in renumber and v}
         file_map = np.full(before + 1, -1, np.int64)  # the last cell: for run_file -1
         file_map[kept] = np.arange(len(kept))
         for p in self.placed:

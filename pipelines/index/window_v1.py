@@ -21,7 +21,7 @@ from kernels import window as wk
 from kernels.hashing import _hash_span, _mix2
 from kernels.siblings import _SEED
 from pipelines.index.albums import Album, Albums, OpenFile, OpenRelease, Piece
-from pipelines.index.window import Window, _grown, _table_size
+from pipelines.index.window import Window, _chain_map, _grown, _table_size
 
 
 @dataclass(slots=True)
@@ -165,12 +165,12 @@ def _maps(t: Any, old: _OldWindow, file_slot: dict[int, int], rel_slot: dict[int
         if id(f) in file_slot:
             wk.file_map_put(t.file_keys, t.file_values, np.uint64(key), file_slot[id(f)], c)
     entries = sum(len(v) for v in old.current.values())
-    t.ident = _chains(len(old.current), entries)
+    t.ident = _chain_map(_table_size(len(old.current)), max(64, 2 * entries))
     for ident, rels in old.current.items():
         for rel in rels:
             _append(t.ident, np.uint64(ident), rel_slot[id(rel)], c, wk.IDENT_MAP_USED)
     entries = sum(len(v) for v in old.siblings.values())
-    t.sibling = _chains(len(old.siblings), entries)
+    t.sibling = _chain_map(_table_size(len(old.siblings)), max(64, 2 * entries))
     for (poster, total, prefix), rels in old.siblings.items():
         h = _sibling_hash(poster, total, prefix)
         for rel in rels:
@@ -181,16 +181,6 @@ def _maps(t: Any, old: _OldWindow, file_slot: dict[int, int], rel_slot: dict[int
     for rel in old.open:
         for key in rel.keys:
             wk.pairs_add(t.pair_release, t.pair_key, rel_slot[id(rel)], np.uint64(key), c)
-
-
-def _chains(keys: int, entries: int) -> tuple[np.ndarray, ...]:
-    size = _table_size(keys)
-    return (
-        np.zeros(size, np.uint64),
-        np.full(size, wk.EMPTY, np.int64),
-        np.full(size, wk.EMPTY, np.int64),
-        np.zeros(max(64, 2 * entries), wk.ENTRY),
-    )
 
 
 def _append(
