@@ -137,6 +137,17 @@ def _sibling_keys(buf, starts, ends, poster_key, file_index, file_total, subject
         has[r] = True
 
 
+def key_hash(poster_key: int, file_total: int, prefix: bytes) -> np.uint64:
+    """The kernel's hash of a (poster, total, lower-cased prefix) sibling key, from
+    Python: the reference's triples (and version 1 snapshots) as the kernel keys them."""
+    data = np.frombuffer(prefix, np.uint8) if prefix else np.zeros(0, np.uint8)
+    # numba hands uint64 results back as Python ints: each made uint64 again (a large
+    # one would not convert, a small one would be typed int64 and mix differently)
+    h = np.uint64(_hash_span(data, 0, len(data), _SEED))
+    head = np.uint64(_mix2(np.uint64(poster_key), np.uint64(file_total)))
+    return np.uint64(_mix2(head, h))
+
+
 _FILE = np.frombuffer(b"file", np.uint8)
 _OF = np.frombuffer(b"of", np.uint8)
 

@@ -20,14 +20,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from kernels.reference.siblings import sibling_key as reference_sibling_key
-from kernels.siblings import sibling_keys
+from kernels.siblings import key_hash, sibling_keys
 from pipelines.corpus.reader import CorpusReader
 from pipelines.index.batch import SOURCE_SUBJECT
 from pipelines.index.range_indexer import index_range
 from pipelines.index.rules import Rules
 from pipelines.index.snapshot import MAGIC, load_window
 from pipelines.index.window import Window
-from pipelines.index.window_v1 import _sibling_hash
 
 FIXTURE = Path(__file__).parent / "data" / "window_v1"
 GROUP = "alt.binaries.teevee"
@@ -91,4 +90,4 @@ def test_version_1_sibling_keys_hash_as_the_kernel_does():
             subject, int(index[i]), int(total[i]), int(poster[i]), SOURCE_SUBJECT
         )
         assert key is not None
-        assert _sibling_hash(*key) == hashes[i]
+        assert key_hash(*key) == hashes[i]

@@ -18,8 +18,7 @@ from typing import Any, cast
 import numpy as np
 
 from kernels import window as wk
-from kernels.hashing import _hash_span, _mix2
-from kernels.siblings import _SEED
+from kernels.siblings import key_hash
 from pipelines.index.albums import Album, Albums, OpenFile, OpenRelease, Piece
 from pipelines.index.window import Window, _chain_map, _grown, _table_size
 
@@ -172,7 +171,7 @@ def _maps(t: Any, old: _OldWindow, file_slot: dict[int, int], rel_slot: dict[int
     entries = sum(len(v) for v in old.siblings.values())
     t.sibling = _chain_map(_table_size(len(old.siblings)), max(64, 2 * entries))
     for (poster, total, prefix), rels in old.siblings.items():
-        h = _sibling_hash(poster, total, prefix)
+        h = key_hash(poster, total, prefix)
         for rel in rels:
             _append(t.sibling, h, rel_slot[id(rel)], c, wk.SIBLING_MAP_USED)
     pairs = sum(len(rel.keys) for rel in old.open)
@@ -188,15 +187,6 @@ def _append(
 ) -> None:
     keys, heads, tails, entries = chain
     wk.chain_append(keys, heads, tails, entries, key, rel, counts, used)
-
-
-def _sibling_hash(poster: int, total: int, prefix: bytes) -> np.uint64:
-    """The sibling kernel's hash of version 1's (poster, total, prefix) key."""
-    data = np.frombuffer(prefix, np.uint8) if prefix else np.zeros(0, np.uint8)
-    # numba hands uint64 results back as Python ints: each made uint64 again
-    h = np.uint64(_hash_span(data, 0, len(data), _SEED))
-    head = np.uint64(_mix2(np.uint64(poster), np.uint64(total)))
-    return np.uint64(_mix2(head, h))
 
 
 def _piece(p: _OldPiece) -> Piece:
