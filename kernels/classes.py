@@ -13,8 +13,15 @@ The two kinds hash with different seeds, so they never share a key by constructi
 
 A per-article random subject (one hex or base64 token, `[PRiVATE]` before it at most)
 with no `/`, `(` or `=?` can hold no counter of any kind and decodes to itself: the
-parser would only judge it random, so it is judged here, joins no class (`cls` -1) and
-is never parsed. About a quarter of a binary group's lines are such noise.
+parser would only judge it random, so it is judged here, joins no class (`cls` RANDOM)
+and is never parsed. About a quarter of a binary group's lines are such noise.
+
+So is a line with no strict `(k/K)` and no `?=` anywhere that is not a random token and
+does not say yEnc: the parser would find no part counter in it, and without yEnc it is
+no whole-file single segment either, so the header pass drops it for having no part
+counter whatever else the parser would read (`cls` NO_COUNTER). Text posts and hash
+subjects without counters are such lines; each is its own class, so parsing them cost a
+parse a line.
 """
 
 from __future__ import annotations
@@ -31,13 +38,17 @@ from kernels.subject import _strict_counter
 _U = np.uint64
 SEED_SHARED = np.uint64(0x5EC7_C1A5_5E5C_0001)
 SEED_WHOLE = np.uint64(0x5EC7_C1A5_5E5C_0002)
+# the `cls` of a line judged here, without a class: a random subject, or no part counter
+RANDOM = -1
+NO_COUNTER = -2
 
 
 @dataclass(frozen=True)
 class SubjectClasses:
     """Per line: its class and its own counter; per class: the line that represents it."""
 
-    cls: np.ndarray  # int64 class of each line, numbered in order of first appearance; -1 random
+    # int64 class of each line, numbered in order of first appearance; RANDOM, NO_COUNTER
+    cls: np.ndarray
     key: np.ndarray  # uint64 class key of each line
     part: np.ndarray  # int32 k of the shared counter, -1 when the key is the whole subject
     part_total: np.ndarray  # int32 K of the shared counter, -1 likewise
@@ -89,15 +100,27 @@ def _classes(
                     v2 = b
                     shared = True
                     break
-        # a `?` or a counter's `(` rules out a random token: only the rest is tested
-        if not shared and not encoded and _random_subject(buf, s, e) and _plain_token(buf, s, e):
-            key[li] = 0
-            part[li] = -1
-            part_total[li] = -1
-            tail[li] = -1
-            counter_len[li] = 0
-            cls[li] = -1
-            continue
+        if not shared and not encoded:
+            # no strict counter anywhere and nothing to decode: the parser would find no
+            # part counter either, so only the judgement of the line is left to make
+            random = _random_subject(buf, s, e)
+            # a `/` or `(` could be a file counter (the parser then keeps it from being
+            # judged random): only a plain token is judged random here
+            verdict = 0
+            if random and _plain_token(buf, s, e):
+                verdict = RANDOM
+            elif not random and not _mentions_yenc(buf, s, e):
+                # not random whatever the counters; without yEnc no whole-file single
+                # segment either: dropped for having no part counter
+                verdict = NO_COUNTER
+            if verdict != 0:
+                key[li] = 0
+                part[li] = -1
+                part_total[li] = -1
+                tail[li] = -1
+                counter_len[li] = 0
+                cls[li] = verdict
+                continue
         if shared:
             k = _hash_span(buf, pe, e, _hash_span(buf, s, ps, SEED_SHARED))
             part[li] = v1
@@ -127,6 +150,20 @@ def _classes(
                 break
             h = (h + _U(1)) & mask
     return n_classes
+
+
+@leaf_kernel
+def _mentions_yenc(buf, s, e):
+    """`yenc` anywhere, any case (the parser wants it as a word: this says no less)."""
+    for j in range(s, e - 3):
+        if (
+            buf[_U(j)] | 32 == 121
+            and buf[_U(j + 1)] | 32 == 101
+            and buf[_U(j + 2)] | 32 == 110
+            and buf[_U(j + 3)] | 32 == 99
+        ):
+            return True
+    return False
 
 
 @leaf_kernel

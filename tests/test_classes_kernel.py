@@ -6,9 +6,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.classes import subject_classes
+from kernels.classes import NO_COUNTER, RANDOM, subject_classes
 from kernels.reference import classes as ref
 from kernels.reference.names import random_subject
+from kernels.reference.subject import PART_RE
 
 # fragments that make counters, near-counters and encoded words meet in odd ways
 FRAGMENTS = [
@@ -35,6 +36,8 @@ FRAGMENTS = [
     b"5a4d4b89c647dc0a",  # random tokens: judged here, no class
     b"[PRiVATE]",
     b"Zm9vYmFy+",
+    b"Re: ",
+    b"YeNc",
     b"-",
     b"=",
 ]
@@ -70,8 +73,12 @@ def test_matches_reference(subs):
 def test_members_differ_only_in_their_counter(subs):
     got = _run(subs)
     for line, s in enumerate(subs):
-        if got["cls"][line] < 0:
+        if got["cls"][line] == RANDOM:
             assert random_subject(s) and b"/" not in s and b"(" not in s
+            continue
+        if got["cls"][line] == NO_COUNTER:
+            assert not PART_RE.search(s) and b"?=" not in s
+            assert not random_subject(s) and b"yenc" not in s.lower()
             continue
         rep = subs[got["first"][got["cls"][line]]]
         if got["part"][line] < 0:
@@ -105,11 +112,25 @@ def test_random_subjects_join_no_class():
         b"5a4d4b89c647dc0ace625dc250e9b939",
         b"[PRiVATE] 3c249aeab15a54d4e56f1bcab8a4dc5e9e2193cd ",
         b"5a4d4b89c647dc0ace625dc250e9b939 (1/2)",  # a counter: parsed
-        b"Zm9vYmFyYmF6cXV4+1/2=",  # could hold a bare counter: parsed
+        b"[PRiVATE] Zm9vYmFyYmF6+1/2=",  # random, but could hold a bare counter: parsed
     ]
     got = _run(subs)
-    assert got["cls"] == [-1, -1, 0, 1]
+    assert got["cls"] == [RANDOM, RANDOM, 0, 1]
     assert got["first"] == [2, 3]
+
+
+def test_lines_without_a_part_counter_join_no_class():
+    subs = [
+        b"Re: anyone have the 2019 remaster?",  # a text post
+        b'[12/40] - "a.part12.rar" - 1,2 GB',  # a file counter, no part counter
+        b"a.part12.rar yEnc",  # yEnc: maybe a whole file in one segment, parsed
+        b"Re: anyone (1/2) here",  # a counter: parsed
+        b"=?UTF-8?B?KDEvMik=?= x",  # decodes to a counter: parsed
+        b"[PRiVATE] Zm9vYmFyYmF6/cXV4",  # random, but a `/`: parsed
+    ]
+    got = _run(subs)
+    assert got["cls"] == [NO_COUNTER, NO_COUNTER, 0, 1, 2, 3]
+    assert got["key"][:2] == [0, 0]
 
 
 def test_empty():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kernels.classes import SEED_SHARED, SEED_WHOLE
+from kernels.classes import NO_COUNTER, RANDOM, SEED_SHARED, SEED_WHOLE
 from kernels.reference.hashing import hash_bytes
 from kernels.reference.names import random_subject
 from kernels.reference.subject import PART_RE
@@ -15,15 +15,22 @@ def subject_classes(subjects: list[bytes]) -> dict[str, list[int]]:
     }
     seen: dict[int, int] = {}
     for line, s in enumerate(subjects):
-        if random_subject(s) and not any(c in s for c in (b"/", b"(", b"=?")):
+        counters = list(PART_RE.finditer(s))
+        verdict = 0
+        if not counters and b"?=" not in s:
+            if random_subject(s):
+                if not any(c in s for c in (b"/", b"(", b"=?")):
+                    verdict = RANDOM
+            elif b"yenc" not in s.lower():
+                verdict = NO_COUNTER
+        if verdict:
             for name, value in zip(
                 ("cls", "key", "part", "part_total", "tail", "counter_len"),
-                (-1, 0, -1, -1, -1, 0),
+                (verdict, 0, -1, -1, -1, 0),
                 strict=True,
             ):
                 out[name].append(value)
             continue
-        counters = list(PART_RE.finditer(s))
         enc_end = s.rfind(b"?=")
         enc_end = enc_end + 2 if enc_end >= 0 else 0
         m = counters[-1] if counters else None

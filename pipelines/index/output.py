@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kernels import subject as sk
-from kernels.scatter import scatter_spans
+from kernels.gather import binary_columns, gather_values
 from pipelines import naming
 from pipelines.catalog import schema
 from pipelines.catalog.writer import row_group_size
@@ -317,7 +317,9 @@ class Output:
         numbers = store.numbers[where]
         sizes = store.sizes[where]
         file_of = np.repeat(np.arange(len(lengths)), lengths)
-        order = np.lexsort((numbers, file_of))
+        # one key, file then part number: mostly ascending runs already, which a stable
+        # sort (timsort) passes in about one go, where lexsort sorted twice
+        order = np.argsort((file_of.astype(np.int64) << 32) | numbers, kind="stable")
         where, numbers, sizes = where[order], numbers[order], sizes[order]
         ids = store.message_ids(where)
         offsets = pa.array(np.concatenate(([0], np.cumsum(lengths))).astype(np.int32))
@@ -341,33 +343,18 @@ class _Store:
         self.sizes = np.concatenate([np.zeros(0, np.int64), *sizes])
         # each batch's id bytes stay where they are: laying them end to end would copy
         # the range's largest column once more, at its memory peak
-        self.data: list[np.ndarray] = []
-        self.offsets: list[np.ndarray] = []
+        datas, offsets = [], []
         for column in ids:
             _, offsets_buf, data_buf = column.buffers()
             first = column.offset
-            offsets = np.frombuffer(offsets_buf, np.int32)[first : first + len(column) + 1]
-            data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else _NO_BYTES
-            self.data.append(data)
-            self.offsets.append(offsets)
-        self.first = np.cumsum([0, *(len(c) for c in ids)])[:-1].astype(np.int64)
+            offsets.append(np.frombuffer(offsets_buf, np.int32)[first : first + len(column) + 1])
+            datas.append(np.frombuffer(data_buf, np.uint8) if data_buf is not None else _NO_BYTES)
+        self.ids = binary_columns(datas, offsets)
 
     def message_ids(self, where: np.ndarray) -> pa.Array:
-        """The message-ids at these places as strings, copied batch by batch into one
+        """The message-ids at these places as strings, gathered from the batches into one
         buffer by a kernel (Arrow's take on binary values costs several times more)."""
-        batch = np.searchsorted(self.first, where, side="right") - 1
-        local = where - self.first[batch] if len(where) else where
-        start = np.empty(len(where), np.int64)
-        length = np.empty(len(where), np.int64)
-        picks = [(int(b), np.flatnonzero(batch == b)) for b in np.unique(batch)]
-        for b, rows in picks:
-            offsets = self.offsets[b]
-            start[rows] = offsets[local[rows]]
-            length[rows] = offsets[local[rows] + 1] - start[rows]
-        places = np.concatenate(([0], np.cumsum(length))).astype(np.int64)
-        data = np.empty(int(places[-1]), np.uint8)
-        for b, rows in picks:
-            scatter_spans(self.data[b], start[rows], start[rows] + length[rows], data, places[rows])
+        places, data = gather_values(self.ids, where)
         out = pa.Array.from_buffers(
             pa.binary(),
             len(where),
@@ -407,7 +394,9 @@ def _texts(values: list[bytes]) -> pa.Array:
     try:
         return pa.array(values, pa.binary()).cast(pa.string())
     except pa.ArrowInvalid:
-        return pa.array([naming.to_text(v) for v in values], pa.string())
+        # only the values outside ASCII can be the invalid ones (a few in a thousand)
+        fixed = [v if v.isascii() else naming.to_text(v).encode() for v in values]
+        return pa.array(fixed, pa.binary()).cast(pa.string())
 
 
 def _as_text(ids: pa.Array) -> pa.Array:

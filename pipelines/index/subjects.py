@@ -6,8 +6,8 @@ and parsed; its fields are every member's, with the member's own k and K. A clas
 file name takes in the counter (`"name (3/50)"` quoted) would give its members the
 representative's name: its members are parsed one by one instead.
 
-A line the classes kernel judged a random subject (`cls` -1) is not parsed: it keeps
-random_subject and the empty fields, which is all a dropped line is read for.
+A line the classes kernel judged (a random subject, or no part counter to be found) is not
+parsed: it gets the empty fields and the verdict, which is all a dropped line is read for.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from dataclasses import fields, replace
 
 import numpy as np
 
-from kernels.classes import subject_classes
+from kernels.classes import NO_COUNTER, RANDOM, subject_classes
 from kernels.subject import SubjectFields, parse_subjects
 from pipelines.rfc2047 import decode_subjects
 
-# what a line judged random holds: nothing but the verdict
-_RANDOM = {f.name: 0 for f in fields(SubjectFields)} | {
+# what a line judged by the classes kernel holds: nothing but the verdict, by its `cls`
+_EMPTY = {f.name: 0 for f in fields(SubjectFields)} | {
     "part": -1,
     "part_total": -1,
     "file_index": -1,
@@ -29,8 +29,8 @@ _RANDOM = {f.name: 0 for f in fields(SubjectFields)} | {
     "name_start": -1,
     "name_end": -1,
     "volume": -1,
-    "random_subject": True,
 }
+_JUDGED = {RANDOM: _EMPTY | {"random_subject": True}, NO_COUNTER: _EMPTY}
 
 
 def parse_shared(
@@ -47,21 +47,22 @@ def parse_shared(
     counter_start = re_ - tail
     counter_end = counter_start + classes.counter_len[reps]
     overlap = (tail >= 0) & (rep.name_start < counter_end) & (rep.name_end > counter_start)
-    # random lines take the row after the last class: the fields of a line judged random
-    cls = np.where(classes.cls >= 0, classes.cls, len(reps))
-    rows = {f.name: _with_random(getattr(rep, f.name), f.name)[cls] for f in fields(rep)}
+    # judged lines take the rows after the last class: RANDOM the first, NO_COUNTER the next
+    cls = np.where(classes.cls >= 0, classes.cls, len(reps) + (RANDOM - classes.cls))
+    rows = {f.name: _with_judged(getattr(rep, f.name), f.name)[cls] for f in fields(rep)}
     shared = classes.part >= 0
     rows["part"] = np.where(shared, classes.part, rows["part"])
     rows["part_total"] = np.where(shared, classes.part_total, rows["part_total"])
     out = SubjectFields(**rows)
     if overlap.any():
-        own = np.flatnonzero(np.append(overlap, False)[cls])
+        own = np.flatnonzero(np.append(overlap, [False, False])[cls])
         buf, out = _parse_each(data, start, end, own, buf, out)
     return buf, out
 
 
-def _with_random(column: np.ndarray, name: str) -> np.ndarray:
-    return np.append(column, np.array([_RANDOM[name]], column.dtype))
+def _with_judged(column: np.ndarray, name: str) -> np.ndarray:
+    verdicts = [_JUDGED[RANDOM][name], _JUDGED[NO_COUNTER][name]]
+    return np.append(column, np.array(verdicts, column.dtype))
 
 
 def _parse_each(
