@@ -35,6 +35,7 @@ RULE_DUPLICATE = "duplicate_segment"
 RULE_BAD_COUNTER = "bad_part_counter"
 MAX_PARTS = 1_000_000  # ~700 GB at yEnc's usual 700 kB a part: no file is bigger
 RULE_BAD_LINE = "bad_line"
+SAMPLE_COLUMNS = ("rule", "article", "message_id", "subject", "poster")
 
 
 @dataclass
@@ -42,7 +43,10 @@ class Drops:
     """Per rule (and detail, e.g. the owner group of a crosspost): lines dropped."""
 
     counts: Counter[tuple[str, str]] = field(default_factory=Counter)
-    samples: list[dict[str, object]] = field(default_factory=list)
+    # the kept lines column by column (a dict a sample cost more than the texts)
+    samples: dict[str, list[object]] = field(
+        default_factory=lambda: {name: [] for name in SAMPLE_COLUMNS}
+    )
 
     def add(self, rule: str, n: int, detail: str = "") -> None:
         if n:
@@ -50,6 +54,9 @@ class Drops:
 
     def total(self) -> int:
         return sum(self.counts.values())
+
+    def sampled(self) -> int:
+        return len(self.samples["rule"])
 
 
 @dataclass(frozen=True)
@@ -119,15 +126,12 @@ def parse_chunk(
         lines = np.flatnonzero(mask & sampled)
         if not len(lines):
             return
-        texts = {
-            name: _sample_texts(chunk.data, fs[lines, k], fe[lines, k])
-            for name, k in (("message_id", sc.F_MESSAGE_ID), ("subject", sc.F_SUBJECT),
-                            ("poster", sc.F_FROM))
-        }  # fmt: skip
-        for j, article in enumerate(ix.number[lines].tolist()):
-            drops.samples.append(
-                {"rule": rule, "article": article, **{k: v[j] for k, v in texts.items()}}
-            )
+        columns = drops.samples
+        columns["rule"].extend([rule] * len(lines))
+        columns["article"].extend(ix.number[lines].tolist())
+        for name, k in (("message_id", sc.F_MESSAGE_ID), ("subject", sc.F_SUBJECT),
+                        ("poster", sc.F_FROM)):  # fmt: skip
+            columns[name].extend(_sample_texts(chunk.data, fs[lines, k], fe[lines, k]))
 
     sample(RULE_CROSSPOST, crosspost)
 

@@ -125,10 +125,7 @@ def index_range(
 
     tables = out.tables()
     tables["rule_counts"] = _rule_counts(ref.group, ref.first, ref.last, version, drops)
-    tables["rule_samples"] = pa.Table.from_pylist(
-        [dict(s, group=ref.group, range_first=ref.first) for s in drops.samples],
-        schema.RULE_SAMPLES,
-    )
+    tables["rule_samples"] = _rule_samples(ref.group, ref.first, drops)
     for name, table in tables.items():
         result.bytes_written[name] = write_partition(
             catalog, name, ref.group, ref.first, ref.last, table
@@ -159,6 +156,15 @@ def _rule_counts(group: str, first: int, last: int, version: str, drops: Drops) 
         for (rule, detail), n in sorted(drops.counts.items())
     ]
     return pa.Table.from_pylist(rows, schema.RULE_COUNTS)
+
+
+def _rule_samples(group: str, first: int, drops: Drops) -> pa.Table:
+    n = drops.sampled()
+    columns = {"group": [group] * n, "range_first": [first] * n, **drops.samples}
+    return pa.table(
+        {f.name: pa.array(columns[f.name], f.type) for f in schema.RULE_SAMPLES},
+        schema=schema.RULE_SAMPLES,
+    )
 
 
 def _range_row(r: RangeResult) -> pa.Table:
