@@ -12,6 +12,7 @@ on bytes, naming.to_text makes text of them).
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 
@@ -21,6 +22,7 @@ from kernels.encoded_words import DECODED, FALLBACK, decode_encoded_words
 from kernels.hashing import as_buffer
 from kernels.reference.encoded_words import ENCODED_WORD
 from kernels.reference.encoded_words import decode_subject as _decode_in_python
+from kernels.spans import gather
 
 __all__ = ["ENCODED_WORD", "decode_subject", "decode_subjects", "decode_texts"]
 
@@ -77,9 +79,11 @@ def decode_subjects(
 def decode_texts(data: bytes | np.ndarray, start: np.ndarray, end: np.ndarray) -> list[bytes]:
     """Each subject data[start[i]:end[i]] as decoded bytes."""
     out, out_start, out_end, _ = _decode(as_buffer(data), start, end)
-    view = out.data
-    spans = zip(out_start.tolist(), out_end.tolist(), strict=True)
-    return [bytes(view[a:z]) for a, z in spans]
+    # gathered into one bytes object and sliced: a third of the cost of a bytes made
+    # from a memoryview slice each
+    joined, offsets = gather(out, out_start, out_end)
+    text = joined.tobytes()
+    return [text[a:z] for a, z in itertools.pairwise(offsets.tolist())]
 
 
 def _bench(n_lines: int) -> None:

@@ -10,6 +10,7 @@ duplicate part of one file.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -207,7 +208,6 @@ def parse_chunk(
     )
     firsts = sel[bounds[:-1]] if len(sel) else sel
     fpos = spos[bounds[:-1]] if len(sel) else spos
-    raw, text = memoryview(chunk.data), buf.data
     return SegmentBatch(
         bounds=bounds,
         file_key=file_key[keep],
@@ -230,17 +230,23 @@ def parse_chunk(
         run_first_article=runs.first_article,
         run_last_article=runs.last_article,
         run_subject=decode_texts(chunk.data, fs[firsts, sc.F_SUBJECT], fe[firsts, sc.F_SUBJECT]),
-        run_poster=_texts(raw, fs[firsts, sc.F_FROM], fe[firsts, sc.F_FROM]),
-        run_name=_texts(text, subj.name_start[fpos], subj.name_end[fpos]),
-        run_xref=_texts(raw, fs[firsts, sc.F_XREF], fe[firsts, sc.F_XREF]),
+        run_poster=_texts(data, fs[firsts, sc.F_FROM], fe[firsts, sc.F_FROM]),
+        run_name=_texts(buf, subj.name_start[fpos], subj.name_end[fpos]),
+        run_xref=_texts(data, fs[firsts, sc.F_XREF], fe[firsts, sc.F_XREF]),
     )
 
 
-def _texts(view: memoryview, start: np.ndarray, end: np.ndarray) -> list[bytes]:
-    """view[start[i]:end[i]] as bytes each (b"" where start is -1): memoryview slices,
-    no numpy slice object per text."""
-    spans = zip(start.tolist(), end.tolist(), strict=True)
-    return [bytes(view[a:z]) if a >= 0 else b"" for a, z in spans]
+def _texts(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[bytes]:
+    """buf[start[i]:end[i]] as bytes each (b"" where start is -1): the spans gathered by
+    a kernel into one bytes object, then sliced (a slice of bytes costs a third of a
+    bytes made from a memoryview slice)."""
+    present = start >= 0
+    start = np.where(present, start, 0)
+    end = np.where(present, end, 0)
+    data, offsets = spans.gather(buf, start, end)
+    joined = data.tobytes()
+    bounds = offsets.tolist()
+    return [joined[a:z] for a, z in itertools.pairwise(bounds)]
 
 
 def _sample_texts(data: bytes, start: np.ndarray, end: np.ndarray) -> list[str]:
