@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipelines.catalog.synthetic import write_synthetic_catalog
 from pipelines.nzb import assemble
@@ -111,3 +114,75 @@ def test_a_replaced_partition_is_read_again(catalog, tmp_path):
     assert after.num_rows < before.num_rows
     assert after.select(MERGED_COLUMNS).equals(_expected(str(copy), groups[0], key))
     assert len([k for k in lookup._cache if k[0] == str(path)]) == 1
+
+
+def test_each_row_group_read_is_one_read_of_its_column_chunks(catalog, monkeypatch):
+    """A cold row group costs one read (a pread, a ranged GET), not a fault per page."""
+    root, groups, parts = catalog
+    reads: list[tuple[str, int, int]] = []
+    plain = assemble._pread
+
+    def counted(path: str, start: int, end: int) -> bytes:
+        reads.append((path, start, end))
+        return plain(path, start, end)
+
+    monkeypatch.setattr(assemble, "_pread", counted)
+    lookup = ReleaseFilesLookup(fsspec.filesystem("file"), root)
+    lookup.warm(groups)
+    for group, key in _some_keys(parts):
+        reads.clear()
+        got = lookup.rows(group, key, 0, 1 << 62)
+        assert got.select(MERGED_COLUMNS).equals(_expected(root, group, key))
+        candidates = [
+            (path, i)
+            for (path, *_), part in lookup._cache.items()
+            if f"/{group}/" in path
+            for i, b in enumerate(part.bounds)
+            if b is not None and b[0] <= key <= b[1]
+        ]
+        assert len(reads) == len(candidates) >= 1
+        for path, i in candidates:
+            meta = pq.ParquetFile(path).metadata
+            assert (path, *assemble.chunk_span(meta.row_group(i), MERGED_COLUMNS)) in reads
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.binary(min_size=0, max_size=3000),
+    ahead=st.tuples(st.integers(-10, 3100), st.integers(-10, 3100)),
+    ops=st.lists(
+        st.tuples(st.sampled_from(["seek0", "seek1", "seek2", "read"]), st.integers(-50, 3100)),
+        max_size=20,
+    ),
+)
+def test_byte_ranges_read_like_a_file(data, ahead, ops):
+    calls: list[tuple[int, int]] = []
+
+    def read(start: int, end: int) -> bytes:
+        assert 0 <= start <= end <= len(data)
+        calls.append((start, end))
+        return data[start:end]
+
+    got = assemble.ByteRanges(read, len(data))
+    got.read_ahead(*ahead)
+    held = (max(0, ahead[0]), min(ahead[1], len(data)))
+    calls.clear()
+    want = io.BytesIO(data)
+    for op, n in ops:
+        if op == "read":
+            before = want.tell()
+            assert bytes(got.read(n)) == want.read(n)
+            end = len(data) if n < 0 else min(before + n, len(data))
+            inside = held[0] <= before and end <= held[1] and held[1] > held[0]
+            assert not calls or not inside  # held bytes never read again
+            calls.clear()
+        else:
+            whence = int(op[-1])
+            offset = abs(n) if whence == 0 else n
+            base = {0: 0, 1: want.tell(), 2: len(data)}[whence]
+            if base + offset < 0:
+                with pytest.raises(ValueError):
+                    got.seek(offset, whence)
+                continue
+            assert got.seek(offset, whence) == want.seek(offset, whence)
+        assert got.tell() == want.tell()

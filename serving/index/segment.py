@@ -7,48 +7,20 @@ are read from the page cache as queries touch them.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import json
-import mmap
-import sys
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
-
-def will_need(buffers: list[pa.Buffer | None]) -> None:
-    """Ask the kernel to read these memory-mapped buffers' pages ahead, in the background
-    (madvise WILLNEED: page cache, shared by the processes mapping the file, dropped
-    first under memory pressure). Nothing where madvise is missing."""
-    if _LIBC is None:
-        return
-    for buf in buffers:
-        if buf is None or not buf.size:
-            continue
-        start = buf.address & ~(_PAGE - 1)
-        _LIBC.madvise(ctypes.c_void_p(start), ctypes.c_size_t(buf.address + buf.size - start), 3)
-
-
-def _libc() -> ctypes.CDLL | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-    except OSError:
-        return None
-    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    return libc
-
-
-_LIBC = _libc()
-_PAGE = mmap.PAGESIZE
-
-
-def _ipc(path: Path) -> pa.Table:
-    return pa.ipc.open_file(pa.memory_map(str(path))).read_all()
-
+from serving.index.pages import (
+    ask_strings,
+    ask_value,
+    map_ipc,
+    map_npy,
+    populate_offsets,
+    will_read,
+)
 
 TERM_CACHE = 65_536  # term lookups kept per segment
 _DOWNLOAD_COLUMNS = ["name", "first_article", "last_article", "written_range"]
@@ -59,7 +31,7 @@ class Segment:
         self.folder = Path(folder)
         # segment.json is written last: a folder without it is a build cut short.
         self.summary = json.loads((self.folder / "segment.json").read_text())
-        self.rows = _ipc(self.folder / "rows.arrow")
+        self.rows = map_ipc(str(self.folder / "rows.arrow"), random=True)
         self.n = self.rows.num_rows
         # Take from record batches, never the table: Arrow's take on a chunked column
         # concatenates every chunk first (gigabytes of a mapped file per request).
@@ -67,23 +39,28 @@ class Segment:
         self.batch_starts = np.cumsum([0] + [b.num_rows for b in self.batches])
         # Each release's feed item values, prepared at build (`newznab.items`): a page
         # reads one column here instead of eleven from `rows`.
-        items = _ipc(self.folder / "items.arrow").column(0)
+        items = map_ipc(str(self.folder / "items.arrow"), random=True).column(0)
         self._item_chunks = items.chunks
         self._item_starts = np.cumsum([0] + [len(c) for c in items.chunks])
-        load = lambda name: np.load(self.folder / f"{name}.npy", mmap_mode="r")  # noqa: E731
+        for chunk in self._item_chunks:  # where each item is: 4 bytes a release, resident
+            populate_offsets(chunk)
+        # Resident: a few bytes a release that searches read all over (`pages`).
+        load = lambda name, random=False: map_npy(str(self.folder / f"{name}.npy"), random)  # noqa: E731
         self.posted = load("posted")
         self.bytes = load("bytes")
         self.category = load("category")
-        self.file = load("file")
+        self.file = load("file", True)  # read by nothing per request
         self.rank = load("rank")
         self.keys = load("keys")
         self.key_order = load("key_order")
         self.group = load("group")
         self.hidden = np.load(self.folder / "hidden.npy")
         self.offsets = load("offsets")
-        self.postings = load("postings")
-        self.bitsets = load("bitsets")
-        self.terms = _ipc(self.folder / "terms.arrow").column(0).chunk(0) if self.n else None
+        self.postings = load("postings", True)
+        self.bitsets = load("bitsets", True)
+        self.terms = (
+            map_ipc(str(self.folder / "terms.arrow")).column(0).chunk(0) if self.n else None
+        )
         # The dictionary's raw UTF-8 (byte order is code point order, which sorted it), so
         # a lookup compares bytes instead of making an Arrow scalar per step.
         self._term_offsets: np.ndarray | None = None
@@ -100,12 +77,6 @@ class Segment:
         self._bitset_row = {int(t): i for i, t in enumerate(bitset_terms.tolist())}
         self.groups: list[str] = self.summary["groups"]
         self.sources: list[dict] = self.summary["sources"]
-        # A download touches its release's row in `rows`, which searches never read, so
-        # its pages are cold: a disk read each (~10 ms here) in the slowest downloads.
-        # The four columns it reads are asked ahead into the page cache (not this
-        # process's memory): ~70 B a release, 130 MB for a segment of 2 M.
-        names = [c for c in _DOWNLOAD_COLUMNS if c in self.rows.schema.names]
-        will_need([buf for b in self.batches for c in names for buf in b.column(c).buffers()])
 
     def _select(self, columns: list[str]) -> list[pa.RecordBatch]:
         # Selecting costs ~60 us a batch (more than the take): done once per column list.
@@ -144,9 +115,13 @@ class Segment:
 
     def download_row(self, ord_: int) -> dict:
         """What an NZB download needs of a release: group and category from the small
-        arrays searches keep in memory, four columns of `rows` (each a page or two of the
-        mapped file to touch, perhaps from disk, where the whole row was ~30)."""
-        row = self.take(np.array([ord_]), _DOWNLOAD_COLUMNS).to_pylist()[0]
+        arrays searches keep resident, four columns of `rows` (a page or two each of the
+        mapped file, perhaps cold: asked for together, then read)."""
+        b = int(np.searchsorted(self.batch_starts, ord_, side="right")) - 1
+        local = ord_ - int(self.batch_starts[b])
+        batch = self._select(_DOWNLOAD_COLUMNS)[b]
+        ask_value(batch.columns, local)
+        row = {name: batch.column(i)[local].as_py() for i, name in enumerate(batch.schema.names)}
         row["group"] = self.groups[int(self.group[ord_])]
         row["category"] = int(self.category[ord_])
         return row
@@ -158,7 +133,9 @@ class Segment:
         which = np.searchsorted(self._item_starts, ords, side="right") - 1
         for b in sorted(set(which.tolist())):
             where = np.nonzero(which == b)[0]
-            local = pa.array(ords[where] - self._item_starts[b])
+            rows = ords[where] - self._item_starts[b]
+            ask_strings(self._item_chunks[b], rows)  # cold pages read together, not one by one
+            local = pa.array(rows)
             for pos, value in zip(where.tolist(), self._item_chunks[b].take(local).to_pylist(),
                                   strict=True):  # fmt: skip
                 out[pos] = value
@@ -203,11 +180,11 @@ class Segment:
         return int(self.offsets[term_id + 1] - self.offsets[term_id])
 
     def postings_of(self, term_id: int) -> np.ndarray:
-        return self.postings[self.offsets[term_id] : self.offsets[term_id + 1]]
+        return will_read(self.postings[self.offsets[term_id] : self.offsets[term_id + 1]])
 
     def bitset_of(self, term_id: int) -> np.ndarray | None:
         row = self._bitset_row.get(term_id)
-        return None if row is None else self.bitsets[row]
+        return None if row is None else will_read(self.bitsets[row])
 
     def find(self, key: bytes) -> int | None:
         """The ordinal of a release key in this segment, None when absent."""

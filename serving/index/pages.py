@@ -1,0 +1,181 @@
+"""Reading a memory-mapped index whose pages may be cold (on disk, not in the page cache).
+
+A fault on a cold page of a file mapping reads the device's read-ahead window around
+it: 8 MB on this VM's disk (`read_ahead_kb` 8192), ~25 ms, for the one value a lookup
+wanted. Files read at random (rows, items, postings, bitsets) are therefore mapped with
+MADV_RANDOM: a cold page is then one 4 kB read (~0.4 ms). What a request is about to
+read is asked for first, in one go (MADV_WILLNEED per page or span): the reads are then
+in flight together and the request waits about one disk read, not one per page. On
+pages already in the page cache the asks cost a syscall each (~1 us), nothing more.
+
+Small arrays that every search reads at scattered places (posting dates, keys, the
+per-release filters: tens of bytes a release) are instead made resident when a segment
+is mapped (MADV_POPULATE_READ: read in one sequential pass and mapped into the process),
+so no search waits on them. The page cache may drop pages that no process maps at any
+time (this VM's DAMON pages out unmapped file pages idle for a minute), so everything
+else is designed to be read cold.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import mmap
+import os
+import sys
+
+import numpy as np
+import pyarrow as pa
+
+MADV_RANDOM, MADV_WILLNEED, MADV_POPULATE_READ = 1, 3, 22
+PAGE = mmap.PAGESIZE
+_SHIFT = PAGE.bit_length() - 1
+
+
+def _libc() -> ctypes.CDLL | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    except OSError:
+        return None
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    return libc
+
+
+_LIBC = _libc()
+
+
+def advise(address: int, size: int, advice: int) -> None:
+    """madvise over [address, address + size), widened to whole pages; nothing where
+    madvise is missing (it only changes how fast pages come, never what they hold)."""
+    if _LIBC is None or size <= 0:
+        return
+    start = address & ~(PAGE - 1)
+    _LIBC.madvise(ctypes.c_void_p(start), ctypes.c_size_t(address + size - start), advice)
+
+
+def will_need(buffers: list[pa.Buffer | None]) -> None:
+    """Ask the kernel to read these memory-mapped buffers' pages ahead, in the background
+    (page cache, shared by the processes mapping the file)."""
+    for buf in buffers:
+        if buf is not None and buf.size:
+            advise(buf.address, buf.size, MADV_WILLNEED)
+
+
+def will_read(values: np.ndarray) -> np.ndarray:
+    """`values` (a slice of a memory-mapped array about to be read whole: a posting list,
+    a bitset) with its exact span asked for in one go, so it does not fault page by page."""
+    if values.nbytes > PAGE:
+        advise(values.ctypes.data, values.nbytes, MADV_WILLNEED)
+    return values
+
+
+def ask_pages(addresses: np.ndarray) -> None:
+    """Ask for the pages holding these addresses (one madvise a page: a page of results
+    touches ~100 scattered ones, rarely two adjacent)."""
+    if _LIBC is None or not len(addresses):
+        return
+    madvise, size = _LIBC.madvise, ctypes.c_size_t(PAGE)
+    for page in np.unique(np.asarray(addresses, dtype=np.int64) >> _SHIFT).tolist():
+        madvise(ctypes.c_void_p(page << _SHIFT), size, MADV_WILLNEED)
+
+
+def ask_strings(array: pa.Array, rows: np.ndarray) -> None:
+    """Ask for the characters of these rows of a memory-mapped string array whose offsets
+    are resident (`populate_offsets`): one round of reads for a page of feed items."""
+    buffers = array.buffers()
+    if _LIBC is None or not len(rows) or buffers[1] is None or buffers[2] is None:
+        return
+    offsets = np.frombuffer(buffers[1], np.int32)
+    at = np.asarray(rows, dtype=np.int64) + array.offset
+    starts, ends = offsets[at].astype(np.int64), offsets[at + 1].astype(np.int64)
+    spans = ends > starts
+    # Values of a few kB at most: their first and last pages cover them.
+    ask_pages(buffers[2].address + np.concatenate((starts[spans], ends[spans] - 1)))
+
+
+def populate_offsets(array: pa.Array) -> None:
+    """Make a memory-mapped string array's offsets resident (4 bytes a row)."""
+    offsets = array.buffers()[1]
+    if offsets is not None:
+        populate(offsets.address + array.offset * 4, (len(array) + 1) * 4)
+
+
+def ask_value(arrays: list[pa.Array], row: int) -> None:
+    """`ask_rows` of one row of several arrays, without numpy's per-call costs (a
+    download reads one row of four columns): their pages are read together."""
+    if _LIBC is None:
+        return
+    strings = []
+    first: list[int] = []
+    for array in arrays:
+        buffers = array.buffers()
+        at = array.offset + row
+        if len(buffers) == 3 and buffers[1] is not None and buffers[2] is not None:
+            if not (pa.types.is_string(array.type) or pa.types.is_binary(array.type)):
+                continue
+            first.append(buffers[1].address + at * 4)
+            strings.append((buffers[1], buffers[2], at))
+        elif len(buffers) == 2 and buffers[1] is not None and not pa.types.is_boolean(array.type):
+            try:
+                first.append(buffers[1].address + at * (array.type.bit_width // 8))
+            except ValueError:
+                continue
+    _ask_each(first)
+    second = []
+    for offsets, data, at in strings:
+        start, end = (int(v) for v in np.frombuffer(offsets, np.int32, 2, at * 4))
+        if end > start:
+            second += [data.address + start, data.address + end - 1]
+    _ask_each(second)
+
+
+def _ask_each(addresses: list[int]) -> None:
+    assert _LIBC is not None
+    for page in sorted({a >> _SHIFT for a in addresses}):
+        _LIBC.madvise(ctypes.c_void_p(page << _SHIFT), ctypes.c_size_t(PAGE), MADV_WILLNEED)
+
+
+def map_ipc(path: str, random: bool = False) -> pa.Table:
+    """An Arrow IPC file, memory-mapped: read a row at a time (`random`: MADV_RANDOM and
+    `ask_rows`) or made resident now (`populate`).
+
+    Mapped here, not with `pa.memory_map`: Arrow's mapped reads ask the kernel for every
+    buffer they return (MADV_WILLNEED), so opening a segment read its whole rows and
+    items files (~1.1 GB per 2 M releases) into the page cache, for nothing: unmapped
+    pages are dropped again within minutes."""
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if not size:
+            return pa.ipc.open_file(pa.BufferReader(b"")).read_all()  # raises: not IPC
+        mapped = mmap.mmap(fh.fileno(), size, prot=mmap.PROT_READ)
+    buffer = pa.py_buffer(mapped)  # the table's buffers keep the mapping alive
+    if random:
+        advise(buffer.address, size, MADV_RANDOM)
+    else:
+        populate(buffer.address, size)
+    return pa.ipc.open_file(pa.BufferReader(buffer)).read_all()
+
+
+def map_npy(path: str, random: bool = False) -> np.ndarray:
+    """A `.npy` array, memory-mapped: read a span at a time (`random`: MADV_RANDOM and
+    `will_read`) or made resident now (`populate`)."""
+    array = np.load(path, mmap_mode="r")
+    if array.nbytes:
+        if random:
+            advise(array.ctypes.data, array.nbytes, MADV_RANDOM)
+        else:
+            populate(array.ctypes.data, array.nbytes)
+    return array
+
+
+def populate(address: int, size: int) -> None:
+    """Read these pages now and map them into this process (one sequential read; mapped
+    pages stay resident). Kernels before 5.14 lack MADV_POPULATE_READ: read ahead then."""
+    if _LIBC is None or size <= 0:
+        return
+    start = address & ~(PAGE - 1)
+    length = ctypes.c_size_t(address + size - start)
+    if _LIBC.madvise(ctypes.c_void_p(start), length, MADV_POPULATE_READ) != 0:
+        _LIBC.madvise(ctypes.c_void_p(start), length, MADV_WILLNEED)
