@@ -1,0 +1,27 @@
+"""`usenet-indexer bench`: the figures come from real runs, and --repeat keeps the least CPU."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipelines.cli import main
+from pipelines.index.bench import run_bench
+
+
+@pytest.mark.slow
+def test_repeat_keeps_the_least_cpu_of_each_and_says_so():
+    figures = run_bench(n_lines=5000, seed=3, chunk=2000, repeat=2)
+    assert figures.lines == 5000
+    assert len(figures.pass_cpu_runs) == len(figures.floor_cpu_runs) == 2
+    assert figures.cpu_seconds == min(figures.pass_cpu_runs) > 0
+    assert figures.floor_cpu_seconds == min(figures.floor_cpu_runs) > 0
+    assert 0 < figures.segments < figures.lines
+    assert figures.floor_segment_bytes > 0 and figures.release_files_bytes > 0
+    text = figures.text()
+    assert "best of 2 runs" in text and "pass / floor time" in text
+
+
+def test_bad_arguments_are_refused(capsys):
+    assert main(["bench", "--lines", "10"]) == 2
+    assert main(["bench", "--repeat", "0"]) == 2
+    assert "--repeat must be at least 1" in capsys.readouterr().out
