@@ -17,9 +17,9 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from pipelines.catalog.layout import table_glob
 from pipelines.catalog.schema import TABLES
-from pipelines.corpus.fs import is_temporary, open_fs
+from pipelines.corpus.fs import open_fs
+from serving.listing import list_table
 
 VIEW_TABLES = ["releases", "release_files", "ranges", "pending_releases"]
 
@@ -43,8 +43,7 @@ class CatalogViews:
         self.refresh()
 
     def _list(self, table: str) -> list[str]:
-        paths = self.fs.glob(table_glob(self.root, table))
-        return sorted(self._prefix + p for p in paths if not is_temporary(p))
+        return [self._prefix + p.path for p in list_table(self.fs, self.root, table, stat=False)]
 
     def refresh(self) -> bool:
         """Re-list the partitions; re-create the views when the listing changed."""

@@ -86,8 +86,10 @@ def test_asked_pages_and_spans_arrive_and_nothing_else(tmp_path):
     array = pages.map_npy(str(_cold_npy(tmp_path)), random=True)
     base = array.ctypes.data
     per_page = pages.PAGE // 8
-    pages.ask_pages(np.array([base + 3 * pages.PAGE + 17, base + 700 * pages.PAGE, base + 3]))
-    span = pages.will_read(array[100 * per_page : 140 * per_page + 5])
+    asked = pages.Asked(base, array.nbytes)
+    asked.ask(np.array([base + 3 * pages.PAGE + 17, base + 700 * pages.PAGE, base + 3]))
+    asked.ask_span(base + 100 * pages.PAGE, base + 140 * pages.PAGE + 40)
+    span = array[100 * per_page : 140 * per_page + 5]
     wanted = np.zeros(len(_resident(base, array.nbytes)), dtype=bool)
     wanted[[0, 3, 700]] = True
     wanted[100:141] = True
@@ -118,7 +120,7 @@ def test_asked_strings_and_a_downloads_values_arrive(tmp_path):
     data = names_col.buffers()[2]
     assert _resident(data.address, data.size).sum() <= 2  # mapping read no rows
     rows = np.array([5, 4000, 12_345, 19_000], dtype=np.int64)
-    pages.ask_strings(names_col, rows)
+    pages.ask_strings(names_col, rows, pages.asked_of(names_col))
     bounds = np.frombuffer(offsets, np.int32).astype(np.int64)
     wanted = np.zeros((data.size + pages.PAGE - 1) // pages.PAGE + 1, dtype=bool)
     for r in rows + 10:
@@ -131,12 +133,13 @@ def test_asked_strings_and_a_downloads_values_arrive(tmp_path):
     )
     assert found[wanted[: len(found)]].all()
     assert found.sum() <= wanted.sum() + 4
-    # One row of several columns: its values' pages, strings in a second round.
+    # One row of several columns (the name's offsets resident, above): its values' pages.
     row = 7_777
     pages.ask_value(batch.columns, row)
     first_col = batch.column(1).buffers()[1]
-    at = first_col.address + row * 8
-    assert _wait_resident(at, 8, np.array([True]))[0]
+    assert _wait_resident(first_col.address + row * 8, 8, np.array([True]))[0]
+    start = data.address + int(bounds[row])
+    assert _wait_resident(start, int(bounds[row + 1] - bounds[row]), np.array([True]))[0]
     assert batch.column(0)[row].as_py() == names[row]
     assert batch.column(2)[row].as_py() == row.to_bytes(20, "big")
     assert mapped.equals(table)
@@ -145,7 +148,41 @@ def test_asked_strings_and_a_downloads_values_arrive(tmp_path):
 def test_asks_change_no_values():
     """Where the buffers are not mapped files (plain memory) the asks are harmless."""
     array = pa.array(["a", None, "", "bcd" * 2000, "e"]).slice(1)
-    pages.ask_strings(array, np.array([0, 1, 2, 3]))
+    pages.ask_strings(array, np.array([0, 1, 2, 3]), pages.asked_of(array))
     pages.ask_value([array, pa.array([1, 2, 3, 4]), pa.array([[1], [2], None, []])], 2)
-    pages.ask_pages(np.array([], dtype=np.int64))
+    pages.Asked(0, 0).ask(np.array([], dtype=np.int64))
     assert array.to_pylist() == [None, "", "bcd" * 2000, "e"]
+
+
+class _CountingLibc:
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int, int]] = []
+
+    def madvise(self, address, size, advice) -> int:
+        self.calls.append((address.value, size.value, advice))
+        return 0
+
+
+def test_pages_are_asked_for_once(monkeypatch):
+    """A page asked for is mapped from then on: asking again would be a syscall for
+    nothing, ~1 ms of a warm search's ~3."""
+    libc = _CountingLibc()
+    monkeypatch.setattr(pages, "_LIBC", libc)
+    base = 1 << 30
+    asked = pages.Asked(base + 100, 64 * pages.PAGE)
+    asked.ask(np.array([base + 100, base + 5 * pages.PAGE + 1, base + 5 * pages.PAGE + 9]))
+    assert [(a - base) // pages.PAGE for a, _, _ in libc.calls] == [0, 5]
+    assert all(
+        size == pages.PAGE and advice == pages.MADV_WILLNEED for _, size, advice in libc.calls
+    )
+    libc.calls.clear()
+    asked.ask(np.array([base + 5 * pages.PAGE, base + 7 * pages.PAGE]))
+    assert [(a - base) // pages.PAGE for a, _, _ in libc.calls] == [7]
+    libc.calls.clear()
+    asked.ask_span(base + 10 * pages.PAGE + 8, base + 20 * pages.PAGE)  # pages 10-19
+    assert libc.calls == [(base + 10 * pages.PAGE, 10 * pages.PAGE, pages.MADV_WILLNEED)]
+    asked.ask_span(base + 12 * pages.PAGE, base + 15 * pages.PAGE)
+    asked.ask_span(base + 30 * pages.PAGE, base + 30 * pages.PAGE + 50)  # one page: touched
+    assert len(libc.calls) == 1
+    asked.ask(np.array([base + 19 * pages.PAGE + 4000]))
+    assert len(libc.calls) == 1

@@ -28,11 +28,11 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from pipelines.catalog.layout import table_glob
-from pipelines.corpus.fs import is_temporary, open_fs
+from pipelines.corpus.fs import open_fs
 from serving.index.build import build_segment
 from serving.index.searcher import RESULT_CACHE, LiveSegment, Snapshot, resolve_versions
 from serving.index.segment import Segment
+from serving.listing import list_table
 
 log = logging.getLogger(__name__)
 
@@ -47,14 +47,9 @@ class RefreshReport:
 def list_partitions(url: str) -> list[dict]:
     """Every whole `releases` partition (temp names skipped): path, size, mtime."""
     fs, root = open_fs(url)
-    found = []
-    for path in sorted(fs.glob(table_glob(root, "releases"))):
-        if is_temporary(path):
-            continue
-        info = fs.info(path)
-        mtime = info.get("mtime") or info.get("LastModified") or info.get("updated")
-        found.append({"path": path, "size": info.get("size"), "mtime": str(mtime)})
-    return found
+    return [
+        {"path": p.path, "size": p.size, "mtime": p.mtime} for p in list_table(fs, root, "releases")
+    ]
 
 
 class IndexManager:

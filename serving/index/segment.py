@@ -14,12 +14,13 @@ import numpy as np
 import pyarrow as pa
 
 from serving.index.pages import (
+    Asked,
     ask_strings,
     ask_value,
+    asked_of,
     map_ipc,
     map_npy,
     populate_offsets,
-    will_read,
 )
 
 TERM_CACHE = 65_536  # term lookups kept per segment
@@ -37,6 +38,9 @@ class Segment:
         # concatenates every chunk first (gigabytes of a mapped file per request).
         self.batches = self.rows.to_batches()
         self.batch_starts = np.cumsum([0] + [b.num_rows for b in self.batches])
+        if "name" in self.rows.schema.names:  # a download then reads its row in one round
+            for batch in self.batches:
+                populate_offsets(batch.column("name"))
         # Each release's feed item values, prepared at build (`newznab.items`): a page
         # reads one column here instead of eleven from `rows`.
         items = map_ipc(str(self.folder / "items.arrow"), random=True).column(0)
@@ -44,6 +48,7 @@ class Segment:
         self._item_starts = np.cumsum([0] + [len(c) for c in items.chunks])
         for chunk in self._item_chunks:  # where each item is: 4 bytes a release, resident
             populate_offsets(chunk)
+        self._item_asked = [asked_of(chunk) for chunk in self._item_chunks]
         # Resident: a few bytes a release that searches read all over (`pages`).
         load = lambda name, random=False: map_npy(str(self.folder / f"{name}.npy"), random)  # noqa: E731
         self.posted = load("posted")
@@ -58,6 +63,10 @@ class Segment:
         self.offsets = load("offsets")
         self.postings = load("postings", True)
         self.bitsets = load("bitsets", True)
+        # What of them was asked for already (`pages.Asked`), and where they are mapped.
+        self._postings_at, self._bitsets_at = self.postings.ctypes.data, self.bitsets.ctypes.data
+        self._postings_asked = Asked(self._postings_at, self.postings.nbytes)
+        self._bitsets_asked = Asked(self._bitsets_at, self.bitsets.nbytes)
         self.terms = (
             map_ipc(str(self.folder / "terms.arrow")).column(0).chunk(0) if self.n else None
         )
@@ -134,7 +143,9 @@ class Segment:
         for b in sorted(set(which.tolist())):
             where = np.nonzero(which == b)[0]
             rows = ords[where] - self._item_starts[b]
-            ask_strings(self._item_chunks[b], rows)  # cold pages read together, not one by one
+            ask_strings(
+                self._item_chunks[b], rows, self._item_asked[b]
+            )  # cold pages read together, not one by one
             local = pa.array(rows)
             for pos, value in zip(where.tolist(), self._item_chunks[b].take(local).to_pylist(),
                                   strict=True):  # fmt: skip
@@ -180,11 +191,21 @@ class Segment:
         return int(self.offsets[term_id + 1] - self.offsets[term_id])
 
     def postings_of(self, term_id: int) -> np.ndarray:
-        return will_read(self.postings[self.offsets[term_id] : self.offsets[term_id + 1]])
+        start, end = int(self.offsets[term_id]), int(self.offsets[term_id + 1])
+        width = self.postings.itemsize
+        self._postings_asked.ask_span(
+            self._postings_at + start * width, self._postings_at + end * width
+        )
+        return self.postings[start:end]
 
     def bitset_of(self, term_id: int) -> np.ndarray | None:
         row = self._bitset_row.get(term_id)
-        return None if row is None else will_read(self.bitsets[row])
+        if row is None:
+            return None
+        bits = self.bitsets[row]
+        start = self._bitsets_at + row * bits.nbytes
+        self._bitsets_asked.ask_span(start, start + bits.nbytes)
+        return bits
 
     def find(self, key: bytes) -> int | None:
         """The ordinal of a release key in this segment, None when absent."""
