@@ -175,7 +175,9 @@ def _scan(
     Reads the buffer 64 bytes at a time (8 words, SWAR): a block's bytes below 11 become
     one bit mask whose set bits are visited in order, so the separators cost a step each
     and the other bytes a few word operations per 8; a byte loop spent a compare and a
-    branch on each.
+    branch on each. The index's arrays are written with unsigned indexes too: with the
+    negative-index checks the stores of field bounds were a third of the scan (12-15 %
+    of it went with the checks).
     """
     size = buf.shape[0]
     cap = line_start.shape[0]
@@ -197,8 +199,8 @@ def _scan(
             b = buf[_U(p)] if p < size else 10
             if b == 9:
                 if f < 9:
-                    fstart[f, li] = fs
-                    fend[f, li] = p
+                    fstart[_U(f), _U(li)] = fs
+                    fend[_U(f), _U(li)] = p
                 f += 1
                 fs = p + 1
             elif b == 10:
@@ -210,18 +212,18 @@ def _scan(
                 if fs > e:  # a TAB right before the CR
                     fs = e
                 if f < 9:
-                    fstart[f, li] = fs
-                    fend[f, li] = e
+                    fstart[_U(f), _U(li)] = fs
+                    fend[_U(f), _U(li)] = e
                 f += 1
                 for k in range(f, 9):
-                    fstart[k, li] = e
-                    fend[k, li] = e
-                line_start[li] = s
-                line_end[li] = e
-                nfields[li] = min(f, 10)
-                non_utf8[li] = (acc & _HI) != 0 and not _utf8_valid(buf, s, e)
-                num = _article_number(buf, fstart[0, li], fend[0, li])
-                number[li] = num
+                    fstart[_U(k), _U(li)] = e
+                    fend[_U(k), _U(li)] = e
+                line_start[_U(li)] = s
+                line_end[_U(li)] = e
+                nfields[_U(li)] = min(f, 10)
+                non_utf8[_U(li)] = (acc & _HI) != 0 and not _utf8_valid(buf, s, e)
+                num = _article_number(buf, fstart[0, _U(li)], fend[0, _U(li)])
+                number[_U(li)] = num
                 code = OK
                 if p >= size and not terminated:
                     code = UNTERMINATED
@@ -231,7 +233,7 @@ def _scan(
                     code = BAD_NUMBER
                 elif num < first or num > last:
                     code = OUT_OF_SPAN
-                status[li] = code
+                status[_U(li)] = code
                 li += 1
                 s = p + 1
                 f = 0
