@@ -8,6 +8,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 
 from serving.newznab.asgi import NewznabEndpoints
 from serving.settings import Settings
@@ -26,6 +27,9 @@ def create_app(
         if own:
             app.state.catalog = Catalog(settings)
             app.state.catalog.start(background=background)
+        # Downloads run in the thread pool: its first use imports anyio's backend and
+        # starts a thread (~0.7 s here), which the first download would otherwise wait for.
+        await run_in_threadpool(lambda: None)
         try:
             yield
         finally:
