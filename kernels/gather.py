@@ -9,27 +9,23 @@ the range's largest column at the range's memory peak).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
-from numba import types
-from numba.typed import List
 
 from kernels._jit import kernel
 from kernels.hashing import load_le64, store_le64
 
 _U = np.uint64  # unsigned indexes: no wraparound checks in the byte loop
-_BYTES = types.Array(types.uint8, 1, "C", readonly=True)  # Arrow buffers: read-only
-_OFFSETS = types.Array(types.int32, 1, "C", readonly=True)
 
 
 @kernel
-def _locate(offsets, first, where, batch, start, length):
+def _locate(offsets, offsets_at, first, where, column, start, length):
+    """Per place: its column, and its value's start and length in that column's data.
+    offsets holds every column's offsets end to end, column c's from offsets_at[c]."""
     last = first.shape[0] - 1
     # a file's segments mostly sit in one batch, one after another: the column of the
-    # value before is tried first (a typed list's item costs more than a few compares)
+    # value before is tried first
     c = 0
-    column = offsets[0]
     lo_place = first[0]
     hi_place = first[1] if last > 0 else np.int64(1) << 62
     for i in range(where.shape[0]):
@@ -45,28 +41,39 @@ def _locate(offsets, first, where, batch, start, length):
                 else:
                     hi = mid - 1
             c = lo
-            column = offsets[c]
             lo_place = first[c]
             hi_place = first[c + 1] if c < last else np.int64(1) << 62
-        k = w - lo_place
-        batch[i] = c
-        start[i] = column[k]
-        length[i] = column[k + 1] - column[k]
+        k = offsets_at[c] + (w - lo_place)
+        column[i] = c
+        start[i] = offsets[k]
+        length[i] = offsets[k + 1] - offsets[k]
 
 
 @kernel
-def _gather(datas, batch, start, length, places, out):
+def _by_column(column, n_columns, order, bounds):
+    """The places grouped by column, in their order within each (a counting sort)."""
+    counts = np.zeros(n_columns + 1, np.int64)
+    for i in range(column.shape[0]):
+        counts[column[i] + 1] += 1
+    for c in range(n_columns):
+        counts[c + 1] += counts[c]
+        bounds[c + 1] = counts[c + 1]
+    for i in range(column.shape[0]):
+        c = column[i]
+        order[counts[c]] = i
+        counts[c] += 1
+
+
+@kernel
+def _copy(src, rows, start, length, places, out):
+    """Each row's value from src to its place in out, 8 bytes a step while both sides have
+    them (message-ids run ~20-60 bytes), then bytes."""
     size = out.shape[0]
-    c = -1
-    src = datas[0]
-    for i in range(batch.shape[0]):
-        if batch[i] != c:
-            c = batch[i]
-            src = datas[c]
+    for j in range(rows.shape[0]):
+        i = rows[j]
         k = start[i]
         end = k + length[i]
         o = places[i]
-        # 8 bytes a step while both sides have them (ids run ~20-60 bytes), then bytes
         while end - k >= 8 and o + 8 <= size:
             store_le64(out, o, load_le64(src, k))
             k += 8
@@ -82,8 +89,9 @@ class BinaryColumns:
     """Binary columns laid end to end, for gathering: column c holds values
     datas[c][offsets[c][k]:offsets[c][k + 1]], places first[c] onwards."""
 
-    datas: Any  # numba typed List of uint8 arrays
-    offsets: Any  # numba typed List of int32 arrays (Arrow's binary offsets)
+    datas: list[np.ndarray]  # uint8 each
+    offsets: np.ndarray  # int32 (int64 if any column's are): every column's, end to end
+    offsets_at: np.ndarray  # int64 per column: where its offsets start in `offsets`
     first: np.ndarray  # int64 per column, and the total after the last
 
     def __len__(self) -> int:
@@ -94,19 +102,22 @@ def binary_columns(datas: list[np.ndarray], offsets: list[np.ndarray]) -> Binary
     """The columns checked once (the kernels read them without bounds checks)."""
     if len(datas) != len(offsets):
         raise ValueError("one offsets array a column")
-    typed_datas, typed_offsets = List.empty_list(_BYTES), List.empty_list(_OFFSETS)
     for data, column in zip(datas, offsets, strict=True):
-        if column.dtype != np.int32 or column.ndim != 1 or len(column) == 0:
-            raise ValueError("a column's offsets must be a non-empty 1-d int32 array")
-        column = np.ascontiguousarray(column)
+        if column.ndim != 1 or len(column) == 0 or column.dtype.kind not in "iu":
+            raise ValueError("a column's offsets must be a non-empty 1-d integer array")
         if len(column) > 1 and (
             column[0] < 0 or column[-1] > len(data) or np.any(column[1:] < column[:-1])
         ):
             raise ValueError("a column's offsets do not fit its data")
-        typed_datas.append(np.ascontiguousarray(data, np.uint8))
-        typed_offsets.append(column)
-    first = np.cumsum([0, *(len(o) - 1 for o in offsets)]).astype(np.int64)
-    return BinaryColumns(typed_datas, typed_offsets, first)
+    lengths = [len(o) for o in offsets]
+    offsets_at = np.cumsum([0, *lengths])[:-1].astype(np.int64)
+    # Arrow's binary offsets are int32: kept so (the range's end is its memory peak)
+    wide = any(o.dtype.itemsize > 4 for o in offsets)
+    kind = np.int64 if wide else np.int32
+    all_offsets = np.concatenate([np.zeros(0, kind), *offsets]).astype(kind, copy=False)
+    first = np.cumsum([0, *(n - 1 for n in lengths)]).astype(np.int64)
+    contiguous = [np.ascontiguousarray(d, np.uint8) for d in datas]
+    return BinaryColumns(contiguous, all_offsets, offsets_at, first)
 
 
 def gather_values(columns: BinaryColumns, where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -116,14 +127,24 @@ def gather_values(columns: BinaryColumns, where: np.ndarray) -> tuple[np.ndarray
     if len(where) and (where.min() < 0 or where.max() >= len(columns)):
         raise ValueError("a place lies outside the columns")
     n = len(where)
-    batch = np.empty(n, np.int64)
+    column = np.empty(n, np.int64)
     start = np.empty(n, np.int64)
     length = np.empty(n, np.int64)
     if n:
-        _locate(columns.offsets, columns.first[:-1], where, batch, start, length)
+        _locate(
+            columns.offsets, columns.offsets_at, columns.first[:-1], where, column, start, length
+        )
     places = np.zeros(n + 1, np.int64)
     np.cumsum(length, out=places[1:])
     out = np.empty(int(places[-1]), np.uint8)
     if n:
-        _gather(columns.datas, batch, start, length, places, out)
+        # one copy a column, over its places: no list of columns crosses into the kernel
+        # (a numba typed list compiled its methods anew in every process, ~1.7 s)
+        n_columns = len(columns.datas)
+        order = np.empty(n, np.int64)
+        bounds = np.zeros(n_columns + 1, np.int64)
+        _by_column(column, n_columns, order, bounds)
+        for c in np.flatnonzero(np.diff(bounds)).tolist():
+            rows = order[bounds[c] : bounds[c + 1]]
+            _copy(columns.datas[c], rows, start, length, places, out)
     return places, out

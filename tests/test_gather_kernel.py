@@ -55,8 +55,10 @@ def test_bad_columns_and_places_are_refused():
         binary_columns([data], [np.array([0, 7], np.int32)])
     with pytest.raises(ValueError, match="do not fit"):
         binary_columns([data], [np.array([0, 4, 2], np.int32)])
-    with pytest.raises(ValueError, match="int32"):
-        binary_columns([data], [np.array([0, 2], np.int64)])
+    with pytest.raises(ValueError, match="integer"):
+        binary_columns([data], [np.array([0, 2], np.float64)])
+    with pytest.raises(ValueError, match="non-empty"):
+        binary_columns([data], [np.zeros(0, np.int32)])
     with pytest.raises(ValueError, match="one offsets"):
         binary_columns([data], [])
     cols = binary_columns([data], [np.array([0, 2, 6], np.int32)])
@@ -66,3 +68,7 @@ def test_bad_columns_and_places_are_refused():
         gather_values(cols, np.array([-1]))
     places, out = gather_values(cols, np.array([1, 0, 1]))
     assert places.tolist() == [0, 4, 6, 10] and out.tobytes() == b"cdefabcdef"
+    # int64 offsets (a large_binary column) beside int32 ones
+    wide = binary_columns([data, data], [np.array([0, 2], np.int32), np.array([3, 6], np.int64)])
+    places, out = gather_values(wide, np.array([1, 0]))
+    assert out.tobytes() == b"defab"
