@@ -26,8 +26,10 @@ LAYOUT: dict[str, dict[str, Any]] = {
     "release_files": {
         "compression_level": 1,
         # rows are sorted by release key: small row groups let an NZB download decode
-        # only the one that holds its release (the statistics pin it)
-        "row_group_size": 2048,
+        # only the one that holds its release (the statistics pin it). 1,024 files:
+        # half the decode of 2,048 (7.2 -> 5.5 ms a 100-file release, measured in the
+        # server) for 0.04 % more bytes on a generated range; 512 cost 1.1 %
+        "row_group_size": 1024,
         "use_dictionary": ["poster", "groups"],
         # only the key's min/max are read (an NZB download picks its row group by them);
         # the others cost ~10 % of the write and were 42 % of the footer, which the
