@@ -129,6 +129,22 @@ def populate_offsets(array: pa.Array) -> None:
         populate(offsets.address + array.offset * 4, (len(array) + 1) * 4)
 
 
+def populate_head(array: pa.Array, rows: int, asked: Asked) -> None:
+    """Make the characters of a memory-mapped string array's first `rows` values resident
+    (its offsets resident already), and note their pages as asked for."""
+    buffers = array.buffers()
+    rows = min(rows, len(array))
+    if rows <= 0 or buffers[1] is None or buffers[2] is None:
+        return
+    offsets = np.frombuffer(buffers[1], np.int32)
+    start, end = int(offsets[array.offset]), int(offsets[array.offset + rows])
+    if end > start:
+        populate(buffers[2].address + start, end - start)
+        first = ((buffers[2].address + start) >> _SHIFT) - asked.first
+        last = ((buffers[2].address + end - 1) >> _SHIFT) - asked.first
+        asked.asked[max(first, 0) : last + 1] = True
+
+
 def ask_value(arrays: list[pa.Array], row: int) -> None:
     """Ask for the pages one row of several memory-mapped arrays lies in, together (a
     download reads one row of four columns). Strings' offsets should be resident

@@ -20,10 +20,12 @@ from serving.index.pages import (
     asked_of,
     map_ipc,
     map_npy,
+    populate_head,
     populate_offsets,
 )
 
 TERM_CACHE = 65_536  # term lookups kept per segment
+HEAD_SHARE = 16  # the newest 1/HEAD_SHARE of a segment's feed items are kept resident
 _DOWNLOAD_COLUMNS = ["name", "first_article", "last_article", "written_range"]
 
 
@@ -49,6 +51,13 @@ class Segment:
         for chunk in self._item_chunks:  # where each item is: 4 bytes a release, resident
             populate_offsets(chunk)
         self._item_asked = [asked_of(chunk) for chunk in self._item_chunks]
+        # The newest releases' items resident too: ordinals are newest first and a page of
+        # results starts at the newest matches, so the first 1/16 of a segment held 65-70 %
+        # of the items the bench's searches read (~40 MB per 2 M releases).
+        head = -(-self.n // HEAD_SHARE)
+        starts = self._item_starts[:-1]
+        for chunk, start, asked in zip(self._item_chunks, starts, self._item_asked, strict=True):
+            populate_head(chunk, head - int(start), asked)
         # Resident: a few bytes a release that searches read all over (`pages`).
         load = lambda name, random=False: map_npy(str(self.folder / f"{name}.npy"), random)  # noqa: E731
         self.posted = load("posted")
