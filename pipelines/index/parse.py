@@ -124,7 +124,9 @@ def parse_chunk(
     sampled = ix.number % rules.sample_every == 0
 
     def sample(rule: str, mask: np.ndarray) -> None:
-        lines = np.flatnonzero(mask & sampled)
+        sample_lines(rule, np.flatnonzero(mask & sampled))
+
+    def sample_lines(rule: str, lines: np.ndarray) -> None:
         if not len(lines):
             return
         columns = drops.samples
@@ -147,14 +149,14 @@ def parse_chunk(
     lrows = np.flatnonzero(live)
     buf, subj = parse_shared(data, fs[lrows, sc.F_SUBJECT], fe[lrows, sc.F_SUBJECT])
 
-    def lines_of(mask: np.ndarray) -> np.ndarray:
-        full = np.zeros(len(ix), np.bool_)
-        full[lrows[mask]] = True
-        return full
+    def sample_live(rule: str, mask: np.ndarray) -> None:
+        """Sample the lines of lrows under mask (no chunk-long mask made for it)."""
+        lines = lrows[mask]
+        sample_lines(rule, lines[sampled[lines]])
 
     random_subject = subj.random_subject
     drops.add(RULE_RANDOM_SUBJECT, int(random_subject.sum()))
-    sample(RULE_RANDOM_SUBJECT, lines_of(random_subject))
+    sample_live(RULE_RANDOM_SUBJECT, random_subject)
     in_play = ~random_subject
 
     part = subj.part.copy()
@@ -169,9 +171,9 @@ def parse_chunk(
     # a counter no file has: part past the total, or a total no upload reaches
     bad_counter = in_play & ((part > part_total) | (part_total > MAX_PARTS))
     drops.add(RULE_BAD_COUNTER, int(bad_counter.sum()))
-    sample(RULE_BAD_COUNTER, lines_of(bad_counter))
+    sample_live(RULE_BAD_COUNTER, bad_counter)
     in_play &= ~bad_counter
-    sample(RULE_NO_COUNTER, lines_of(no_counter))
+    sample_live(RULE_NO_COUNTER, no_counter)
 
     pos = np.flatnonzero(in_play)  # positions in lrows
     rows = lrows[pos]  # lines of the chunk
