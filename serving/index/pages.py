@@ -69,7 +69,9 @@ class Asked:
     A page asked for is read through the mapping right after, so it stays mapped in this
     process, and pages a process maps are not dropped here (DAMON pages out only unmapped
     file pages; memory pressure could, and then a page is one 4 kB fault). Asking again
-    would cost a syscall a page for nothing: ~1 ms of a search's ~3 ms when warm.
+    would cost a syscall a page for nothing: ~1 ms of a search's ~3 ms when warm. (A
+    span asked for but only partly read, a posting list binary-searched, may lose its
+    unread pages later: each is then one 4 kB fault, never the read-ahead window.)
     """
 
     def __init__(self, address: int, size: int) -> None:
