@@ -151,6 +151,8 @@ def test_asks_change_no_values():
     pages.ask_strings(array, np.array([0, 1, 2, 3]), pages.asked_of(array))
     pages.ask_value([array, pa.array([1, 2, 3, 4]), pa.array([[1], [2], None, []])], 2)
     pages.Asked(0, 0).ask(np.array([], dtype=np.int64))
+    empty = pa.array(["", "", ""])  # no characters at all
+    pages.ask_strings(empty, np.array([0, 2]), pages.asked_of(empty))
     assert array.to_pylist() == [None, "", "bcd" * 2000, "e"]
 
 

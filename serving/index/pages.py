@@ -76,7 +76,7 @@ class Asked:
 
     def __init__(self, address: int, size: int) -> None:
         self.first = address >> _SHIFT
-        self.asked = np.zeros(max(0, ((address + size - 1) >> _SHIFT) - self.first + 1), bool)
+        self.asked = np.zeros(max(1, ((address + size - 1) >> _SHIFT) - self.first + 1), bool)
 
     def ask(self, addresses: np.ndarray) -> None:
         """The pages holding these addresses (one madvise each: a page of results touches
@@ -189,7 +189,7 @@ def map_ipc(path: str, random: bool = False) -> pa.Table:
         size = os.fstat(fh.fileno()).st_size
         if not size:
             return pa.ipc.open_file(pa.BufferReader(b"")).read_all()  # raises: not IPC
-        mapped = mmap.mmap(fh.fileno(), size, prot=mmap.PROT_READ)
+        mapped = mmap.mmap(fh.fileno(), size, access=mmap.ACCESS_READ)
     buffer = pa.py_buffer(mapped)  # the table's buffers keep the mapping alive
     if random:
         advise(buffer.address, size, MADV_RANDOM)
