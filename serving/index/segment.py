@@ -71,11 +71,12 @@ class Segment:
         self.hidden = np.load(self.folder / "hidden.npy")
         self.offsets = load("offsets")
         self.postings = load("postings", True)
-        self.bitsets = load("bitsets", True)
+        # The common terms' bitsets, resident: most queries hold a common word (~9 B a
+        # release: one bit per release for each of ~70 terms).
+        self.bitsets = load("bitsets")
         # What of them was asked for already (`pages.Asked`), and where they are mapped.
-        self._postings_at, self._bitsets_at = self.postings.ctypes.data, self.bitsets.ctypes.data
+        self._postings_at = self.postings.ctypes.data
         self._postings_asked = Asked(self._postings_at, self.postings.nbytes)
-        self._bitsets_asked = Asked(self._bitsets_at, self.bitsets.nbytes)
         self.terms = (
             map_ipc(str(self.folder / "terms.arrow")).column(0).chunk(0) if self.n else None
         )
@@ -212,8 +213,6 @@ class Segment:
         if row is None:
             return None
         bits = self.bitsets[row]
-        start = self._bitsets_at + row * bits.nbytes
-        self._bitsets_asked.ask_span(start, start + bits.nbytes)
         return bits
 
     def find(self, key: bytes) -> int | None:
