@@ -67,7 +67,9 @@ def _by_column(column, n_columns, order, bounds):
 @kernel
 def _copy(src, rows, start, length, places, out):
     """Each row's value from src to its place in out, 8 bytes a step while both sides have
-    them (message-ids run ~20-60 bytes), then bytes."""
+    them (message-ids run ~20-60 bytes), then bytes. Never past a value's end, unlike
+    `spans._copy_spans`: the places come in any order here, so a value written after its
+    neighbour would overwrite it."""
     size = out.shape[0]
     for j in range(rows.shape[0]):
         i = rows[j]

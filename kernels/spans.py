@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from kernels.hashing import AHEAD, leaf_kernel, load_le64, prefetch, store_le64
@@ -58,6 +60,14 @@ def gather(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndar
     data = np.empty(int(offsets[-1]), np.uint8)
     _copy_spans(buf, start, end, offsets, data)
     return data, offsets
+
+
+def gather_bytes(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[bytes]:
+    """The spans buf[start[i]:end[i]] as bytes each: gathered into one bytes object and
+    sliced, a third of the cost of a bytes made from a memoryview slice each."""
+    data, offsets = gather(buf, start, end)
+    joined = data.tobytes()
+    return [joined[a:z] for a, z in itertools.pairwise(offsets.tolist())]
 
 
 @leaf_kernel
