@@ -15,6 +15,7 @@ the two to the same results.
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from typing import NamedTuple
 
@@ -112,50 +113,74 @@ _I = re.IGNORECASE
 
 
 class _Rule(NamedTuple):
-    """A category rule: its regex, and how to decide it faster on an ASCII name.
+    """A keyword rule: its regex, and how to decide it without the regex on an ASCII name.
 
     `words` are its alternatives that are one whole word of ASCII letters and digits (lower
     case): on an ASCII name, `(?<![a-z0-9])word(?![a-z0-9])` matches exactly when the word
-    is one of the name's maximal letter-and-digit runs. `hint`, run on the lower-cased
-    ASCII name, finds a text that every other match needs (None: no other alternatives);
-    only when it does the regex itself runs. tests/test_naming.py expands each regex to
-    check its words and hint.
+    is one of the name's maximal letter-and-digit runs. Every other match holds one of the
+    `hints` (lower-case texts): the regex itself runs only on an ASCII name that holds
+    one. `bit` marks the rule in a name's masks. tests/test_naming.py expands each regex
+    to check its words and hints.
     """
 
     pattern: re.Pattern[str]
-    words: frozenset[str] = frozenset()
-    hint: re.Pattern[str] | None = None
+    words: frozenset[str]
+    hints: tuple[str, ...]
+    bit: int
 
 
-def _rule(pattern: str, words: str = "", hint: str | None = None, flags: int = _I) -> _Rule:
-    return _Rule(
-        re.compile(pattern, flags),
+_KEYWORD_RULES: list[_Rule] = []
+
+
+def _rule(pattern: str, words: str, hints: str = "") -> _Rule:
+    rule = _Rule(
+        re.compile(_KEYWORD.format(pattern), _I),
         frozenset(words.split()),
-        re.compile(hint) if hint is not None else None,
+        tuple(hints.split()),
+        1 << len(_KEYWORD_RULES),
     )
+    _KEYWORD_RULES.append(rule)
+    return rule
+
+
+class _Part(NamedTuple):
+    """A regex and a regex finding, in the lower-cased ASCII name, a text it needs."""
+
+    pattern: re.Pattern[str]
+    hint: re.Pattern[str]
+
+
+def _part(pattern: str, hint: str, flags: int = _I) -> _Part:
+    return _Part(re.compile(pattern, flags), re.compile(hint))
 
 
 _KEYWORD = r"(?<![a-z0-9])(?:{})(?![a-z0-9])"
 # the alternatives of the TV rule, each with the text it needs (the rule is their union)
 _TV_PARTS = (
-    _rule(r"(?<![0-9])s\d{1,4}[ ._-]?ep?\d{1,4}", hint="s[0-9]"),
-    _rule(r"(?<![a-z0-9])s\d{1,4}(?=[ ._/-]|$|e\?)", hint="s[0-9]"),
-    _rule(r"(?<![0-9])(?:\d{1,2}|(?:19|20)\d\d)x\d{1,3}(?![0-9])", hint="[0-9]x[0-9]"),
-    _rule(
+    _part(r"(?<![0-9])s\d{1,4}[ ._-]?ep?\d{1,4}", "s[0-9]"),
+    _part(r"(?<![a-z0-9])s\d{1,4}(?=[ ._/-]|$|e\?)", "s[0-9]"),
+    _part(r"(?<![0-9])(?:\d{1,2}|(?:19|20)\d\d)x\d{1,3}(?![0-9])", "[0-9]x[0-9]"),
+    _part(
         r"(?<![a-z0-9])(?:season|saison|temporada|stagione|staffel|series|episode|episodio|"
         r"folge|afl|b[oö]l[uü]m|blm)[ ._-]?\d+",
-        hint="season|saison|temporada|stagione|staffel|series|episod|folge|afl|bolum|blm",
+        "season|saison|temporada|stagione|staffel|series|episod|folge|afl|bolum|blm",
     ),
-    _rule(r"\d+[ ._-]?(?:b[oö]l[uü]m|blm)", hint="bolum|blm"),
-    _rule(r"(?<![a-z0-9])ep?\d{2,4}(?=[ ._-]|$)", hint="ep?[0-9]"),
-    _rule(r"(?<![0-9])\d{1,2}of\d{1,2}(?![0-9])", hint="[0-9]of[0-9]"),
+    _part(r"\d+[ ._-]?(?:b[oö]l[uü]m|blm)", "bolum|blm"),
+    _part(r"(?<![a-z0-9])ep?\d{2,4}(?=[ ._-]|$)", "ep?[0-9]"),
+    _part(r"(?<![0-9])\d{1,2}of\d{1,2}(?![0-9])", "[0-9]of[0-9]"),
 )
 _TV = re.compile("|".join(part.pattern.pattern for part in _TV_PARTS), _I)
-_TV_HINT = re.compile("|".join(part.hint.pattern for part in _TV_PARTS if part.hint))
-_DAILY = _rule(
+# what any part needs, in two passes faster than one over the parts' hints: a digit after
+# `s`, `e` or `p`, between digits an `x` or `of` (the first starts at digits only), or a
+# word for a season or an episode
+_TV_DIGIT_HINT = re.compile(r"[0-9](?<=[sep][0-9])|[0-9](?:x|of)[0-9]")
+_TV_WORD_HINT = re.compile(
+    "season|saison|temporada|stagione|staffel|series|episod|folge|afl|bolum|blm"
+)
+_DAILY = _part(
     r"(?<!\d)(?:(?:19|20)\d\d[ ._-](?:0[1-9]|1[0-2])[ ._-](?:[0-2]\d|3[01])|"
     r"(?:[0-2]\d|3[01])[ ._-](?:0[1-9]|1[0-2])[ ._-](?:19|20)\d\d)(?!\d)",
-    hint="[0-9][ ._-][01][0-9][ ._-][0-9]",
+    "[0-9][ ._-][01][0-9][ ._-][0-9]",
     flags=0,
 )
 _ANIME = re.compile(
@@ -174,62 +199,54 @@ _FANSUB = re.compile(r"^\s*[\[(【]|\[[0-9A-F]{8}\]|\([0-9A-F]{8}\)", _I)
 _RESOLUTION = re.compile(r"\d{3,4}[x*]\d{3,4}")
 _YEAR = re.compile(r"(?<![0-9])(?:19[2-9]\d|20[0-4]\d)(?![0-9])")
 _VIDEO = _rule(
-    _KEYWORD.format(
-        r"720p|1080[pi]|2160p|4k|uhd|blu-?ray|bdrip|brrip|dvdrip|dvdr|dvd[59]|"
-        r"web-?dl|webrip|hdrip|hdtv|pdtv|sdtv|xvid|divx|x264|x265|h\.?26[45]|hevc|avc|remux|"
-        r"bdmv|cam|telesync|ts|mkv|mp4|avi"
-    ),
+    r"720p|1080[pi]|2160p|4k|uhd|blu-?ray|bdrip|brrip|dvdrip|dvdr|dvd[59]|"
+    r"web-?dl|webrip|hdrip|hdtv|pdtv|sdtv|xvid|divx|x264|x265|h\.?26[45]|hevc|avc|remux|"
+    r"bdmv|cam|telesync|ts|mkv|mp4|avi",
     "720p 1080p 1080i 2160p 4k uhd bluray bdrip brrip dvdrip dvdr dvd5 dvd9 webdl webrip "
     "hdrip hdtv pdtv sdtv xvid divx x264 x265 h264 h265 hevc avc remux bdmv cam telesync "
     "ts mkv mp4 avi",
-    hint=r"blu-ray|web-dl|h\.26",
+    "blu-ray web-dl h.26",
 )
-_UHD = _rule(_KEYWORD.format(r"2160p|4k|uhd"), "2160p 4k uhd")
-_HD = _rule(_KEYWORD.format(r"720p|1080[pi]|hd"), "720p 1080p 1080i hd")
+_UHD = _rule(r"2160p|4k|uhd", "2160p 4k uhd")
+_HD = _rule(r"720p|1080[pi]|hd", "720p 1080p 1080i hd")
 _DISC = _rule(
-    _KEYWORD.format(r"remux|bdmv|bd25|bd50|complete[ ._-]blu-?ray|avc"),
+    r"remux|bdmv|bd25|bd50|complete[ ._-]blu-?ray|avc",
     "remux bdmv bd25 bd50 avc",
-    hint="complete",
+    "complete",
 )
 _LOSSLESS = _rule(
-    _KEYWORD.format(r"flac|alac|lossless|wav|ape|24bit|24-?bit"),
+    r"flac|alac|lossless|wav|ape|24bit|24-?bit",
     "flac alac lossless wav ape 24bit",
-    hint="24-bit",
+    "24-bit",
 )
 _AUDIOBOOK = _rule(
-    _KEYWORD.format(r"audio-?book|abook|m4b|unabridged|hörbuch"),
+    r"audio-?book|abook|m4b|unabridged|hörbuch",
     "audiobook abook m4b unabridged",
-    hint="audio-book",  # hörbuch is no ASCII name's
+    "audio-book",  # hörbuch is no ASCII name's
 )
 _MUSIC = _rule(
-    _KEYWORD.format(
-        r"mp3|aac|m4a|ogg|opus|\d{3}\s?kbps|v0|cbr|vbr|discography|album|single|"
-        r"web-?flac|cd[12]?|vinyl"
-    ),
+    r"mp3|aac|m4a|ogg|opus|\d{3}\s?kbps|v0|cbr|vbr|discography|album|single|"
+    r"web-?flac|cd[12]?|vinyl",
     "mp3 aac m4a ogg opus v0 cbr vbr discography album single webflac cd cd1 cd2 vinyl",
-    hint="kbps|web-flac",
+    "kbps web-flac",
 )
-_COMIC = _rule(_KEYWORD.format(r"cbr|cbz|cb7|comics?"), "cbr cbz cb7 comic comics")
+_COMIC = _rule(r"cbr|cbz|cb7|comics?", "cbr cbz cb7 comic comics")
 _EBOOK = _rule(
-    _KEYWORD.format(r"epub|mobi|azw3?|pdf|e-?books?|retail|kindle"),
+    r"epub|mobi|azw3?|pdf|e-?books?|retail|kindle",
     "epub mobi azw azw3 pdf ebook ebooks retail kindle",
-    hint="e-book",
+    "e-book",
 )
 _GAME = _rule(
-    _KEYWORD.format(
-        r"codex|plaza|reloaded|skidrow|flt|tinyiso|prophet|hoodlum|cpy|empress|"
-        r"darksiders|razor1911|gog|fitgirl|dodi|elamigos|repack"
-    ),
+    r"codex|plaza|reloaded|skidrow|flt|tinyiso|prophet|hoodlum|cpy|empress|"
+    r"darksiders|razor1911|gog|fitgirl|dodi|elamigos|repack",
     "codex plaza reloaded skidrow flt tinyiso prophet hoodlum cpy empress darksiders "
     "razor1911 gog fitgirl dodi elamigos repack",
 )
-_ANDROID = _rule(_KEYWORD.format(r"apk|android"), "apk android")
-_IOS = _rule(_KEYWORD.format(r"ipa|ios|iphone|ipad"), "ipa ios iphone ipad")
-_MAC = _rule(_KEYWORD.format(r"mac|macos|osx|macosx"), "mac macos osx macosx")
+_ANDROID = _rule(r"apk|android", "apk android")
+_IOS = _rule(r"ipa|ios|iphone|ipad", "ipa ios iphone ipad")
+_MAC = _rule(r"mac|macos|osx|macosx", "mac macos osx macosx")
 _SOFTWARE = _rule(
-    _KEYWORD.format(
-        r"keygen|crack|incl|x64|x86|win(?:32|64|dows)?|portable|multilingual|setup|exe|msi|iso"
-    ),
+    r"keygen|crack|incl|x64|x86|win(?:32|64|dows)?|portable|multilingual|setup|exe|msi|iso",
     "keygen crack incl x64 x86 win win32 win64 windows portable multilingual setup exe msi iso",
 )
 _XXX_GROUP = re.compile(r"erotica|xxx|porn", _I)
@@ -245,41 +262,70 @@ _GROUP_CATEGORIES = [
     (re.compile(r"games", _I), 4050),
     (re.compile(r"0day|warez|apps|pc\b|software|mac", _I), 4000),
 ]
-# in a lower-cased ASCII name, what is not a letter or digit becomes a space: the words
-# are what is left
-_SPACE_OUT = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
-_RANDOM_RUN = re.compile(r"[A-Za-z0-9_-]{12}")
+# in a lower-cased ASCII name (as bytes), what is not a letter or digit becomes a space:
+# the words are what is left
+_SPACE_OUT = bytes(c if chr(c).isalnum() else 0x20 for c in range(128)).ljust(256, b" ")
+# each keyword, and each hint, with the rules it belongs to
+_WORD_BITS: dict[bytes, int] = {}
+_HINT_BITS: dict[str, int] = {}
+for _r in _KEYWORD_RULES:
+    for _w in _r.words:
+        _WORD_BITS[_w.encode()] = _WORD_BITS.get(_w.encode(), 0) | _r.bit
+    for _w in _r.hints:
+        _HINT_BITS[_w] = _HINT_BITS.get(_w, 0) | _r.bit
+_KEYWORDS = frozenset(_WORD_BITS)
+# the file test's token is where the name starts (see _random_name)
+_RANDOM_HEAD = re.compile(r"\s*([A-Za-z0-9_-]{12,})")
 
 
 class _Name:
-    """A release name as the category rules read it: on an ASCII name (most are), its
-    lower-cased text and its words, found once for all the rules."""
+    """A release name as the category rules read it. On an ASCII name (most are) its
+    words and hints are looked up once for all the keyword rules: `marks` holds the
+    rules its words decide, `maybe` the others whose hints it holds (only their regexes
+    run)."""
 
-    __slots__ = ("lowered", "text", "words")
+    __slots__ = ("lowered", "marks", "maybe", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         # not ASCII: IGNORECASE folds letters such as `ſ` and `K` into ASCII ones, and
         # \d and \s hold more than ASCII digits and spaces: only the regexes are exact
-        self.lowered = text.lower() if text.isascii() else None
-        self.words = set(self.lowered.translate(_SPACE_OUT).split()) if self.lowered else set()
+        self.lowered = lowered = text.lower() if text.isascii() else None
+        self.marks = self.maybe = 0
+        if lowered is None:
+            return
+        marks = maybe = 0
+        for word in _KEYWORDS.intersection(lowered.encode().translate(_SPACE_OUT).split()):
+            marks |= _WORD_BITS[word]
+        for hint, bits in _HINT_BITS.items():
+            if hint in lowered:
+                maybe |= bits
+        self.marks = marks
+        self.maybe = maybe & ~marks
 
     def has(self, rule: _Rule) -> bool:
         """Whether rule.pattern matches the name."""
         if self.lowered is None:
             return rule.pattern.search(self.text) is not None
-        if not rule.words.isdisjoint(self.words):
+        if self.marks & rule.bit:
             return True
-        if rule.hint is None or not rule.hint.search(self.lowered):
-            return False
-        return rule.pattern.search(self.text) is not None
+        return bool(self.maybe & rule.bit) and rule.pattern.search(self.text) is not None
 
     def tv(self) -> bool:
         """Whether _TV matches the name."""
         if self.lowered is None:
             return _TV.search(self.text) is not None
         # one pass for what any part needs (most names have none), then part by part
-        return bool(_TV_HINT.search(self.lowered)) and any(self.has(p) for p in _TV_PARTS)
+        lowered = self.lowered
+        if not (_TV_DIGIT_HINT.search(lowered) or _TV_WORD_HINT.search(lowered)):
+            return False
+        return any(p.hint.search(lowered) and p.pattern.search(self.text) for p in _TV_PARTS)
+
+    def daily(self) -> bool:
+        """Whether _DAILY matches the name."""
+        if self.lowered is not None and not _DAILY.hint.search(self.lowered):
+            return False
+        return _DAILY.pattern.search(self.text) is not None
 
 
 def _xxx(name: str) -> int:
@@ -328,11 +374,11 @@ def category_of(name: str, groups: list[str]) -> int:
     # the rules in the order they decide; each runs only when the ones before did not
     text = _Name(name)
     # a full date names a broadcast day: it beats the year of a film
-    if text.tv() or text.has(_DAILY):
+    if text.tv() or text.daily():
         return _tv(text, by_groups.anime or _anime(name))
     video = text.has(_VIDEO)
     film = video and bool(_YEAR.search(name))
-    episode = _episode_evidence(text, video)
+    episode = _episode_evidence(text, video, film)
     if episode == 2 or (episode == 1 and not film):
         return _tv(text, by_groups.anime or _anime(name))
     if film:
@@ -351,11 +397,15 @@ def _bracketed(name: str) -> bool:
 
 def _random_name(name: str) -> bool:
     """Whether the name's stem, its last extension off, is one random token."""
-    # the token is a run of the name: the file test needs 12 or more of [A-Za-z0-9_-]
-    if not _RANDOM_RUN.search(name):
+    # The token starts the name (stripped) and the file test holds only a run of 12 or
+    # more of [A-Za-z0-9_-]: it is the name's leading run, since what ends the token (a
+    # space, the `.` of a suffix or extension, the end) is none of those. Most names fail
+    # the test on that run, and need no stem.
+    head = _RANDOM_HEAD.match(name)
+    if head is None or not _random_file_token(head.group(1).encode()):
         return False
     token = _LAST_EXT.sub("", stem(name).strip()).encode("utf-8", "surrogateescape")
-    return bool(token) and b" " not in token and subject_rules.random_token(token)
+    return bool(token) and b" " not in token and _random_file_token(token)
 
 
 class _GroupFacts(NamedTuple):
@@ -374,10 +424,11 @@ def _group_facts(groups: tuple[str, ...]) -> _GroupFacts:
     )
 
 
-def _episode_evidence(name: _Name, video_word: bool) -> int:
+def _episode_evidence(name: _Name, video_word: bool, film: bool) -> int:
     """How strongly a bare number reads as an episode: 2 (`Show - 031 - Title`, `[Group]
     Show 07`), 1 (`Show 06 720p`), 0 (no episode number, or an album's track).
-    `video_word`: whether _VIDEO matched the name."""
+    `video_word`: whether _VIDEO matched the name; `film`: whether it reads as a film's,
+    which only 2 overrides (1 is then not told from 0)."""
     text = name.text
     # a regex runs only on a name with the text it needs
     video = video_word or (("x" in text or "*" in text) and bool(_RESOLUTION.search(text)))
@@ -387,6 +438,10 @@ def _episode_evidence(name: _Name, video_word: bool) -> int:
     if bracketed and _BRACKETED_EPISODE.search(text):
         return 2
     bracketed = bracketed and bool(_FANSUB.search(text))
+    # without a video word 1 never comes, and for a film it does not count: only a number
+    # after ` - ` (or in a fansub's name) decides, so a name without one needs no pass
+    if not (bracketed or (video and not film) or ("-" in text and _SPACED_DASH.search(text))):
+        return 0
     best = 0
     for m in _ABSOLUTE.finditer(text):
         number = m.group(2)
@@ -399,10 +454,18 @@ def _episode_evidence(name: _Name, video_word: bool) -> int:
     return best
 
 
+_SPACED_DASH = re.compile(r"[ ._]-[ ._]")  # how _ABSOLUTE's first kind of lead starts
+
+
 def _by_content(name: _Name, video: bool) -> int:
-    for rule, category in _CONTENT:
-        if name.has(rule):
-            return category
+    if name.lowered is not None and not name.maybe & _CONTENT_BITS:
+        found = name.marks & _CONTENT_BITS  # the words decide every content rule
+        if found:
+            return next(category for rule, category in _CONTENT if found & rule.bit)
+    else:
+        for rule, category in _CONTENT:
+            if name.has(rule):
+                return category
     return 2000 if video else 0
 
 
@@ -418,6 +481,7 @@ _CONTENT = (
     (_MAC, 4030),
     (_SOFTWARE, 4010),
 )
+_CONTENT_BITS = functools.reduce(operator.or_, (rule.bit for rule, _ in _CONTENT))
 
 
 def _by_groups(groups: tuple[str, ...]) -> int:
@@ -474,12 +538,52 @@ _CAPITAL_RUN = re.compile(r"[A-Z]{2,}")
 def random_token(token: str) -> bool:
     """The file test, plus one for names: a long single token with digits strewn through
     it (`fpwbi4qjigiwgk52dvsvh28kh5586e`) is a hash, however pronounceable its letters."""
-    raw = token.encode("utf-8", "replace")
-    # the file test holds no token with a byte outside [A-Za-z0-9_-]: most names end here
-    if names_ref.JOINED_RE.fullmatch(raw) and names_ref.random_token(raw):
+    if _random_file_token(token.encode("utf-8", "replace")):
         return True
     if len(token) < 20 or not token.isalnum():
         return False
     # digits strewn through it, or capitals in runs amid lower case (not CamelCase words)
     capital_runs = len(_CAPITAL_RUN.findall(token))
     return len(_DIGIT_RUN.findall(token)) >= 3 or (capital_runs >= 2 and token != token.upper())
+
+
+def _random_file_token(t: bytes) -> bool:
+    """`kernels.reference.names.random_token` (the file test), with C-level counts in place
+    of its loops over bytes: names and file stems of every obfuscated release pass here."""
+    n = len(t)
+    if not t.isascii():
+        return False  # UTF-8 letters: a title in another script, not noise
+    if n >= 16 and not t.translate(None, _HEX_DIGITS):
+        return True
+    if n == 36 and names_ref.UUID_RE.fullmatch(t):
+        return True
+    if not t.isalnum():
+        if not names_ref.JOINED_RE.fullmatch(t):
+            return False
+        longest = max(_JOINERS.split(t), key=len)  # the first of the longest parts
+        return len(longest) >= 16 and _random_file_token(longest)
+    if n < 12:
+        return False
+    letters = len(t.translate(None, _DIGITS))
+    runs = len(_CLASS_RUNS.findall(t))  # runs of digits, of capitals, of small letters
+    strewn = runs >= 6 and runs * 3 >= n
+    if not strewn and letters < 8:
+        return False
+    wordlike = 0
+    for word in _LETTER_WORDS.findall(t):
+        m = len(word)
+        vowels = m - len(word.translate(None, _VOWELS))
+        if m >= 3 and vowels * 5 >= m and not _CONSONANTS_5.search(word):
+            wordlike += m
+    if strewn and wordlike * 4 < letters * 3:
+        return True
+    return letters >= 8 and wordlike * 5 < letters * 2
+
+
+_HEX_DIGITS = b"0123456789abcdefABCDEF"
+_DIGITS = b"0123456789"
+_VOWELS = b"aeiouyAEIOUY"
+_JOINERS = re.compile(rb"[-_]")
+_CLASS_RUNS = re.compile(rb"[0-9]+|[A-Z]+|[a-z]+")
+_LETTER_WORDS = re.compile(rb"[A-Z]*[a-z]+|[A-Z]+")  # CamelCase split into its words
+_CONSONANTS_5 = re.compile(rb"[^aeiouyAEIOUY]{5}")  # a word has no longer cluster

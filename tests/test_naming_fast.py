@@ -1,0 +1,134 @@
+"""The shortcuts of pipelines.naming, each against the rule it stands for.
+
+tests/test_naming.py holds the public functions to kernels.reference.naming; these check
+the pieces one by one, on the inputs where a shortcut would go wrong first.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernels.reference import names as names_ref
+from kernels.reference import naming as reference
+from pipelines import naming
+
+# letters and digits of every class the file test counts, vowels, and the joiners
+TOKEN_ALPHABET = "abcdefxyzABCDEFXYZ0123456789aeiouyAEIOUY_-"
+tokens = st.one_of(
+    st.text(TOKEN_ALPHABET, max_size=48).map(str.encode),
+    st.text(TOKEN_ALPHABET[:-2], min_size=10, max_size=40).map(str.encode),
+    st.binary(max_size=40),
+    st.uuids().map(lambda u: str(u).encode()),
+    st.uuids().map(lambda u: str(u).upper().encode()),
+    st.text("0123456789abcdefABCDEF-", min_size=14, max_size=40).map(str.encode),
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(tokens)
+def test_random_file_token_is_the_file_test(token):
+    assert naming._random_file_token(token) == names_ref.random_token(token), token
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        b"",
+        b"0123456789abcdef",  # 16 hex digits
+        b"0123456789abcde",
+        str(uuid.UUID(int=7)).encode(),
+        b"fpwbi4qjigiwgk52dvsvh28kh5586e",
+        b"UFUSsSqqeqcebaj5CBWjbH9WiyM",
+        b"Xenia_Fischer-Alone_Free-FLAC-1984-ENRAGED",
+        b"abcdefghijklmnop_8b33bf5960714efbe6cfcf13dd0f618f",
+        b"8b33bf5960714efbe6cfcf13dd0f618f_abcdefghijklmnopq",  # the first longest part
+        b"ScreenCapture",
+        b"haiotednhgbe",  # a cluster of 5 consonants: no word
+        b"DSCN0089",
+        b"caf\xc3\xa9caf\xc3\xa9caf\xc3\xa9",
+    ],
+)
+def test_random_file_token_cases(token):
+    assert naming._random_file_token(token) == names_ref.random_token(token)
+
+
+# names whose stem starts with, or is, a long run of [A-Za-z0-9_-], behind any spaces
+heads = st.sampled_from(
+    [
+        "8b33bf5960714efbe6cfcf13dd0f618f",
+        "UFUSsSqqeqcebaj5CBWjbH9WiyM",
+        "ScreenCapture",
+        "qxzvbnmwrtkp",  # 12 letters, no word: the shortest run the file test holds random
+        "d6780yrxiaxcmed8osjbg3owp5zkct",
+        "fgt-hourlighsile78",
+        "abcdef0123456789-abcdef0123456789",
+    ]
+)
+tails = st.sampled_from(
+    ["", ".mkv", ".part01.rar", ".vol01+02.par2", ".7z.001", ".nfo.par2", ".x", ".foo.bar",
+     " ", "\t", " x", "-x", "_", "é", ".mkv\n", "\u3000", "\x1c"]
+)  # fmt: skip
+spaces = st.sampled_from(["", " ", "\t", "\u3000", "\x1c", "\u00a0", "\n "])
+
+
+@settings(max_examples=800, deadline=None)
+@given(spaces, heads | st.text(TOKEN_ALPHABET, max_size=30), tails, tails)
+def test_random_name_takes_the_leading_run(space, head, tail, more):
+    name = space + head + tail + more
+    assert naming.category_of(name, []) == reference.category_of(name, []), name
+    assert naming._random_name(name) == _reference_random_name(name), name
+
+
+def _reference_random_name(name: str) -> bool:
+    return reference.category_of(name, []) == 8020
+
+
+# the TV rule's parts each beside the texts the gates look for
+tv_pieces = st.sampled_from(
+    ["s01", "S1", "e05", "ep12", "p3", "1x02", "2013x05", "3of6", "12of10", "season", "saison",
+     "temporada", "stagione", "staffel", "series", "episode", "episodio", "folge", "afl",
+     "bolum", "BÖLÜM", "blm", "e?", "/", ".", " ", "_", "-", "1", "22", "333", "x", "of",
+     "s", "e", "é", "٣"]
+)  # fmt: skip
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(tv_pieces, max_size=5).map("".join))
+def test_tv_gate_misses_no_tv_name(name):
+    assert naming._Name(name).tv() == bool(reference._TV.search(name)), name
+
+
+# one name for each word of the season alternative, and for each other part
+SEASON_WORDS = (
+    "season saison temporada stagione staffel series episode episodio folge afl bolum blm"
+)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [f"{w}{sep}2" for w in SEASON_WORDS.split() for sep in ("", ".", " ")]
+    + ["Show S01E02", "Show.s2", "Show 1x02", "Show 3of6", "12 bolum", "7.blm", "Show E05",
+       "Show.ep12", "Show.S03E??"],
+)  # fmt: skip
+def test_tv_gate_passes_every_part(name):
+    assert naming._Name(name).tv()
+    assert reference._TV.search(name)
+
+
+# bare numbers after every kind of lead _ABSOLUTE knows, films and fansubs
+episode_pieces = st.sampled_from(
+    [" - ", ".-.", "_-_", " -", "- ", "-", " ", ".", "_", "[", "]", "(", ")", "#", "~",
+     "07", "031", "1994", "2013", "12v2", "e05", "ep.3", "720p", "1080p", "x264", "1920x1080",
+     "Movie", "Show", "[Group]", "[ABCDEF12]", "flac", "mp3", "epub", "【", "】"]
+)  # fmt: skip
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(episode_pieces, max_size=10).map("".join))
+def test_episode_gate_keeps_every_deciding_number(name):
+    for groups in ([], ["alt.binaries.anime"]):
+        assert naming.category_of(name, groups) == reference.category_of(name, groups), name
