@@ -24,7 +24,7 @@ from pipelines.index.albums import OpenFile, OpenRelease
 from pipelines.index.batch import SOURCE_STEM, SOURCE_SUBJECT, SegmentBatch
 from pipelines.index.parse import Drops, group_context, parse_chunk
 from pipelines.index.rules import Rules
-from pipelines.index.window import Window
+from pipelines.index.window import HandOut, Window
 
 HOUR = 3600
 RULES = Rules(batch_total_min=6, batch_uploads_min=2, album_max_files=4)
@@ -35,9 +35,10 @@ def _file(f: OpenFile, seqs: dict[int, int]) -> tuple[Any, ...]:
         f.key, f.subject, f.poster, f.name, f.xref, f.file_index, f.file_total, f.part_total,
         f.ext_class, f.volume, f.random_name, f.first_date, f.last_date, f.first_article,
         f.last_article, f.nbytes, f.count, f.first_part_id, f.last_part, f.last_part_id,
-        [(seqs[id(p.batch)], p.indices().tolist()) for p in f.pieces],
-        [(p.batch.number.tolist(), p.batch.message_id.to_pylist(), p.indices().tolist())
-         for p in f.carried],
+        # segment by segment: how they are cut into pieces is the window's own business
+        [(seqs[id(p.batch)], row) for p in f.pieces for row in p.indices().tolist()],
+        [(p.batch.number[row], p.batch.message_id[row].as_py())
+         for p in f.carried for row in p.indices().tolist()],
     )  # fmt: skip
 
 
@@ -52,9 +53,13 @@ def _release(rel: OpenRelease, seqs: dict[int, int], window: Any, final: bool) -
     )  # fmt: skip
 
 
-def _hand_out(rels: list[OpenRelease], seqs: dict[int, int], window: Any, final: bool) -> list:
-    """What the output would read, then as the output leaves it (pieces written)."""
-    out = [_release(rel, seqs, window, final) for rel in rels]
+def _hand_out(
+    handed: HandOut | list[OpenRelease], seqs: dict[int, int], window: Any, final: bool
+) -> list:
+    """What the output would read, then as the output leaves it (pieces written). In no
+    order: the output sorts its rows, and the window hands its block out before albums."""
+    rels = handed.open_releases() if isinstance(handed, HandOut) else handed
+    out = sorted((_release(rel, seqs, window, final) for rel in rels), key=repr)
     for rel in rels:
         for f in rel.files:
             album = rel.source == 3

@@ -186,9 +186,13 @@ def album_key(rel: OpenRelease) -> tuple[int, bytes] | None:
     if len(rel.files) != 1 or rel.source == SOURCE_ALBUM:
         return None
     f = rel.files[0]
-    if f.random_name or f.ext_class not in ALBUM_CLASSES or not _DIGITS.search(f.name):
+    if f.random_name or f.ext_class not in ALBUM_CLASSES or not has_digits(f.name):
         return None
     return rel.poster_key, _DIGITS.sub(b"#", f.name)
+
+
+def has_digits(name: bytes) -> bool:
+    return _DIGITS.search(name) is not None
 
 
 def keep_copies(rel: OpenRelease) -> None:
@@ -209,13 +213,26 @@ def is_batch_total(
     Yes when several uploads of its poster share the total, or when a finished
     release holds a sliver of the files it announced (one file of `[n/68067]`).
     """
-    total = rel.file_total
+    return batch_total_of(
+        batch_uploads, rules, rel.poster_key, rel.file_total, len(rel.files), finished
+    )
+
+
+def batch_total_of(
+    batch_uploads: dict[tuple[int, int], set[int]],
+    rules: Rules,
+    poster_key: int,
+    total: int,
+    files: int,
+    finished: bool,
+) -> bool:
+    """`is_batch_total` of a release given by its poster, counter total and file count."""
     if total < rules.batch_total_min:
         return False
-    uploads = batch_uploads.get((rel.poster_key, total))
+    uploads = batch_uploads.get((poster_key, total))
     if uploads is not None and len(uploads) >= rules.batch_uploads_min:
         return True
-    return finished and len(rel.files) * 20 < total
+    return finished and files * 20 < total
 
 
 def count_batch(

@@ -10,8 +10,9 @@ import functools
 import hashlib
 import re
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,7 @@ from pipelines.catalog import schema
 from pipelines.catalog.writer import row_group_size
 from pipelines.index.albums import OpenFile, OpenRelease
 from pipelines.index.batch import SOURCE_ALBUM, SOURCE_NAMES, SOURCE_STEM, SegmentBatch
+from pipelines.index.handout import FileBlock, HandOut
 
 MAX_MEMBERS = 20
 TOOLS = (b"ngpost", b"nyuu", b"powerpost", b"jbinup", b"camelsystem")
@@ -62,6 +64,23 @@ def groups_of(xref: bytes, fallback: str) -> list[str]:
 _ARTICLE_NUMBER = re.compile(rb":\d+(?=\s|$)")  # a token's last `:n`
 
 
+def groups_of_each(xrefs: list[bytes], fallback: str) -> list[list[str]]:
+    """`groups_of` of every Xref field, with one regex pass over them all (an Xref holds
+    no line end, so joined by LF each one's end still ends its last token)."""
+    joined = b"\n".join(xrefs)
+    if joined.count(b"\n") != max(len(xrefs) - 1, 0):  # not from an overview line
+        return [groups_of(xref, fallback) for xref in xrefs]
+    stripped = _ARTICLE_NUMBER.sub(b":", joined).split(b"\n") if xrefs else []
+    memo: dict[bytes, list[str]] = {}
+    out = []
+    for xref in stripped:
+        names = memo.get(xref)
+        if names is None:
+            names = memo[xref] = list(_groups_of(xref, fallback))
+        out.append(names)
+    return out
+
+
 @functools.lru_cache(maxsize=4096)
 def _groups_of(xref: bytes, fallback: str) -> tuple[str, ...]:
     names = []
@@ -93,6 +112,8 @@ class Output:
     span_file: list[int] = field(default_factory=list)
     span_start: list[int] = field(default_factory=list)
     span_length: list[int] = field(default_factory=list)
+    # the same, for the file rows of blocks: (file rows, places, lengths) per block
+    _span_blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
     files_written: int = 0
     # the segment store: the columns of every batch a written file drew on
     # by id(batch): the batches are kept alive here, or a freed batch's id could be
@@ -141,7 +162,7 @@ class Output:
             "written_range": self.written_range,
             "rules_version": self.rules_version,
         }
-        probes = _probes(rel, readable) if finished else []
+        probes = _probes(files, len(files), readable) if finished else []
         if readable:
             row.update(
                 readable=True,
@@ -154,18 +175,7 @@ class Output:
         else:
             row.update(tool=_tool(first), probe_ids=[p[2] for p in probes])
             self.pending.append(row)
-        for kind, f, message_id, segment in probes:
-            self.probes.append(
-                {
-                    "release_key": key,
-                    "kind": kind,
-                    "file_name": naming.to_text(f.name),
-                    "message_id": message_id,
-                    "segment": segment,
-                    "pending": not readable,
-                    "written_range": self.written_range,
-                }
-            )
+        self._probe_rows(key, probes, readable)
         album = rel.source == SOURCE_ALBUM
         for f, names in zip(files, file_groups, strict=True):
             self._file(key, f, names, album, finished)
@@ -178,12 +188,162 @@ class Output:
         else:
             self.provisional += 1
 
+    def take(
+        self, handout: HandOut, finished: bool, batch_total: Callable[[OpenRelease, bool], bool]
+    ) -> None:
+        """Record a hand-out of the window: its block column-wise, its objects one by one."""
+        self.hand_out_block(handout.block, finished)
+        for rel in handout.releases:
+            self.hand_out(rel, finished, batch_total(rel, finished))
+
+    def hand_out_block(self, block: FileBlock, finished: bool) -> None:
+        """Record one version of each release of a block, and the segments not written
+        before: the rows `hand_out` makes of each, with no object made per file."""
+        n = len(block)
+        if not n:
+            return
+        files = block.files
+        bounds = block.offsets.tolist()
+        starts = block.offsets[:-1]
+        file_groups = groups_of_each(block.xref, self.group)
+        complete = (files["part_total"] > 0) & (files["count"] >= files["part_total"])
+        all_complete = np.logical_and.reduceat(complete, starts).tolist()
+        segments = np.add.reduceat(files["count"], starts).tolist()
+        nbytes = np.add.reduceat(files["nbytes"], starts).tolist()
+        par2 = np.isin(files["ext_class"], (sk.PAR2_INDEX, sk.PAR2_VOL))
+        has_par2 = np.logical_or.reduceat(par2, starts).tolist()
+        firsts = block.representatives().tolist()
+        index = files["file_index"].tolist()
+        random_name = files["random_name"].tolist()
+        # the files a probe could target, as objects: `_probes` reads few of them
+        probed = np.flatnonzero(_probe_candidates(block)) if finished else starts[:0]
+        targets = block.open_files(probed, with_pieces=False)
+        target_bounds = np.searchsorted(probed, block.offsets).tolist()
+        rel = block.releases
+        r = {
+            name: rel[name].tolist()
+            for name in (
+                "ident", "source", "first_date", "last_date", "first_article", "last_article",
+                "file_total",
+            )
+        }  # fmt: skip
+        batch_total = block.batch_total.tolist()
+        keys = []
+        pending: list[tuple[dict[str, object], int]] = []  # rows without their tool yet
+        for j in range(n):
+            a, b = bounds[j], bounds[j + 1]
+            first = firsts[j]
+            groups = list(dict.fromkeys(chain.from_iterable(file_groups[a:b])))
+            identity = struct.pack(">Q", r["ident"][j])
+            key = release_key(identity, self.group, r["first_article"][j])
+            keys.append(key)
+            total = r["file_total"][j]
+            file_total = total if total > 0 and not batch_total[j] else None
+            counted = len({i for i in index[a:b] if i > 0}) or b - a
+            name, readable = naming.usable_name(
+                _name_of(r["source"][j], block.name[first], block.subject[first]),
+                block.name[a:b],
+                random_name[a:b],
+            )
+            row: dict[str, object] = {
+                "release_key": key,
+                "identity_key": hashlib.sha1(identity).digest(),
+                "name": name,
+                "poster": naming.to_text(block.poster[first]),
+                "group": self.group,
+                "groups": groups,
+                "posted_first": r["first_date"][j],
+                "posted_last": r["last_date"][j],
+                "first_article": r["first_article"][j],
+                "last_article": r["last_article"][j],
+                "files": b - a,
+                "file_total": file_total,
+                "segments": segments[j],
+                "bytes": nbytes[j],
+                "complete": all_complete[j] and (file_total is None or counted >= file_total),
+                "finished": finished,
+                "written_range": self.written_range,
+                "rules_version": self.rules_version,
+            }
+            probes = []
+            ta, tb = target_bounds[j], target_bounds[j + 1]
+            if tb > ta:
+                probes = _probes(targets[ta:tb], b - a, readable)
+            if readable:
+                row.update(
+                    readable=True,
+                    has_par2=has_par2[j],
+                    source=SOURCE_NAMES[r["source"][j]],
+                    category=naming.category_of(name, groups),
+                    members=None,
+                )
+                self.releases.append(row)
+            else:
+                row.update(probe_ids=[p[2] for p in probes])
+                pending.append((row, first))
+                self.pending.append(row)
+            self._probe_rows(key, probes, readable)
+        if pending:
+            first_ids, last_ids = block.part_ids(np.array([first for _, first in pending]))
+            for (row, first), first_id, last_id in zip(pending, first_ids, last_ids, strict=True):
+                row["tool"] = _tool_of(first_id or last_id, block.poster[first])
+        self._block_files(block, keys, file_groups)
+        if finished:
+            self.finished += n
+        else:
+            self.provisional += n
+
+    def _block_files(
+        self, block: FileBlock, keys: list[bytes], file_groups: list[list[str]]
+    ) -> None:
+        """The block's file rows that have segments not written before, and their spans."""
+        files = block.files
+        written = np.flatnonzero(np.bincount(block.span_file, minlength=len(files)) > 0)
+        row_of = np.full(len(files), -1, np.int64)
+        row_of[written] = self.files_written + np.arange(len(written))
+        self.files_written += len(written)
+        seqs, batch_of_span = np.unique(block.span_seq, return_inverse=True)
+        places = np.array([self._store(block.batches[q]) for q in seqs.tolist()], np.int64)
+        self._span_blocks.append(
+            (
+                row_of[block.span_file],
+                places[batch_of_span] + block.span_start,
+                block.span_stop - block.span_start,
+            )
+        )
+        release_of = np.repeat(np.arange(len(block)), block.file_counts())[written]
+        every = len(written) == len(files)  # the usual case: each file has new segments
+        rows = written.tolist()
+        c = self.file_columns
+        c["release_key"].extend([keys[j] for j in release_of.tolist()])
+        for name, values in (("name", block.name), ("subject", block.subject),
+                             ("poster", block.poster), ("groups", file_groups)):  # fmt: skip
+            c[name].extend(values if every else [values[k] for k in rows])
+        c["date"].extend(files["first_date"][written].tolist())
+        index = files["file_index"][written].tolist()
+        c["file_index"].extend([i if i > 0 else None for i in index])
+        c["part_total"].extend(files["part_total"][written].tolist())
+
+    def _probe_rows(
+        self, key: bytes, probes: list[tuple[str, OpenFile, str, int]], readable: bool
+    ) -> None:
+        for kind, f, message_id, segment in probes:
+            self.probes.append(
+                {
+                    "release_key": key,
+                    "kind": kind,
+                    "file_name": naming.to_text(f.name),
+                    "message_id": message_id,
+                    "segment": segment,
+                    "pending": not readable,
+                    "written_range": self.written_range,
+                }
+            )
+
     def _name(self, rel: OpenRelease, first: OpenFile) -> str:
         if rel.source == SOURCE_ALBUM:
             return naming.to_text(rel.album_template)
-        if rel.source == SOURCE_STEM:
-            return naming.stem(naming.to_text(first.name)) or naming.to_text(first.name)
-        return naming.display_name(first.subject)
+        return _name_of(rel.source, first.name, first.subject)
 
     def _tombstone(self, member: OpenRelease, into: bytes) -> None:
         """A finished row saying a release written on its own went into another."""
@@ -289,13 +449,19 @@ class Output:
         # each span under its file's place in that order (a file's spans stay in order)
         rank = np.empty(rows, np.int64)
         rank[file_order] = np.arange(rows)
-        span_rank = rank[np.array(self.span_file, np.int64)]
+        blocks = self._span_blocks
+        span_file, span_start, span_length = (
+            np.concatenate([np.array(listed, np.int64), *(b[k] for b in blocks)])
+            for k, listed in enumerate((self.span_file, self.span_start, self.span_length))
+        )
+        span_rank = rank[span_file]
         by_rank = np.argsort(span_rank, kind="stable")
         span_rank = span_rank[by_rank]
-        span_start = np.array(self.span_start, np.int64)[by_rank]
-        span_length = np.array(self.span_length, np.int64)[by_rank]
+        span_start = span_start[by_rank]
+        span_length = span_length[by_rank]
         file_length = np.bincount(span_rank, weights=span_length, minlength=rows).astype(np.int64)
         self.span_file, self.span_start, self.span_length = [], [], []
+        self._span_blocks = []
         store = _Store(self._numbers, self._sizes, self._ids)
         # the batches themselves are needed no more (the store keeps their id bytes)
         self._batches.clear()
@@ -411,6 +577,13 @@ def _sorted(table: pa.Table) -> pa.Table:
     return table.sort_by([("first_article", "ascending"), ("release_key", "ascending")])
 
 
+def _name_of(source: int, file_name: bytes, subject: bytes) -> str:
+    """The release name its representative file gives (not an album's)."""
+    if source == SOURCE_STEM:
+        return naming.stem(naming.to_text(file_name)) or naming.to_text(file_name)
+    return naming.display_name(subject)
+
+
 def _representative(files: list[OpenFile]) -> OpenFile:
     """The file whose subject names the release: the first by file counter, else by article."""
     return min(
@@ -419,27 +592,66 @@ def _representative(files: list[OpenFile]) -> OpenFile:
 
 
 def _tool(f: OpenFile) -> str:
-    probe: bytes = (f.first_part_id or f.last_part_id).lower() + b" " + f.poster.lower()
+    return _tool_of(f.first_part_id or f.last_part_id, f.poster)
+
+
+def _tool_of(message_id: bytes, poster: bytes) -> str:
+    """The posting tool a message-id or poster names, if one of TOOLS."""
+    probe: bytes = message_id.lower() + b" " + poster.lower()
     for tool in TOOLS:
         if tool in probe:
             return tool.decode()
     return ""
 
 
-def _probes(rel: OpenRelease, readable: bool) -> list[tuple[str, OpenFile, str, int]]:
-    """The few articles the article pass should read for this release."""
+def _probes(
+    files: list[OpenFile], n_files: int, readable: bool
+) -> list[tuple[str, OpenFile, str, int]]:
+    """The few articles the article pass should read for a release: `files` are its files
+    (or those of them that can be probed, all of them for a single file) in file order."""
     out: list[tuple[str, OpenFile, str, int]] = []
-    firsts = [f for f in rel.files if f.ext_class == sk.RAR_FIRST and f.first_part_id]
+    firsts = [f for f in files if f.ext_class == sk.RAR_FIRST and f.first_part_id]
     for f in sorted(firsts, key=lambda f: f.name)[:1]:
         out.append(("archive_first", f, naming.to_text(f.first_part_id), 1))
-    par2 = [f for f in rel.files if f.ext_class == sk.PAR2_INDEX and f.first_part_id]
+    par2 = [f for f in files if f.ext_class == sk.PAR2_INDEX and f.first_part_id]
     for f in sorted(par2, key=lambda f: (f.nbytes, f.name))[:1]:
         out.append(("par2_index", f, naming.to_text(f.first_part_id), 1))
-    sevenz = [f for f in rel.files if b".7z" in f.name.lower() and f.last_part_id]
+    sevenz = [f for f in files if _seven_zip(f.name) and f.last_part_id]
     if sevenz:
         last = max(sevenz, key=lambda f: (f.volume, f.name))
         out.append(("sevenzip_last", last, naming.to_text(last.last_part_id), last.last_part))
-    if not readable and len(rel.files) == 1 and rel.files[0].first_part_id and not out:
-        f = rel.files[0]
+    if not readable and n_files == 1 and files[0].first_part_id and not out:
+        f = files[0]
         out.append(("lone_random", f, naming.to_text(f.first_part_id), 1))
     return out
+
+
+def _seven_zip(name: bytes) -> bool:
+    return b".7z" in name.lower()
+
+
+def _probe_candidates(block: FileBlock) -> np.ndarray:
+    """Per file row of a block: could the file be a probe target (`_probes`)?"""
+    files = block.files
+    ext = files["ext_class"]
+    out = np.repeat(block.file_counts() == 1, block.file_counts())
+    out |= (ext == sk.RAR_FIRST) | (ext == sk.PAR2_INDEX)
+    out[_seven_zip_rows(block.name)] = True
+    return out
+
+
+def _seven_zip_rows(names: list[bytes]) -> np.ndarray:
+    """The names `_seven_zip` holds for, by one search of them all (joined by NUL, which
+    no name holds; a hit's row is the name it starts in)."""
+    joined = b"\0".join(names).lower()
+    if joined.count(b"\0") != max(len(names) - 1, 0):
+        return np.flatnonzero([_seven_zip(name) for name in names])
+    hits = []
+    at = joined.find(b".7z")
+    while at >= 0:
+        hits.append(at)
+        at = joined.find(b".7z", at + 3)
+    if not hits:
+        return np.zeros(0, np.int64)
+    starts = np.cumsum([0, *(len(name) + 1 for name in names)])
+    return np.unique(np.searchsorted(starts, hits, side="right") - 1)

@@ -100,12 +100,10 @@ def index_range(
         kept += len(batch.number)
         window.add(batch)
         batch.slim()
-        for rel in window.finish_due():
-            out.hand_out(rel, True, window.is_batch_total(rel, True))
+        out.take(window.finish_due(), True, window.is_batch_total)
         if on_chunk is not None:
             on_chunk(len(chunk.lines))
-    for rel in window.carry():
-        out.hand_out(rel, False, window.is_batch_total(rel, False))
+    out.take(window.carry(), False, window.is_batch_total)
 
     result = RangeResult(ref.group, ref.first, ref.last, version, report=report)
     result.headers = report.lines

@@ -17,6 +17,7 @@ still join an album.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,15 +31,16 @@ from pipelines.index.albums import (
     OpenFile,
     OpenRelease,
     Piece,
-    album_key,
+    batch_total_of,
     count_batch,
     is_batch_total,
     keep_copies,
 )
 from pipelines.index.batch import SOURCE_SUBJECT, SegmentBatch
+from pipelines.index.handout import FileBlock, HandOut
 from pipelines.index.rules import Rules
 
-__all__ = ["OpenFile", "OpenRelease", "Piece", "Window", "WindowTables"]
+__all__ = ["FileBlock", "HandOut", "OpenFile", "OpenRelease", "Piece", "Window", "WindowTables"]
 
 # compact within a range once the tables hold this many files, three quarters handed out
 COMPACT_FILES = 1 << 16
@@ -330,25 +332,25 @@ class Window:
 
     # -- handing out -----------------------------------------------------------------
 
-    def finish_due(self) -> list[OpenRelease]:
+    def finish_due(self) -> HandOut:
         """Releases the frontier has passed by the window: finished, handed out once.
 
         Single-file releases whose names differ only by digit runs go into their album
         instead and come out when the album closes.
         """
         if self.frontier.frontier == 0:
-            return []
+            return HandOut(FileBlock.empty(), [])
         horizon = self.frontier.frontier - self.rules.window
         t = self.tables
         n = t.n_releases
         rows = t.releases[:n]
         due = np.flatnonzero((rows["state"] == wk.OPEN) & (rows["last_date"] < horizon))
-        released: list[OpenRelease] = []
+        block, candidates = FileBlock.empty(), list[OpenRelease]()
         if len(due):
-            released = self._hand_out(due, final=True)
+            block, candidates = self._hand_out(due, final=True)
             wk.finish(t.files, t.releases, t.file_keys, t.file_values, due)
             self._compact_if_mostly_done()
-        return self.albums.file(released, horizon, self.rules)
+        return HandOut(block, self.albums.file(candidates, horizon, self.rules))
 
     def _compact_if_mostly_done(self) -> None:
         """Within a long range, drop the rows of handed-out files once they are most of
@@ -364,7 +366,7 @@ class Window:
     def is_batch_total(self, rel: OpenRelease, finished: bool) -> bool:
         return is_batch_total(self.batch_uploads, self.rules, rel, finished)
 
-    def carry(self) -> list[OpenRelease]:
+    def carry(self) -> HandOut:
         """At a range's end: the open releases (and albums) to hand out provisional.
 
         Singles that may still join an album, and open albums, keep a copy of their
@@ -374,146 +376,112 @@ class Window:
         """
         t = self.tables
         opened = t.open_releases()
-        released = self._hand_out(opened, final=False)
-        for rel in released:
-            if album_key(rel) is not None:
-                keep_copies(rel)
+        block, candidates = self._hand_out(opened, final=False)
+        for rel in candidates:
+            keep_copies(rel)
         t.releases["written"][opened] = True
         self.placed = []
         self.range_batches = {}
         self._compact()
-        return [*released, *self.albums.carry()]
+        return HandOut(block, [*candidates, *self.albums.carry()])
 
-    def _hand_out(self, releases: np.ndarray, final: bool) -> list[OpenRelease]:
-        """These releases as the objects the output reads, files and segments in."""
+    def _hand_out(self, releases: np.ndarray, final: bool) -> tuple[FileBlock, list[OpenRelease]]:
+        """These releases, files and new segments in: as a block, but for those that may
+        gather into an album, which come out as objects (albums merge and carry them)."""
         t = self.tables
         slots, offsets = wk.release_files(t.files, t.releases, releases)
         rows = t.files[slots]
-        pieces = self._pieces(slots)
-        first_ids, last_ids = self._ids(slots, rows)
-        files = []
-        c = {
-            name: rows[name].tolist()
-            for name in (
-                "key",
-                "file_index",
-                "file_total",
-                "part_total",
-                "ext_class",
-                "volume",
-                "random_name",
-                "first_date",
-                "last_date",
-                "first_article",
-                "last_article",
-                "nbytes",
-                "count",
-                "last_part",
-            )
-        }
-        # finished: the copies go with the file; provisional: the file's list stays here,
-        # where keep_copies adds this range's copies to it
-        carried = self.carried.pop if final else self.carried.setdefault
-        for j, slot in enumerate(slots.tolist()):
-            # positional: OpenFile's field order (keywords cost 3x as much, per file)
-            f = OpenFile(
-                c["key"][j], self.subject[slot] or b"", self.poster[slot] or b"",
-                self.name[slot] or b"", self.xref[slot] or b"", c["file_index"][j],
-                c["file_total"][j], c["part_total"][j], c["ext_class"][j], c["volume"][j],
-                c["random_name"][j], c["first_date"][j], c["last_date"][j],
-                c["first_article"][j], c["last_article"][j], c["nbytes"][j], c["count"][j],
-                pieces.get(slot, []), carried(slot, []), first_ids[j], c["last_part"][j],
-                last_ids[j],
-            )  # fmt: skip
-            files.append(f)
-            if final:  # the texts live on in the object now
-                self.subject[slot] = self.poster[slot] = self.name[slot] = self.xref[slot] = None
-                self.part_ids.pop(slot, None)
-            elif first_ids[j] or last_ids[j]:  # kept as bytes: this range's batches go
-                self.part_ids[slot] = (first_ids[j], last_ids[j])
-        if not final:
+        span_file, span_seq, span_start, span_stop = self._spans(slots)
+        slot_list = slots.tolist()
+        subject, poster, name, xref = (_texts(getattr(self, n), slot_list) for n in _TEXTS)
+        block = FileBlock(
+            t.releases[releases],
+            offsets,
+            rows,
+            subject,
+            poster,
+            name,
+            xref,
+            span_file,
+            span_seq,
+            span_start,
+            span_stop,
+            self.range_batches,
+        )  # fmt: skip
+        if self.part_ids:  # files carried from a range before
+            take = self.part_ids.pop if final else self.part_ids.get
+            for j, slot in enumerate(slot_list):
+                kept = take(slot, None)
+                if kept is not None:
+                    block.kept_ids[j] = kept
+        if final:  # the texts live on in the block now
+            for text in _TEXTS:
+                held = getattr(self, text)
+                for slot in slot_list:
+                    held[slot] = None
+        else:  # kept as bytes: this range's batches go
+            first_ids, last_ids = block.part_ids(np.arange(len(slots)))
+            for j, slot in enumerate(slot_list):
+                if first_ids[j] or last_ids[j]:
+                    self.part_ids[slot] = block.kept_ids[j] = (first_ids[j], last_ids[j])
             for which in ("first", "last"):
                 t.files[f"{which}_batch"][slots] = -1
-        rel_rows = t.releases[releases]
-        r_cols = {
-            name: rel_rows[name].tolist()
-            for name in (
-                "ident",
-                "poster_key",
-                "source",
-                "first_date",
-                "last_date",
-                "first_article",
-                "last_article",
-                "file_total",
-                "written",
-            )
-        }
-        bounds = offsets.tolist()
-        out = []
-        for j in range(len(releases)):
-            out.append(
-                OpenRelease(
-                    ident=r_cols["ident"][j],
-                    poster_key=r_cols["poster_key"][j],
-                    source=r_cols["source"][j],
-                    first_date=r_cols["first_date"][j],
-                    last_date=r_cols["last_date"][j],
-                    first_article=r_cols["first_article"][j],
-                    last_article=r_cols["last_article"][j],
-                    files=files[bounds[j] : bounds[j + 1]],
-                    file_total=r_cols["file_total"][j],
-                    written=r_cols["written"][j],
-                )
-            )
+                block.files[f"{which}_batch"] = -1
+        candidates = block.album_candidates()
+        # copies of segments written before: a finished file takes its own along; a
+        # provisional one shares the window's list, where keep_copies adds this range's
+        if self.carried:
+            held = np.fromiter(self.carried, np.int64, len(self.carried))
+            for j in np.flatnonzero(np.isin(slots, held)).tolist():
+                slot = slot_list[j]
+                block.carried[j] = self.carried.pop(slot) if final else self.carried[slot]
+        if not final:
+            for j in block.file_rows(candidates).tolist():
+                block.carried[j] = self.carried.setdefault(slot_list[j], [])
+        block.batch_total = self._batch_totals(block, final)
+        objects = block.open_releases(candidates)
+        return block.without(candidates), objects
+
+    def _batch_totals(self, block: FileBlock, finished: bool) -> np.ndarray:
+        """`is_batch_total` of every release of the block."""
+        out = np.zeros(len(block), np.bool_)
+        rel = block.releases
+        counts = block.file_counts()
+        for j in np.flatnonzero(rel["file_total"] >= self.rules.batch_total_min).tolist():
+            out[j] = batch_total_of(
+                self.batch_uploads, self.rules, int(rel["poster_key"][j]),
+                int(rel["file_total"][j]), int(counts[j]), finished,
+            )  # fmt: skip
         return out
 
-    def _pieces(self, slots: np.ndarray) -> dict[int, list[Piece]]:
-        """The segments of these files not handed out yet, per file, in reading order."""
-        out: dict[int, list[Piece]] = {}
+    def _spans(self, slots: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The segments of these files not handed out yet, as spans (file row in `slots`,
+        batch, start, stop): by file, each file's in reading order."""
+        empty = np.zeros(0, np.int64)
         if not self.placed:
-            return out
-        wanted = np.zeros(self.tables.n_files + 1, np.bool_)
-        wanted[slots] = True
+            return empty, empty, empty, empty
+        row_of = np.full(self.tables.n_files + 1, -1, np.int64)  # the last: run_file -1
+        row_of[slots] = np.arange(len(slots))
+        parts: list[tuple[np.ndarray, ...]] = []
         still = []
         for p in self.placed:
-            run_file = p.run_file
-            hit = np.flatnonzero(wanted[run_file])  # run_file -1 reads the spare last cell
+            run_row = row_of[p.run_file]
+            hit = np.flatnonzero(run_row >= 0)
             if len(hit):
                 bounds = p.batch.bounds
-                a_list = bounds[hit].tolist()
-                b_list = bounds[hit + 1].tolist()
-                whole = p.run_all[hit].tolist()
-                for slot, a, b, all_rows in zip(
-                    run_file[hit].tolist(), a_list, b_list, whole, strict=True
-                ):
-                    rows = None if all_rows else a + np.flatnonzero(p.keep[a:b])
-                    out.setdefault(slot, []).append(Piece(p.batch, a, b, rows))
+                file_row, start, stop = run_row[hit], bounds[hit], bounds[hit + 1]
+                if not p.run_all[hit].all():
+                    file_row, start, stop = _kept_spans(p, hit, file_row, start, stop)
+                parts.append((file_row, np.full(len(file_row), p.seq, np.int64), start, stop))
                 p.left -= len(hit)
             if p.left:
                 still.append(p)
         self.placed = still
-        return out
-
-    def _ids(self, slots: np.ndarray, rows: np.ndarray) -> tuple[list[bytes], list[bytes]]:
-        """The message-ids of part 1 and of the top part of these files (b"" if none)."""
-        first = [b""] * len(slots)
-        last = [b""] * len(slots)
-        if self.part_ids:  # files carried from a range before
-            for j, slot in enumerate(slots.tolist()):
-                kept = self.part_ids.get(slot)
-                if kept is not None:
-                    first[j], last[j] = kept
-        by_seq = self.range_batches
-        for which, out in (("first", first), ("last", last)):
-            batch_of = rows[f"{which}_batch"]
-            row_of = rows[f"{which}_row"]
-            for seq in np.unique(batch_of[batch_of >= 0]).tolist():
-                at = np.flatnonzero(batch_of == seq)
-                ids = by_seq[seq].message_id.take(row_of[at]).to_pylist()
-                for j, message_id in zip(at.tolist(), ids, strict=True):
-                    out[j] = message_id
-        return first, last
+        if not parts:
+            return empty, empty, empty, empty
+        columns = [np.concatenate(c) for c in zip(*parts, strict=True)]
+        order = np.argsort(columns[0], kind="stable")
+        return tuple(c[order] for c in columns)
 
     def _compact(self) -> None:
         """Compact the tables and renumber what refers to files by number: texts, kept
@@ -536,3 +504,48 @@ class Window:
         if self.placed or self.range_batches:
             raise ValueError("a window is stored only between ranges (after carry)")
         return self.__dict__.copy()
+
+
+_TEXTS = ("subject", "poster", "name", "xref")  # the per-file texts, FileBlock's order
+
+
+def _texts(values: list[bytes | None], slots: list[int]) -> list[bytes]:
+    """values[slot] for each slot (b"" for a text already handed out)."""
+    if not slots:
+        return []
+    got = operator.itemgetter(*slots)(values)
+    taken: list[bytes | None] = list(got) if len(slots) > 1 else [got]
+    if None in taken:
+        return [value or b"" for value in taken]
+    return taken  # type: ignore[return-value]
+
+
+def _kept_spans(
+    p: _Placed, hit: np.ndarray, file_row: np.ndarray, start: np.ndarray, stop: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The runs' spans, where a run that repeated parts its file had becomes the spans
+    of its new rows (the rows `keep` marks), in order."""
+    rows_out, starts_out, stops_out = [], [], []
+    whole = p.run_all[hit].tolist()
+    for row, a, b, all_rows in zip(
+        file_row.tolist(), start.tolist(), stop.tolist(), whole, strict=True
+    ):
+        if all_rows:
+            rows_out.append(row)
+            starts_out.append(a)
+            stops_out.append(b)
+            continue
+        kept = a + np.flatnonzero(p.keep[a:b])
+        cuts = np.flatnonzero(np.diff(kept) != 1) + 1
+        firsts = np.concatenate(([0], cuts)).astype(np.int64)
+        lasts = np.concatenate((cuts, [len(kept)])).astype(np.int64)
+        for i, z in zip(firsts.tolist(), lasts.tolist(), strict=True):
+            if z > i:
+                rows_out.append(row)
+                starts_out.append(int(kept[i]))
+                stops_out.append(int(kept[z - 1]) + 1)
+    return (
+        np.array(rows_out, np.int64),
+        np.array(starts_out, np.int64),
+        np.array(stops_out, np.int64),
+    )

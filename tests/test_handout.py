@@ -1,0 +1,92 @@
+"""The window's block hand-out (`FileBlock`) against the same releases as objects: the
+output makes the same rows of each, table by table, finished and provisional."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from pipelines.corpus.reader import CorpusReader, RangeReport
+from pipelines.generate import GenerateConfig, generate_corpus
+from pipelines.index.handout import FileBlock, HandOut
+from pipelines.index.output import Output, _seven_zip, _seven_zip_rows, groups_of, groups_of_each
+from pipelines.index.parse import Drops, group_context, parse_chunk
+from pipelines.index.rules import Rules
+from pipelines.index.window import Window
+
+
+def _tables(out: Output) -> dict[str, pa.Table]:
+    tables = {}
+    for name, table in out.tables().items():
+        tables[name] = table if isinstance(table, pa.Table) else pa.concat_tables(list(table))
+    return tables
+
+
+def _both(handed: HandOut, finished: bool, window: Window, block: Output, objects: Output) -> int:
+    """The hand-out's block to one output as a block, to the other as objects."""
+    releases = handed.block.open_releases()
+    block.hand_out_block(handed.block, finished)
+    for rel in releases:
+        objects.hand_out(rel, finished, window.is_batch_total(rel, finished))
+    return len(releases)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [3, 8])
+def test_a_block_makes_the_rows_its_releases_make_as_objects(tmp_path: Path, seed: int):
+    cfg = GenerateConfig(groups=2, articles=60_000, seed=seed, range_size=15_000, chunk=2_500)
+    generate_corpus(str(tmp_path), cfg, progress=False)
+    meta = json.loads((tmp_path / "generate.json").read_text())
+    priority = [g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"])]
+    rules = Rules(groups=tuple(priority))
+    reader = CorpusReader(str(tmp_path / "corpus"))
+    handed = {True: 0, False: 0}
+    for group in priority:
+        window = Window(rules)
+        ctx = group_context(group, priority, rules)
+        for info in reader.complete_ranges(group):
+            block, objects = (Output(group, info.ref.first, "v") for _ in range(2))
+            report = RangeReport(group, info.ref.first, info.ref.last)
+            for chunk in reader.read_range(info, report):
+                batch = parse_chunk(chunk, ctx, rules, window.frontier, Drops())
+                window.add(batch)
+                batch.slim()
+                handed[True] += _both(window.finish_due(), True, window, block, objects)
+            handed[False] += _both(window.carry(), False, window, block, objects)
+            got, want = _tables(block), _tables(objects)
+            assert got.keys() == want.keys()
+            for name in got:
+                assert got[name].equals(want[name]), name
+            assert block.files_written == objects.files_written
+    assert handed[True] > 50 and handed[False] > 5
+
+
+def test_an_empty_block_hands_out_nothing():
+    out = Output("a.b", 1, "v")
+    out.hand_out_block(FileBlock.empty(), True)
+    assert not out.releases and not out.pending and out.files_written == 0
+    assert _tables(out)["release_files"].num_rows == 0
+
+
+def test_xrefs_all_at_once_give_what_each_gives():
+    xrefs = [
+        b"Xref: news.x a.b.c:12 a.b.d:13",
+        b"",
+        b"Xref: h a.b:1\t",
+        b"a.b.c:5 x.y:7 z",
+        b"Xref: h a.b.c:99 a.b.e:1",
+        b"Xref: h a.b.c:1\na.b.x:2",  # not from an overview line: each on its own
+    ]
+    for some in (xrefs, xrefs[:-1], xrefs[:1], []):
+        assert groups_of_each(some, "fb") == [groups_of(x, "fb") for x in some]
+
+
+def test_seven_zip_names_found_in_one_search():
+    names = [b"a.7z.001", b"b.rar", b"", b"C.7Z", b"x.7z.7z", b".7", b"z.7z", b"n\0.7z"]
+    for some in (names, names[:-1], names[:3], [], [b"a.7z"]):
+        want = [k for k, name in enumerate(some) if _seven_zip(name)]
+        assert np.asarray(_seven_zip_rows(some)).tolist() == want
