@@ -215,7 +215,8 @@ class Output:
         firsts = block.representatives().tolist()
         index = files["file_index"].tolist()
         random_name = files["random_name"].tolist()
-        # the files a probe could target, as objects: `_probes` reads few of them
+        # the files a probe could target, as objects: `_probes` reads few of them (a
+        # single file that is none of these is one only when its name is unusable)
         probed = np.flatnonzero(_probe_candidates(block)) if finished else starts[:0]
         targets = block.open_files(probed, with_pieces=False)
         target_bounds = np.searchsorted(probed, block.offsets).tolist()
@@ -266,9 +267,12 @@ class Output:
                 "rules_version": self.rules_version,
             }
             probes = []
-            ta, tb = target_bounds[j], target_bounds[j + 1]
-            if tb > ta:
-                probes = _probes(targets[ta:tb], b - a, readable)
+            if finished:
+                candidates = targets[target_bounds[j] : target_bounds[j + 1]]
+                if not candidates and b - a == 1 and not readable:
+                    candidates = block.open_files(np.array([a]), with_pieces=False)
+                if candidates:
+                    probes = _probes(candidates, b - a, readable)
             if readable:
                 row.update(
                     readable=True,
@@ -631,11 +635,10 @@ def _seven_zip(name: bytes) -> bool:
 
 
 def _probe_candidates(block: FileBlock) -> np.ndarray:
-    """Per file row of a block: could the file be a probe target (`_probes`)?"""
-    files = block.files
-    ext = files["ext_class"]
-    out = np.repeat(block.file_counts() == 1, block.file_counts())
-    out |= (ext == sk.RAR_FIRST) | (ext == sk.PAR2_INDEX)
+    """Per file row of a block: could the file be a probe target (`_probes`) whatever
+    its release's name?"""
+    ext = block.files["ext_class"]
+    out = (ext == sk.RAR_FIRST) | (ext == sk.PAR2_INDEX)
     out[_seven_zip_rows(block.name)] = True
     return out
 
@@ -653,5 +656,6 @@ def _seven_zip_rows(names: list[bytes]) -> np.ndarray:
         at = joined.find(b".7z", at + 3)
     if not hits:
         return np.zeros(0, np.int64)
-    starts = np.cumsum([0, *(len(name) + 1 for name in names)])
+    lengths = np.fromiter(map(len, names), np.int64, len(names)) + 1
+    starts = np.concatenate(([0], np.cumsum(lengths)))
     return np.unique(np.searchsorted(starts, hits, side="right") - 1)

@@ -17,7 +17,6 @@ still join an album.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +36,7 @@ from pipelines.index.albums import (
     keep_copies,
 )
 from pipelines.index.batch import SOURCE_SUBJECT, SegmentBatch
-from pipelines.index.handout import FileBlock, HandOut
+from pipelines.index.handout import FileBlock, HandOut, pick
 from pipelines.index.rules import Rules
 
 __all__ = ["FileBlock", "HandOut", "OpenFile", "OpenRelease", "Piece", "Window", "WindowTables"]
@@ -212,7 +211,8 @@ class Window:
     rules: Rules
     frontier: FrontierState = field(default_factory=FrontierState)
     tables: WindowTables = field(default_factory=WindowTables)
-    # per file number: the texts of the run that started it (None once handed out)
+    # per file number: the texts of the run that started it (the bytes the run's batch
+    # holds; a handed-out file's go when the tables are compacted)
     subject: list[bytes | None] = field(default_factory=list)
     poster: list[bytes | None] = field(default_factory=list)
     name: list[bytes | None] = field(default_factory=list)
@@ -414,12 +414,9 @@ class Window:
                 kept = take(slot, None)
                 if kept is not None:
                     block.kept_ids[j] = kept
-        if final:  # the texts live on in the block now
-            for text in _TEXTS:
-                held = getattr(self, text)
-                for slot in slot_list:
-                    held[slot] = None
-        else:  # kept as bytes: this range's batches go
+        # a finished file's texts stay in the lists until the tables are compacted: the
+        # range's batches hold the same bytes until the range ends anyway
+        if not final:  # kept as bytes: this range's batches go
             first_ids, last_ids = block.part_ids(np.arange(len(slots)))
             for j, slot in enumerate(slot_list):
                 if first_ids[j] or last_ids[j]:
@@ -510,14 +507,11 @@ _TEXTS = ("subject", "poster", "name", "xref")  # the per-file texts, FileBlock'
 
 
 def _texts(values: list[bytes | None], slots: list[int]) -> list[bytes]:
-    """values[slot] for each slot (b"" for a text already handed out)."""
-    if not slots:
-        return []
-    got = operator.itemgetter(*slots)(values)
-    taken: list[bytes | None] = list(got) if len(slots) > 1 else [got]
+    """values[slot] for each slot (b"" for none)."""
+    taken = pick(values, slots)
     if None in taken:
         return [value or b"" for value in taken]
-    return taken  # type: ignore[return-value]
+    return taken
 
 
 def _kept_spans(
