@@ -308,13 +308,14 @@ class Window:
             t.grow_pool()
         new = np.flatnonzero(run_new_file)
         assert t.n_files == files_before + len(new)
+        new_runs = new.tolist()
         for texts, column in (
             (self.subject, batch.run_subject),
             (self.poster, batch.run_poster),
             (self.name, batch.run_name),
             (self.xref, batch.run_xref),
         ):
-            texts.extend([column[r] for r in new.tolist()])
+            texts.extend(pick(column, new_runs))
         counted = np.flatnonzero(run_new_release & (file_total >= self.rules.batch_total_min))
         for r in counted.tolist():
             count_batch(
