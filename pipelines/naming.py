@@ -73,23 +73,24 @@ def display_name(subject: bytes) -> str:
     """The release name to show for a subject: its identity with posting tags trimmed
     (the identity as it is when that leaves nothing), or, when the identity is empty, the
     stem of its file name."""
-    identity = to_text(subject_rules.display_text(subject))
+    identity = to_text(_display_text(subject))
     text = _REPLY.sub("", identity) if ":" in identity else identity
     if _opens_bracket(text):
         dropped = 1
         while dropped:  # tags can stand side by side: `[1234]-[FULL]-[#a.b.x]-`
-            text, dropped = _TAG.subn(" ", text)
+            text, dropped = _TAG_SCAN.subn(" ", text)
             # no tag left: none once stripped either (_TAG has no anchors), done
             text = text.strip(_EDGE)
     else:  # no bracket, no tag
         text = text.strip(_EDGE)
-    if text.count("-") >= 2:
+    if "-" in text and _DASHES.search(text):
         text = _SEPARATORS.sub(" - ", text)
     if "[" in text:
         wrapped = _WRAPPED.match(text)
         if wrapped:
             text = wrapped.group(1)
-    text = _SPACES.sub(" ", text).strip(_EDGE)
+    # split() and \s split at the same characters (str.isspace): the runs become one space
+    text = " ".join(text.split()).strip(_EDGE)
     if text:
         return text
     if identity:  # nothing but tags: still one name per identity
@@ -97,14 +98,128 @@ def display_name(subject: bytes) -> str:
     name = file_name(subject)
     if name:
         return stem(name) or name
-    return _SPACES.sub(" ", to_text(subject)).strip()
+    return " ".join(to_text(subject).split())
 
 
-_SPACES = re.compile(r"\s+")
+# _TAG, but it starts with a character class: the regex engine skips to the places where
+# one can start (a space or an opening bracket) instead of trying every one
+_TAG_SCAN = re.compile(
+    _TAG.pattern.replace(r"\s*[\[(<{]", r"[\s\[(<{](?:(?<=[\[(<{])|(?<=\s)\s*[\[(<{])", 1),
+    _TAG.flags,
+)
+_DASHES = re.compile(r"-\s*-")  # what each _SEPARATORS match holds
 
 
 def _opens_bracket(text: str) -> bool:
     return "[" in text or "(" in text or "<" in text or "{" in text
+
+
+def _display_text(s: bytes) -> bytes:
+    """`subject_rules.display_text(s)`: the identity as the poster wrote it, "" when it is
+    posting tags alone. Most subjects have one shape, `<identity> [i/N] - "<file name>"
+    yEnc (k/K)` (or `File i of N:`, or no file counter, or text after the name): for them
+    the parts the parser blanks are found from the quotes in a few passes; any other
+    subject goes through the full rules."""
+    common = _common_shape(s)
+    if common is None:
+        return subject_rules.display_text(s)
+    kept, lowered = common
+    if _SIZE_HINT.search(lowered):  # a hex hash has some: few are sizes
+        blanked = bytearray(kept)
+        for m in subject_rules.SIZE_RE.finditer(kept):
+            blanked[m.start() : m.end()] = b" " * (m.end() - m.start())
+        kept = bytes(blanked)
+    text = _normalised(kept)
+    # posting tags alone start with `[` or `-` and end with `]` or `-` (the rule tests
+    # the case-folded text; ASCII folding commutes with normalising)
+    tags_only = text and text[0] in b"[-" and text[-1] in b"]-"
+    if tags_only and subject_rules.ONLY_TAGS_RE.fullmatch(text.lower()):
+        return b""
+    return text
+
+
+def _common_shape(s: bytes) -> tuple[bytes, bytes] | None:
+    """For a subject of the common shape, what the parser keeps of it (the parts it blanks
+    each cut to one space, which normalising cannot tell apart) and that lower-cased;
+    None for any other subject.
+
+    The shape: one pair of quotes around the file name (the parser's name: the last
+    quoted text); after it maybe text, then maybe the word yEnc, the part counter `(k/K)`
+    last (the parser's: the last one) and maybe bare numbers (Nyuu's file size); before it
+    maybe a file counter, with only spaces and `-` to the quote (then the last of its
+    kind before the name: the parser's counter). Of what is kept, nothing the parser
+    blanks may be left but sizes: no other yEnc, and without a file counter nothing a
+    counter needs (`/`, ` of `)."""
+    opening = s.find(b'"')
+    closing = s.find(b'"', opening + 1)
+    if closing - opening < 2 or opening < 0:
+        return None
+    tail = _COMMON_TAIL.match(s, closing + 1)  # no quote after the second
+    if tail is None:
+        return None
+    lowered = s.lower()
+    counter = None
+    if b"file " in lowered:  # the first kind of counter, wherever it is, if any
+        counter = _FILE_OF_TO_QUOTE.match(s, max(lowered.rfind(b"file", 0, opening), 0))
+        if counter is None and subject_rules.FILEOF_RE.search(s):
+            return None
+    if counter is None:
+        counter = _BRACKET_TO_QUOTE.match(s, max(s.rfind(b"[", 0, opening), 0))
+    # (either ends at the first quote: from before it, only spaces and `-` lead to it)
+    if counter is None:
+        head, between = s[:opening], b""
+    else:
+        head, between = s[: counter.start()], counter.group(1)
+    kept = b" ".join((head, between, tail.group(1)))
+    kept_lowered = kept.lower()
+    if b"yenc" in kept_lowered:
+        return None
+    if counter is None and (b"/" in kept or b" of " in kept_lowered):
+        return None
+    return kept, kept_lowered
+
+
+_WORD = rb"A-Za-z0-9_\x80-\xff"  # what the parser's word boundaries see as a word
+_COMMON_TAIL = re.compile(
+    rb"([^\"]*?) *(?:(?<![" + _WORD + rb"])[Yy][Ee][Nn][Cc] *)?"
+    rb"\([0-9]{1,9}/[0-9]{1,9}\)(?: +[0-9]+)* *\Z"
+)
+# a file counter (subject_rules.BRACKET_RE, FILEOF_RE) with spaces and `-` to the quote
+_BRACKET_TO_QUOTE = re.compile(rb'\[ *[0-9]{1,9}(?:/| +[Oo][Ff] +)[0-9]{1,9} *\]([ -]*)"')
+_FILE_OF_TO_QUOTE = re.compile(
+    rb"(?<![" + _WORD + rb"])[Ff][Ii][Ll][Ee] +[0-9]{1,9} +[Oo][Ff] +[0-9]{1,9}:?([ -]*)\""
+)
+# a size ends in a digit, maybe a space, and a unit's first letter
+_SIZE_HINT = re.compile(rb"[0-9] ?[bkmgt]")
+_EMPTY_BRACKETS = re.compile(rb"\( *\)|\[ *\]|\{ *\}")
+_SPACE_RUN = re.compile(rb" +")
+_OTHER_SPACES = b"\t\n\r\x0b\x0c"
+# a run of tokens of `-` alone: each starts after a space or at the start (the look-behind
+# after the first `-`, so that the regex engine skips from `-` to `-`), and ends before a
+# space or at the end
+_DASH_RUN = re.compile(rb"-(?<![^ ]-)-*(?: -+)*(?![^ ])")
+
+
+def _normalised(kept: bytes) -> bytes:
+    """`subject_rules.normalise(kept, fold=False)` in C-level passes: brackets left empty
+    dropped (a pair emptied by that too), spaces collapsed, each run of `-` tokens one
+    `-` between words and none at either end."""
+    dropped = 1
+    while dropped:  # dropping a pair can leave its enclosing pair empty
+        kept, dropped = _EMPTY_BRACKETS.subn(b" ", kept)
+    if len(kept.translate(None, _OTHER_SPACES)) == len(kept):
+        text = b" ".join(kept.split())  # split() splits at space and at _OTHER_SPACES
+    else:
+        text = _SPACE_RUN.sub(b" ", kept).strip(b" ")
+    if text[:1] == b"-" or b" -" in text:
+        text = _DASH_RUN.sub(b"-", text)
+        if text[:2] == b"- ":
+            text = text[2:]
+        elif text == b"-":
+            return b""
+        if text[-2:] == b" -":
+            text = text[:-2]
+    return text
 
 
 # --- categories ------------------------------------------------------------------------

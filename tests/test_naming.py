@@ -228,6 +228,7 @@ subjects = st.lists(
 
 
 def _same_display(subject: bytes) -> None:
+    assert naming._display_text(subject) == reference.display_text(subject), subject
     assert subject_rules.display_text(subject) == reference.display_text(subject), subject
     assert display_name(subject) == reference.display_name(subject), subject
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from kernels.reference import names as names_ref
 from kernels.reference import naming as reference
+from kernels.reference import subject as subject_rules
 from pipelines import naming
 
 # letters and digits of every class the file test counts, vowels, and the joiners
@@ -132,3 +133,146 @@ episode_pieces = st.sampled_from(
 def test_episode_gate_keeps_every_deciding_number(name):
     for groups in ([], ["alt.binaries.anime"]):
         assert naming.category_of(name, groups) == reference.category_of(name, groups), name
+
+
+# --- display names ---------------------------------------------------------------------
+
+# brackets, dashes, spaces and the tags _TAG knows, side by side and nested
+display_pieces = st.sampled_from(
+    [" ", "  ", "\t", "\u3000", "-", " - ", "--", "[", "]", "(", ")", "<", ">", "{", "}",
+     "FULL", "PRiVATE", "req", "12345", "#", "#a.b.x@EFNet", "a.b.teevee", "altbinEFNet",
+     "www.town.ag", "1994", "2024", "x", "Show.Name", "é", "日本"]
+)  # fmt: skip
+display_texts = st.lists(display_pieces | st.text(max_size=3), max_size=12).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(display_texts)
+def test_tag_scan_is_tag(text):
+    assert naming._TAG_SCAN.subn(" ", text) == naming._TAG.subn(" ", text)
+
+
+kept_pieces = st.sampled_from(
+    [b" ", b"   ", b"-", b"--", b"- -", b"(", b")", b"[", b"]", b"{", b"}", b"a", b"-a",
+     b"a-", b"B", b"\t", b"\xe9"]
+)  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(kept_pieces, max_size=16).map(b"".join))
+def test_normalised_is_normalise(kept):
+    assert naming._normalised(kept) == subject_rules.normalise(kept, fold=False), kept
+
+
+# the pieces of the common subject shape, and what breaks it or makes the parser blank more
+shape_heads = st.sampled_from(
+    [
+        b"",
+        b"Show.Name.S01E02",
+        b"Artist - Album (2013)",
+        b"[PRiVATE]",
+        b"[FULL]-[#a.b@EFNet]-",
+        b"(Movie)",
+        b"( ",
+        b")",
+        b"[ ]",
+        b"-",
+        b" - ",
+        b"12 MB",
+        b"2.5GB",
+        b"f4623b",
+        b"1/2",
+        b"[1/2]",
+        b"(1/2)",
+        b"{1/2}",
+        b" of ",
+        b"Of",
+        b"yEnc",
+        b"xyenc",
+        b"CiNEFiLE",
+        b"profile",
+        b"file 1 of 2",
+        b"File 3 of 9:",
+        b"\t",
+        b"\xe9",
+        b"  ",
+    ]
+)
+shape_counters = st.sampled_from(
+    [
+        b"",
+        b"[01/20]",
+        b"[ 1 of 3 ]",
+        b"[1 OF 3]",
+        b"[1234567890/2]",
+        b"File 01 of 16:",
+        b"file 2 of 9",
+        b"File 1 of 1234567890",
+        b"xfile 1 of 2",
+        b"(1/5)",
+        b"{2/3}",
+    ]
+)
+shape_between = st.sampled_from([b"", b" ", b" - ", b"-", b" -- ", b":", b"\t", b" x "])
+shape_names = st.sampled_from(
+    [b'"a.rar"', b'""', b'"x"', b'"file 1 of 2.rar"', b'"[1/2] y.nfo"', b'"', b"a.rar"]
+)
+shape_posts = st.sampled_from(
+    [
+        b"",
+        b" ",
+        b" - Text",
+        b" - 12 MB",
+        b" yEnc",
+        b"xyEnc",
+        b" (2/3)",
+        b" [3/4]",
+        b" 1/2",
+        b" of ",
+        b' "',
+        b" file 1 of 2",
+        b"-",
+    ]
+)
+shape_tails = st.sampled_from(
+    [
+        b" yEnc (1/50)",
+        b" YENC (1/1)",
+        b"yEnc (1/1)",
+        b" (1/1)",
+        b" yEnc (1/50) 22458",
+        b" yEnc (1/50)22458",
+        b" yEnc (1/50) x",
+        b" yEnc (1/50)\t",
+        b" yEnc (1/50) ",
+        b" yEnc",
+        b" yEnc (1234567890/2)",
+        b" yEnc (1/2)\n",
+    ]
+)
+shaped_subjects = st.tuples(
+    st.lists(shape_heads, max_size=3).map(b" ".join), shape_counters, shape_between,
+    shape_names, shape_posts, shape_tails,
+).map(b"".join)  # fmt: skip
+
+
+@settings(max_examples=2000, deadline=None)
+@given(shaped_subjects)
+def test_display_text_of_the_common_shape_is_the_reference(subject):
+    assert naming._display_text(subject) == reference.display_text(subject), subject
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        b'Show.Name.S01E02 [01/20] - "Show.Name.S01E02.part01.rar" yEnc (1/50)',
+        b'Show - File 01 of 16: "show.nfo" yEnc (1/1)',
+        b'[01/06] - "a.mp4" - Show.Name yEnc (1/1624)',
+        b'Streets.CiNEFiLE [01/10] - "streets.par2" (1/1)',
+        b'Name - "name.par2" yEnc (1/1) 28101',
+        b'8b33bf5960714efbe6cfcf13dd0f618f [01/30] - "x.par2" yEnc (1/1)',
+    ],
+)
+def test_common_subjects_take_the_short_way(subject):
+    assert naming._common_shape(subject) is not None
+    assert naming._display_text(subject) == reference.display_text(subject)
