@@ -74,9 +74,12 @@ def _classes(
     for li in range(n):
         if li + AHEAD < n:
             # the subjects lie ~300 bytes apart in a chunk far larger than the caches:
-            # fetch the one some lines ahead (its end first: the scan starts there)
-            prefetch(buf, end[li + AHEAD] - 1)
-            prefetch(buf, start[li + AHEAD])
+            # fetch the one some lines ahead (its end first: the scan starts there), and
+            # its middle, which the key's hash reads (a subject spans ~3 cache lines)
+            ahead_end = end[li + AHEAD]
+            prefetch(buf, ahead_end - 1)
+            for a in range(start[li + AHEAD], ahead_end - 1, 64):
+                prefetch(buf, a)
         s = start[li]
         e = end[li]
         # one scan from the end: the last strict (k/K), unless a `?=` comes first

@@ -98,6 +98,55 @@ def strip_angle_brackets(
     return s, e
 
 
+@leaf_kernel
+def _gather_stripped(buf, start, end, offsets, data):
+    n = start.shape[0]
+    size = data.shape[0]
+    nbuf = buf.shape[0]
+    o = 0
+    offsets[0] = 0
+    for i in range(n):
+        if i + AHEAD < n:
+            prefetch(buf, start[i + AHEAD])
+            prefetch(buf, end[i + AHEAD] - 1)
+        a = start[i]
+        z = end[i]
+        while a < z and (buf[_U(a)] == 32 or buf[_U(a)] == 60):  # space, <
+            a += 1
+        while z > a and (buf[_U(z - 1)] == 32 or buf[_U(z - 1)] == 62):  # space, >
+            z -= 1
+        while a < z:
+            if a + 8 <= nbuf and o + 8 <= size:
+                # up to 7 bytes past this value: the next value's copy overwrites them, and
+                # the caller cuts the output at the last offset
+                store_le64(data, o, load_le64(buf, a))
+                step = min(8, z - a)
+                a += step
+                o += step
+            else:
+                data[_U(o)] = buf[_U(a)]
+                a += 1
+                o += 1
+        offsets[i + 1] = o
+
+
+def gather_stripped(
+    buf: np.ndarray, start: np.ndarray, end: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Message-ids without their `<` `>`, one after another, and their n+1 offsets: what
+    `strip_angle_brackets` then `gather` give, in one pass over the spans (a third cheaper)."""
+    if len(start) != len(end):
+        raise ValueError("start and end differ in length")
+    start, end = np.asarray(start, np.int64), np.asarray(end, np.int64)
+    _check_bounds(buf, start, end)
+    offsets = np.empty(len(start) + 1, np.int64)
+    # the spans' own lengths bound what is left of them (a span ending before it starts
+    # is empty, as in `gather`)
+    data = np.empty(int(np.maximum(end - start, 0).sum()), np.uint8)
+    _gather_stripped(buf, start, end, offsets, data)
+    return data[: int(offsets[-1])], offsets
+
+
 def _check_bounds(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> None:
     # the kernels read without bounds checks: a span outside the buffer is refused here
     if len(start) and (start.min() < 0 or max(start.max(), end.max()) > len(buf)):

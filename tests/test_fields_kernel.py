@@ -364,3 +364,43 @@ def test_runs_of_equal_dates_match_reference(items):
     items = [d for d in items for _ in range(1 + len(d) % 3)]
     epoch, ok = parse_dates(*_spans(items))
     assert list(zip(epoch.tolist(), ok.tolist(), strict=True)) == [ref.parse_date(d) for d in items]
+
+
+# a few posters' Dates a second or so apart, interleaved: what the kernel reads from the
+# dates it parsed lately (the same but for the seconds), with seconds that are no seconds
+poster_date = st.tuples(
+    st.sampled_from(
+        [
+            b"Wed, 08 Jun 2016 12:20:{} +0100",
+            b"Wed, 08 Jun 2016 12:21:{} +0100",
+            b"Tue, 07 Jun 2016 23:35:{} GMT",
+            b"8 Jun 2016 06:41:{} UT",
+            b"Thu, 29 Feb 2024 23:59:{} -0500",
+            b"Wed, 08 Jun 2016 12:20:{} +01x0",
+            b"Wed, 08 Jun 2016 12:20:{}  +0100",
+            b"Wed, 08 Jun 2016 12:20:{} +0100 (c)",
+        ]
+    ),
+    st.sampled_from([b"00", b"09", b"36", b"59", b"60", b"61", b"99", b"6x", b"x6", b" 6", b"-1"]),
+).map(lambda t: t[0].replace(b"{}", t[1]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(poster_date, max_size=30))
+def test_dates_apart_in_their_seconds_match_reference(items):
+    epoch, ok = parse_dates(*_spans(items))
+    assert list(zip(epoch.tolist(), ok.tolist(), strict=True)) == [ref.parse_date(d) for d in items]
+
+
+def test_dates_apart_in_their_seconds_after_more_shapes_than_the_kernel_keeps():
+    # five shapes take turns (the kernel keeps four), each with its seconds counting up
+    shapes = [
+        b"Wed, 08 Jun 2016 12:20:%02d +0100",
+        b"Tue, 07 Jun 2016 23:35:%02d GMT",
+        b"8 Jun 2016 06:41:%02d UT",
+        b"Thu, 29 Feb 2024 23:59:%02d -0500",
+        b"Mon, 31 Dec 9999 23:59:%02d -9959",
+    ]
+    items = [shape % second for second in range(62) for shape in shapes[: 1 + second % 5]]
+    epoch, ok = parse_dates(*_spans(items))
+    assert list(zip(epoch.tolist(), ok.tolist(), strict=True)) == [ref.parse_date(d) for d in items]

@@ -45,6 +45,52 @@ def test_strip_matches_reference(case):
     assert got == ref.strip_angle_brackets(buf, starts, ends)
 
 
+# bytes that the stripping meets: brackets and spaces at either end, inside, or all of it
+ids = st.lists(
+    st.lists(
+        st.sampled_from([b"<", b">", b" ", b"a", b"@", b"x.y", b"0123456789"]), max_size=9
+    ).map(b"".join),
+    max_size=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(buf_and_spans())
+def test_gather_stripped_matches_reference(case):
+    buf, starts, ends = case  # ends before starts too: empty, as gather has them
+    data, offsets = spans.gather_stripped(
+        np.frombuffer(buf, np.uint8), np.array(starts), np.array(ends)
+    )
+    want_data, want_offsets = ref.gather_stripped(buf, starts, ends)
+    assert data.tobytes() == want_data and offsets.tolist() == want_offsets
+
+
+@settings(max_examples=200, deadline=None)
+@given(ids)
+def test_gather_stripped_of_bracketed_ids_matches_reference(items):
+    buf = b"".join(items)
+    ends = np.cumsum([len(i) for i in items], dtype=np.int64)
+    starts = ends - np.array([len(i) for i in items], dtype=np.int64)
+    data, offsets = spans.gather_stripped(np.frombuffer(buf, np.uint8), starts, ends)
+    want_data, want_offsets = ref.gather_stripped(buf, starts.tolist(), ends.tolist())
+    assert data.tobytes() == want_data and offsets.tolist() == want_offsets
+
+
+def test_gather_stripped_every_length_and_offset_up_to_the_buffer_end():
+    # the 8-byte steps past a value's end and the buffer's end at every position, with
+    # brackets to strip or not
+    for buf in (b"<" + bytes(range(65, 103)) + b">", b" <<" + bytes(range(65, 100)) + b"> >"):
+        arr = np.frombuffer(buf, np.uint8)
+        n = len(buf)
+        starts = [a for a in range(n + 1) for z in range(a, n + 1)]
+        ends = [z for a in range(n + 1) for z in range(a, n + 1)]
+        for order in (slice(None), slice(None, None, -1)):
+            s, e = starts[order], ends[order]
+            data, offsets = spans.gather_stripped(arr, np.array(s), np.array(e))
+            want_data, want_offsets = ref.gather_stripped(buf, s, e)
+            assert data.tobytes() == want_data and offsets.tolist() == want_offsets
+
+
 def test_message_ids():
     buf = b"<abc@x> < def@y >"
     s, e = spans.strip_angle_brackets(
@@ -60,6 +106,8 @@ def test_spans_outside_the_buffer_are_refused():
             spans.gather(buf, np.array(starts), np.array(ends))
         with pytest.raises(ValueError, match="outside the buffer"):
             spans.strip_angle_brackets(buf, np.array(starts), np.array(ends))
+        with pytest.raises(ValueError, match="outside the buffer"):
+            spans.gather_stripped(buf, np.array(starts), np.array(ends))
 
 
 def test_gather_every_length_and_offset_up_to_the_buffer_end():

@@ -16,3 +16,11 @@ def strip_angle_brackets(buf: bytes, start: list[int], end: list[int]) -> list[b
         buf[s:e].lstrip(b" <").rstrip(b" >") if e > s else b""
         for s, e in zip(start, end, strict=True)
     ]
+
+
+def gather_stripped(buf: bytes, start: list[int], end: list[int]) -> tuple[bytes, list[int]]:
+    stripped = strip_angle_brackets(buf, start, end)
+    offsets = [0]
+    for p in stripped:
+        offsets.append(offsets[-1] + len(p))
+    return b"".join(stripped), offsets

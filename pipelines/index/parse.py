@@ -220,10 +220,9 @@ def parse_chunk(
     sel = rows[keep]
     spos = pos[keep]
     srow = trow[keep]
-    mid_s, mid_e = spans.strip_angle_brackets(
+    mid_data, mid_offsets = spans.gather_stripped(
         data, fs[:, sc.F_MESSAGE_ID][sel], fe[:, sc.F_MESSAGE_ID][sel]
     )
-    mid_data, mid_offsets = spans.gather(data, mid_s, mid_e)
     message_id = pa.Array.from_buffers(
         pa.binary(),
         len(sel),
