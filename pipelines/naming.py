@@ -19,6 +19,7 @@ import operator
 import re
 from typing import NamedTuple
 
+from kernels.names import OTHER
 from kernels.reference import names as names_ref
 from kernels.reference import subject as subject_rules
 
@@ -143,34 +144,50 @@ def _common_shape(s: bytes) -> tuple[bytes, bytes] | None:
     each cut to one space, which normalising cannot tell apart) and that lower-cased;
     None for any other subject.
 
-    The shape: one pair of quotes around the file name (the parser's name: the last
-    quoted text); after it maybe text, then maybe the word yEnc, the part counter `(k/K)`
-    last (the parser's: the last one) and maybe bare numbers (Nyuu's file size); before it
-    maybe a file counter, with only spaces and `-` to the quote (then the last of its
-    kind before the name: the parser's counter). Of what is kept, nothing the parser
-    blanks may be left but sizes: no other yEnc, and without a file counter nothing a
-    counter needs (`/`, ` of `)."""
-    opening = s.find(b'"')
-    closing = s.find(b'"', opening + 1)
-    if closing - opening < 2 or opening < 0:
-        return None
-    tail = _COMMON_TAIL.match(s, closing + 1)  # no quote after the second
-    if tail is None:
-        return None
+    The shape: the file name in one pair of quotes (the parser's name: the last quoted
+    text), or without quotes the last token but the part counter (the parser's when it
+    has a known extension: no later token has one); after it maybe text (quoted only),
+    then maybe the word yEnc, the part counter `(k/K)` last (the parser's: the last one)
+    and maybe bare numbers (Nyuu's file size); before it maybe a file counter, with only
+    spaces and `-` to the name (then the last of its kind before the name: the parser's
+    counter). Of what is kept, nothing the parser blanks may be left but sizes: no other
+    yEnc, and without a file counter nothing a counter needs (`/`, ` of `)."""
+    start = s.find(b'"')
+    if start >= 0:
+        closing = s.find(b'"', start + 1)
+        if closing - start < 2:
+            return None
+        tail = _QUOTED_TAIL.match(s, closing + 1)  # no quote after the second
+        if tail is None:
+            return None
+        after = tail.group(1)
+    else:
+        tail = _UNQUOTED_TAIL.search(s)
+        if tail is None:
+            return None
+        name = tail.group(1)
+        if name[0] in names_ref.TOKEN_LEAD:  # the parser would keep it: not the shape
+            return None
+        # (one it would keep at the end, `)` or `:`, leaves no known extension either)
+        if b"." not in name or names_ref.classify(name)[0] == OTHER:
+            return None
+        start, after = tail.start(1), b""
+        # a size can run into it (`12 MB.rar`), which what is kept would not show
+        if start >= 2 and s[start - 2] in _DIGITS and name[:1].lower() in b"bkmgt":
+            return None
     lowered = s.lower()
     counter = None
     if b"file " in lowered:  # the first kind of counter, wherever it is, if any
-        counter = _FILE_OF_TO_QUOTE.match(s, max(lowered.rfind(b"file", 0, opening), 0))
+        counter = _counter_before(_FILE_OF_THEN, s, lowered.rfind(b"file", 0, start), start)
         if counter is None and subject_rules.FILEOF_RE.search(s):
             return None
     if counter is None:
-        counter = _BRACKET_TO_QUOTE.match(s, max(s.rfind(b"[", 0, opening), 0))
-    # (either ends at the first quote: from before it, only spaces and `-` lead to it)
+        counter = _counter_before(_BRACKET_THEN, s, s.rfind(b"[", 0, start), start)
     if counter is None:
-        head, between = s[:opening], b""
+        head, between = s[:start], b""
     else:
         head, between = s[: counter.start()], counter.group(1)
-    kept = b" ".join((head, between, tail.group(1)))
+    kept = b" ".join((head, between, after))
     kept_lowered = kept.lower()
     if b"yenc" in kept_lowered:
         return None
@@ -179,15 +196,25 @@ def _common_shape(s: bytes) -> tuple[bytes, bytes] | None:
     return kept, kept_lowered
 
 
+def _counter_before(
+    counter: re.Pattern[bytes], s: bytes, at: int, name_start: int
+) -> re.Match[bytes] | None:
+    """The counter at `at` if it and the spaces and `-` after it end where the name
+    starts (at the last place before the name it can start: none can start later)."""
+    m = counter.match(s, at) if at >= 0 else None
+    return m if m is not None and m.end() == name_start else None
+
+
 _WORD = rb"A-Za-z0-9_\x80-\xff"  # what the parser's word boundaries see as a word
-_COMMON_TAIL = re.compile(
-    rb"([^\"]*?) *(?:(?<![" + _WORD + rb"])[Yy][Ee][Nn][Cc] *)?"
-    rb"\([0-9]{1,9}/[0-9]{1,9}\)(?: +[0-9]+)* *\Z"
+_PART_LAST = (
+    rb" *(?:(?<![" + _WORD + rb"])[Yy][Ee][Nn][Cc] *)?\([0-9]{1,9}/[0-9]{1,9}\)(?: +[0-9]+)* *\Z"
 )
-# a file counter (subject_rules.BRACKET_RE, FILEOF_RE) with spaces and `-` to the quote
-_BRACKET_TO_QUOTE = re.compile(rb'\[ *[0-9]{1,9}(?:/| +[Oo][Ff] +)[0-9]{1,9} *\]([ -]*)"')
-_FILE_OF_TO_QUOTE = re.compile(
-    rb"(?<![" + _WORD + rb"])[Ff][Ii][Ll][Ee] +[0-9]{1,9} +[Oo][Ff] +[0-9]{1,9}:?([ -]*)\""
+_QUOTED_TAIL = re.compile(rb'([^"]*?)' + _PART_LAST)
+_UNQUOTED_TAIL = re.compile(rb" ([^ ]+) " + _PART_LAST)
+# a file counter (subject_rules.BRACKET_RE, FILEOF_RE) and the spaces and `-` after it
+_BRACKET_THEN = re.compile(rb"\[ *[0-9]{1,9}(?:/| +[Oo][Ff] +)[0-9]{1,9} *\]([ -]*)")
+_FILE_OF_THEN = re.compile(
+    rb"(?<![" + _WORD + rb"])[Ff][Ii][Ll][Ee] +[0-9]{1,9} +[Oo][Ff] +[0-9]{1,9}:?([ -]*)"
 )
 # a size ends in a digit, maybe a space, and a unit's first letter
 _SIZE_HINT = re.compile(rb"[0-9] ?[bkmgt]")
@@ -204,7 +231,7 @@ def _normalised(kept: bytes) -> bytes:
     """`subject_rules.normalise(kept, fold=False)` in C-level passes: brackets left empty
     dropped (a pair emptied by that too), spaces collapsed, each run of `-` tokens one
     `-` between words and none at either end."""
-    dropped = 1
+    dropped = int(b")" in kept or b"]" in kept or b"}" in kept)  # most have no bracket
     while dropped:  # dropping a pair can leave its enclosing pair empty
         kept, dropped = _EMPTY_BRACKETS.subn(b" ", kept)
     if len(kept.translate(None, _OTHER_SPACES)) == len(kept):

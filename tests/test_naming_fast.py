@@ -215,7 +215,25 @@ shape_counters = st.sampled_from(
 )
 shape_between = st.sampled_from([b"", b" ", b" - ", b"-", b" -- ", b":", b"\t", b" x "])
 shape_names = st.sampled_from(
-    [b'"a.rar"', b'""', b'"x"', b'"file 1 of 2.rar"', b'"[1/2] y.nfo"', b'"', b"a.rar"]
+    [
+        b'"a.rar"',
+        b'""',
+        b'"x"',
+        b'"file 1 of 2.rar"',
+        b'"[1/2] y.nfo"',
+        b'"',
+        b"a.rar",
+        b" a.part01.rar",
+        b" (a.rar)",
+        b" a.rar:",
+        b" x.nfo.par2",
+        b" a.bogus",
+        b" -a.rar",
+        b" yEnc.nfo",
+        b" a.rar a.nfo",
+        b" 12 MB.rar",
+        b" [1/2].rar",
+    ]
 )
 shape_posts = st.sampled_from(
     [
@@ -271,8 +289,26 @@ def test_display_text_of_the_common_shape_is_the_reference(subject):
         b'Streets.CiNEFiLE [01/10] - "streets.par2" (1/1)',
         b'Name - "name.par2" yEnc (1/1) 28101',
         b'8b33bf5960714efbe6cfcf13dd0f618f [01/30] - "x.par2" yEnc (1/1)',
+        b"Show.Name - [01/16] - show.name.par2 yEnc (1/1)",
     ],
 )
 def test_common_subjects_take_the_short_way(subject):
     assert naming._common_shape(subject) is not None
+    assert naming._display_text(subject) == reference.display_text(subject)
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        b"12 MB-a.rar yEnc (1/50)",  # a size that runs into a name without quotes
+        b"Show 2 b.rar yEnc (1/2)",
+        b"Show (a.rar yEnc (1/2)",  # brackets at a name's ends are no part of it
+        b"Show a.rar) yEnc (1/2)",
+        b"Show - [1 of 2].rar yEnc (1/2)",  # a counter that runs into the name
+        b"Show file 1 of 2.rar yEnc (1/2)",
+        b'Show [01/02] "a.rar" - 2 MB (1/2)',
+        b'"a.rar" yEnc (1/2) yEnc (3/4)',
+    ],
+)
+def test_display_text_at_the_edges_of_the_shape(subject):
     assert naming._display_text(subject) == reference.display_text(subject)
