@@ -57,8 +57,11 @@ def _advance(dates, ok, frontier, ring, ring_len, ring_pos, odd, odd_len, last_g
             effective[i] = d
             last_good = d
             ring[ring_pos] = d
-            ring_pos = (ring_pos + 1) % size
-            ring_len = min(ring_len + 1, size)
+            ring_pos += 1
+            if ring_pos == size:  # not `% size`: a division a line, half this loop's cost
+                ring_pos = 0
+            if ring_len < size:
+                ring_len += 1
             odd_len = 0
         else:
             effective[i] = last_good if last_good != 0 else frontier
