@@ -312,10 +312,10 @@ _TV_PARTS = (
     _part(r"(?<![0-9])\d{1,2}of\d{1,2}(?![0-9])", "[0-9]of[0-9]"),
 )
 _TV = re.compile("|".join(part.pattern.pattern for part in _TV_PARTS), _I)
-# what any part needs, in two passes faster than one over the parts' hints: a digit after
-# `s`, `e` or `p`, between digits an `x` or `of` (the first starts at digits only), or a
-# word for a season or an episode
-_TV_DIGIT_HINT = re.compile(r"[0-9](?<=[sep][0-9])|[0-9](?:x|of)[0-9]")
+# what any part, or _DAILY, needs, in two passes faster than one over their hints: a digit
+# after `s`, `e` or `p`, between digits an `x` or `of`, a date's digits (the regex starts at
+# digits only); or a word for a season or an episode
+_DATED_HINT = re.compile(r"[0-9](?:(?<=[sep][0-9])|(?:x|of)[0-9]|[ ._-][01][0-9][ ._-][0-9])")
 _TV_WORD_HINT = re.compile(
     "season|saison|temporada|stagione|staffel|series|episod|folge|afl|bolum|blm"
 )
@@ -453,21 +453,18 @@ class _Name:
             return True
         return bool(self.maybe & rule.bit) and rule.pattern.search(self.text) is not None
 
-    def tv(self) -> bool:
-        """Whether _TV matches the name."""
-        if self.lowered is None:
-            return _TV.search(self.text) is not None
-        # one pass for what any part needs (most names have none), then part by part
-        lowered = self.lowered
-        if not (_TV_DIGIT_HINT.search(lowered) or _TV_WORD_HINT.search(lowered)):
+    def dated(self) -> bool:
+        """Whether _TV or _DAILY matches the name: an episode, a season or a broadcast
+        day."""
+        text, lowered = self.text, self.lowered
+        if lowered is None:
+            return bool(_TV.search(text) or _DAILY.pattern.search(text))
+        # one pass for what any of them needs (most names have none), then one by one
+        if not (_DATED_HINT.search(lowered) or _TV_WORD_HINT.search(lowered)):
             return False
-        return any(p.hint.search(lowered) and p.pattern.search(self.text) for p in _TV_PARTS)
-
-    def daily(self) -> bool:
-        """Whether _DAILY matches the name."""
-        if self.lowered is not None and not _DAILY.hint.search(self.lowered):
-            return False
-        return _DAILY.pattern.search(self.text) is not None
+        if any(p.hint.search(lowered) and p.pattern.search(text) for p in _TV_PARTS):
+            return True
+        return bool(_DAILY.hint.search(lowered) and _DAILY.pattern.search(text))
 
 
 def _xxx(name: str) -> int:
@@ -516,7 +513,7 @@ def category_of(name: str, groups: list[str]) -> int:
     # the rules in the order they decide; each runs only when the ones before did not
     text = _Name(name)
     # a full date names a broadcast day: it beats the year of a film
-    if text.tv() or text.daily():
+    if text.dated():
         return _tv(text, by_groups.anime or _anime(name))
     video = text.has(_VIDEO)
     film = video and bool(_YEAR.search(name))

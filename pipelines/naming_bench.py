@@ -3,20 +3,24 @@
 Indexes a generated range (or the first complete range of a stored corpus), records the
 arguments of every `display_name`, `usable_name` and `category_of` call the output makes,
 then times each function over them: `kernels.reference.naming` (the plainer first
-version) and `pipelines.naming`, best of a few rounds with the caches emptied before each,
-and checks that the two give the same results.
+version) and `pipelines.naming` (and, with --baseline, an earlier pipelines/naming.py),
+in turns chunk by chunk, best of a few rounds with the caches emptied before each, and
+checks that the two give the same results.
 
     python -m pipelines.naming_bench [--lines 500000] [--seed 1] [--corpus PATH]
+        [--rounds 5] [--baseline FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from kernels.reference import naming as reference
@@ -83,26 +87,44 @@ def write_range(root: str, n_lines: int, seed: int, chunk: int = 100_000) -> Non
     writer.write_manifest(ref, entries, complete=True)
 
 
-def _clear_caches() -> None:
-    naming.random_token.cache_clear()
-    naming._group_facts.cache_clear()
+def _clear_caches(modules: list[ModuleType]) -> None:
+    for module in modules:
+        for cached in ("random_token", "_group_facts"):
+            clear = getattr(getattr(module, cached, None), "cache_clear", None)
+            if clear is not None:
+                clear()
 
 
-def time_calls(function: Callable[..., Any], args: list[tuple[Any, ...]], rounds: int) -> float:
-    """Best seconds of one pass over the calls, caches emptied before each round (a
-    range's releases are new to the caches)."""
-    best = float("inf")
-    for _ in range(rounds):
-        _clear_caches()
-        started = time.perf_counter()
-        for a in args:
-            function(*a)
-        best = min(best, time.perf_counter() - started)
-    return best
+def time_calls(
+    functions: list[Callable[..., Any]],
+    args: list[tuple[Any, ...]],
+    rounds: int,
+    modules: list[ModuleType],
+    chunk: int = 64,
+) -> list[float]:
+    """Seconds of one pass over the calls for each function: chunk by chunk, the functions
+    in turn, the best of `rounds` per chunk and function, the modules' caches emptied
+    before each (a range's releases are new to the caches). Taken in turns, a busy machine
+    slows them alike, and a chunk's best leaves out the moments another job held the core."""
+    totals = [0.0] * len(functions)
+    for start in range(0, len(args), chunk):
+        part = args[start : start + chunk]
+        best = [float("inf")] * len(functions)
+        for _ in range(rounds):
+            for i, function in enumerate(functions):
+                _clear_caches(modules)
+                started = time.perf_counter()
+                for a in part:
+                    function(*a)
+                best[i] = min(best[i], time.perf_counter() - started)
+        totals = [total + b for total, b in zip(totals, best, strict=True)]
+    return totals
 
 
-def compare(calls: Calls, rounds: int = 5) -> list[str]:
-    """One line of figures per function; raises if the two versions disagree anywhere."""
+def compare(calls: Calls, rounds: int = 5, baseline: ModuleType | None = None) -> list[str]:
+    """One line of figures per function; raises if the two versions disagree anywhere.
+    `baseline`: another version of pipelines.naming (an earlier one) to time beside them."""
+    modules = [naming] + ([baseline] if baseline else [])
     lines = []
     for name in FUNCTIONS:
         args = calls[name]
@@ -110,15 +132,31 @@ def compare(calls: Calls, rounds: int = 5) -> list[str]:
         differ = [a for a in args if old(*a) != new(*a)]
         if differ:
             raise AssertionError(f"{name}: {len(differ)} calls differ, first {differ[0]!r}")
-        before = time_calls(old, args, rounds)
-        after = time_calls(new, args, rounds)
+        functions = [old, new] + ([getattr(baseline, name)] if baseline else [])
+        before, after, *earlier = time_calls(functions, args, rounds, modules)
         n = max(len(args), 1)
-        lines.append(
+        line = (
             f"{name}: {len(args):,} calls; reference {before / n * 1e6:.1f} us/call, "
             f"now {after / n * 1e6:.1f} us/call ({before / max(after, 1e-12):.1f}x); "
             f"{before * 1e3:.1f} -> {after * 1e3:.1f} ms"
         )
+        if earlier:
+            line += (
+                f"; baseline {earlier[0] / n * 1e6:.1f} us/call "
+                f"({earlier[0] / max(after, 1e-12):.1f}x now)"
+            )
+        lines.append(line)
     return lines
+
+
+def load_baseline(path: str) -> ModuleType:
+    """A naming module from a file: `git show REV:pipelines/naming.py > FILE`."""
+    spec = importlib.util.spec_from_file_location("naming_baseline", path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -127,7 +165,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--corpus", help="a stored corpus to read instead of generating one")
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds per function")
+    parser.add_argument(
+        "--baseline",
+        help="another version of pipelines/naming.py to time beside the two "
+        "(git show REV:pipelines/naming.py > FILE)",
+    )
     args = parser.parse_args(argv)
+    baseline = load_baseline(args.baseline) if args.baseline else None
     with tempfile.TemporaryDirectory() as tmp:
         corpus = args.corpus
         if corpus is None:
@@ -136,7 +180,7 @@ def main(argv: list[str] | None = None) -> None:
             write_range(corpus, args.lines, args.seed)
         print("indexing it, recording the naming calls ...", flush=True)
         calls = record_calls(corpus)
-    for line in compare(calls, args.rounds):
+    for line in compare(calls, args.rounds, baseline):
         print(line)
 
 

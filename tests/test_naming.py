@@ -32,7 +32,7 @@ from kernels.subject import parse_subject_list
 from pipelines import naming
 from pipelines.generate import generate_range_lines
 from pipelines.naming import category_of, display_name, file_name, stem, to_text, usable_name
-from pipelines.naming_bench import compare, record_calls, write_range
+from pipelines.naming_bench import compare, load_baseline, record_calls, write_range
 from pipelines.rfc2047 import decode_subject
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
@@ -531,8 +531,9 @@ def test_naming_bench_records_the_output_calls_and_compares(tmp_path, monkeypatc
     write_range(str(tmp_path / "corpus"), 3000, seed=2)
     calls = record_calls(str(tmp_path / "corpus"))
     assert all(calls[name] for name in ("display_name", "usable_name", "category_of"))
-    lines = compare(calls, rounds=1)
+    lines = compare(calls, rounds=1, baseline=load_baseline(naming.__file__))
     assert [line.split(":")[0] for line in lines] == ["display_name", "usable_name", "category_of"]
+    assert all("; baseline " in line for line in lines)
     monkeypatch.setattr(naming, "category_of", lambda name, groups: 8010)
     with pytest.raises(AssertionError, match="category_of"):
         compare(calls, rounds=1)

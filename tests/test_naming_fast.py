@@ -93,14 +93,16 @@ tv_pieces = st.sampled_from(
     ["s01", "S1", "e05", "ep12", "p3", "1x02", "2013x05", "3of6", "12of10", "season", "saison",
      "temporada", "stagione", "staffel", "series", "episode", "episodio", "folge", "afl",
      "bolum", "BÖLÜM", "blm", "e?", "/", ".", " ", "_", "-", "1", "22", "333", "x", "of",
-     "s", "e", "é", "٣"]
+     "s", "e", "é", "٣", "2013.05.03", "03-05-2013", "1999_01_01", "31.13.2013", "2013 12",
+     "01"]
 )  # fmt: skip
 
 
 @settings(max_examples=1000, deadline=None)
 @given(st.lists(tv_pieces, max_size=5).map("".join))
-def test_tv_gate_misses_no_tv_name(name):
-    assert naming._Name(name).tv() == bool(reference._TV.search(name)), name
+def test_dated_gate_misses_no_dated_name(name):
+    dated = reference._TV.search(name) or reference._DAILY.search(name)
+    assert naming._Name(name).dated() == bool(dated), name
 
 
 # one name for each word of the season alternative, and for each other part
@@ -113,11 +115,11 @@ SEASON_WORDS = (
     "name",
     [f"{w}{sep}2" for w in SEASON_WORDS.split() for sep in ("", ".", " ")]
     + ["Show S01E02", "Show.s2", "Show 1x02", "Show 3of6", "12 bolum", "7.blm", "Show E05",
-       "Show.ep12", "Show.S03E??"],
+       "Show.ep12", "Show.S03E??", "Show.2013.05.03", "Show 31-12-1999"],
 )  # fmt: skip
-def test_tv_gate_passes_every_part(name):
-    assert naming._Name(name).tv()
-    assert reference._TV.search(name)
+def test_dated_gate_passes_every_part(name):
+    assert naming._Name(name).dated()
+    assert reference._TV.search(name) or reference._DAILY.search(name)
 
 
 # bare numbers after every kind of lead _ABSOLUTE knows, films and fansubs
@@ -146,9 +148,17 @@ display_pieces = st.sampled_from(
 display_texts = st.lists(display_pieces | st.text(max_size=3), max_size=12).map("".join)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(display_texts)
 def test_tag_scan_is_tag(text):
+    assert naming._TAG_SCAN.subn(" ", text) == naming._TAG.subn(" ", text)
+
+
+# a tag right after an opening bracket (which is no tag's start), after spaces, in turns
+@pytest.mark.parametrize(
+    "text", ["[[FULL]", "([FULL]", "< <TOWN>", "x  [FULL] [12345]y", "\u3000(req)", "[ [ #a ]"]
+)
+def test_tag_scan_starts_where_tag_does(text):
     assert naming._TAG_SCAN.subn(" ", text) == naming._TAG.subn(" ", text)
 
 
@@ -158,7 +168,7 @@ kept_pieces = st.sampled_from(
 )  # fmt: skip
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(st.lists(kept_pieces, max_size=16).map(b"".join))
 def test_normalised_is_normalise(kept):
     assert naming._normalised(kept) == subject_rules.normalise(kept, fold=False), kept
