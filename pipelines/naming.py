@@ -6,10 +6,12 @@ name comes from the same blanked-out subject as identity_key
 case, which the key folds and the name keeps).
 
 Each release of a range passes here, so the rules run in as few passes as they can: a
-regex runs only when the text holds what it needs, a category rule only when the ones
-before it did not decide, and on an ASCII name the keyword rules look its words up.
-`kernels.reference.naming` keeps the first, plainer version; tests/test_naming.py holds
-the two to the same results.
+subject of the common shape has its identity cut from around its file name, a regex runs
+only when the text holds what it needs, a category rule only when the ones before it did
+not decide, and on an ASCII name the keyword rules look its words up. The plainer first
+version is kept as `kernels.reference.naming`: tests/test_naming.py holds the two to the
+same results, tests/test_naming_fast.py each shortcut to the rule it stands for, and
+`python -m pipelines.naming_bench` times them.
 """
 
 from __future__ import annotations
@@ -118,9 +120,9 @@ def _opens_bracket(text: str) -> bool:
 def _display_text(s: bytes) -> bytes:
     """`subject_rules.display_text(s)`: the identity as the poster wrote it, "" when it is
     posting tags alone. Most subjects have one shape, `<identity> [i/N] - "<file name>"
-    yEnc (k/K)` (or `File i of N:`, or no file counter, or text after the name): for them
-    the parts the parser blanks are found from the quotes in a few passes; any other
-    subject goes through the full rules."""
+    yEnc (k/K)` (or a `File i of N:` counter, or none; text after the name; a name
+    without quotes): for them what the parser blanks is found around the file name in a
+    few passes (_common_shape); any other subject goes through the full rules."""
     common = _common_shape(s)
     if common is None:
         return subject_rules.display_text(s)
