@@ -646,7 +646,9 @@ def usable_name(name: str, file_names: list[bytes], random_names: list[bool]) ->
     if len(file_names) != len(random_names):
         raise ValueError(f"{len(file_names)} file names but {len(random_names)} random flags")
     core = name.strip(_NAME_EDGE)
-    if core and not random_token(core):
+    # a random token is letters, digits, `_` and `-`: a dot or a space (most names) says
+    # it is none without the test
+    if core and ("." in core or " " in core or not random_token(core)):
         return name, True
     # readable when more than half the files have plain names: stop as soon as the
     # count decides it, and a file flagged random needs no stem
