@@ -15,6 +15,12 @@ import numpy as np
 
 from kernels._jit import kernel
 
+# The first hash table of a chunk's file keys: 2**14 slots (256 kB, in L2), at most half
+# full. A chunk holds up to ~2,000 files; 2**12 slots held them too, but at up to half
+# full its probe chains made grouping the keys ~20 % dearer (38 against 30 ms over the
+# 2 M-line corpus, interleaved in one process).
+FIRST_TABLE_BITS = 14
+
 
 @dataclass(frozen=True)
 class FileRuns:
@@ -229,7 +235,7 @@ def _by_key_and_date(key: np.ndarray, date: np.ndarray, article: np.ndarray) -> 
     which ranks runs of an equal first article by key).
     """
     if len(article) > 1 and bool(np.all(article[1:] > article[:-1])):
-        for bits in (12, max(12, (2 * len(key)).bit_length())):
+        for bits in (FIRST_TABLE_BITS, max(FIRST_TABLE_BITS, (2 * len(key)).bit_length())):
             groups = _key_groups(key, date, article, bits)
             if groups is not None:
                 return groups

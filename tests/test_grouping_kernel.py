@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.grouping import file_runs
+from kernels.grouping import FIRST_TABLE_BITS, file_runs
 from kernels.reference import grouping as ref
 
 GAP = 3 * 3600
@@ -111,8 +111,9 @@ def test_rows_in_article_order_match_reference(rows, step):
 def test_more_files_than_the_first_table_holds():
     # thousands of keys: past the first hash table's room, grouped again in a bigger one
     rng = np.random.default_rng(5)
-    n = 9000
-    key = rng.integers(0, 2**64, n, dtype=np.uint64) % np.uint64(4000)
+    n = 30000
+    files = 2 ** (FIRST_TABLE_BITS - 1) + 2000
+    key = rng.integers(0, 2**64, n, dtype=np.uint64) % np.uint64(files)
     key = key * np.uint64(0x9E3779B97F4A7C15)
     date = rng.integers(0, 10 * 3600, n).astype(np.int64)
     number = rng.integers(1, 30, n).astype(np.int32)
