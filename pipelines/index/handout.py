@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+import pyarrow as pa
 
 from kernels import window as wk
 from pipelines.index.albums import ALBUM_CLASSES, OpenFile, OpenRelease, Piece, has_digits
 from pipelines.index.batch import SOURCE_ALBUM, SegmentBatch
 
+T = TypeVar("T")
 _NO_ROWS = np.zeros(0, np.int64)
 _FILE_FIELDS = (
     "key", "file_index", "file_total", "part_total", "ext_class", "volume", "random_name",
@@ -35,6 +37,11 @@ def pick(values: list[Any], rows: list[int]) -> list[Any]:
     if len(rows) > 1:
         return list(operator.itemgetter(*rows)(values))
     return [values[row] for row in rows]
+
+
+def _renumbered(by_row: dict[int, T], renumber: np.ndarray) -> dict[int, T]:
+    """The entries whose row stays, under its new number (-1: the row goes)."""
+    return {int(renumber[k]): v for k, v in by_row.items() if renumber[k] >= 0}
 
 
 def _rows_of(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -205,9 +212,6 @@ class FileBlock:
         def texts(values: list[bytes]) -> list[bytes]:
             return pick(values, rows_list)
 
-        def by_row(values: dict[int, object]) -> dict[int, object]:
-            return {int(renumber[k]): v for k, v in values.items() if renumber[k] >= 0}
-
         return FileBlock(
             self.releases[keep],
             np.concatenate(([0], np.cumsum(counts[keep]))).astype(np.int64),
@@ -221,8 +225,8 @@ class FileBlock:
             self.span_start[span_keep],
             self.span_stop[span_keep],
             self.batches,
-            by_row(self.kept_ids),  # type: ignore[arg-type]
-            by_row(self.carried),  # type: ignore[arg-type]
+            _renumbered(self.kept_ids, renumber),
+            _renumbered(self.carried, renumber),
             self.batch_total[keep] if len(self.batch_total) else self.batch_total,
         )
 
@@ -239,6 +243,9 @@ class _MessageIds:
         column = self.columns.get(seq)
         if column is None:
             ids = self.batches[seq].message_id
+            if ids.type not in (pa.binary(), pa.string()):  # not 32-bit offsets
+                value: bytes = ids[row].as_py()
+                return value.encode() if isinstance(value, str) else value
             _, offsets, data = ids.buffers()
             bounds = np.frombuffer(offsets, np.int32)[ids.offset : ids.offset + len(ids) + 1]
             column = self.columns[seq] = (bounds, memoryview(data) if data else memoryview(b""))

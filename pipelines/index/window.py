@@ -408,7 +408,7 @@ class Window:
             span_start,
             span_stop,
             self.range_batches,
-        )  # fmt: skip
+        )
         if self.part_ids:  # files carried from a range before
             take = self.part_ids.pop if final else self.part_ids.get
             for j, slot in enumerate(slot_list):
