@@ -131,8 +131,14 @@ class FileBlock:
         for which, out in (("first", first), ("last", last)):
             batch_of = self.files[f"{which}_batch"][rows]
             row_of = self.files[f"{which}_row"][rows]
-            for j in np.flatnonzero(batch_of >= 0).tolist():
-                out[j] = ids.at(int(batch_of[j]), int(row_of[j]))
+            seen = np.flatnonzero(batch_of >= 0)
+            # batch by batch: each batch's ids read by one slice each
+            seen = seen[np.argsort(batch_of[seen], kind="stable")]
+            cuts = np.flatnonzero(np.diff(batch_of[seen])) + 1
+            for at in np.split(seen, cuts) if len(seen) else []:
+                values = ids.of(int(batch_of[at[0]]), row_of[at])
+                for j, value in zip(at.tolist(), values, strict=True):
+                    out[j] = value
         return first, last
 
     def file_rows(self, releases: np.ndarray) -> np.ndarray:
@@ -232,25 +238,27 @@ class FileBlock:
 
 
 class _MessageIds:
-    """Single message-ids out of the batches' columns: a slice of the column's bytes each
-    (Arrow's take, a call per batch, cost more than the slices for a few rows each)."""
+    """Message-ids out of the batches' columns: a slice of the column's bytes each (Arrow's
+    take, a call per batch, cost more than the slices for the few rows of each)."""
 
     def __init__(self, batches: dict[int, SegmentBatch]):
         self.batches = batches
         self.columns: dict[int, tuple[np.ndarray, memoryview]] = {}
 
-    def at(self, seq: int, row: int) -> bytes:
+    def of(self, seq: int, rows: np.ndarray) -> list[bytes]:
+        """The message-ids of these rows of batch seq."""
+        ids = self.batches[seq].message_id
+        if ids.type not in (pa.binary(), pa.string()):  # not 32-bit offsets
+            return [value.encode() if isinstance(value, str) else value
+                    for value in ids.take(rows).to_pylist()]  # fmt: skip
         column = self.columns.get(seq)
         if column is None:
-            ids = self.batches[seq].message_id
-            if ids.type not in (pa.binary(), pa.string()):  # not 32-bit offsets
-                value: bytes = ids[row].as_py()
-                return value.encode() if isinstance(value, str) else value
             _, offsets, data = ids.buffers()
             bounds = np.frombuffer(offsets, np.int32)[ids.offset : ids.offset + len(ids) + 1]
             column = self.columns[seq] = (bounds, memoryview(data) if data else memoryview(b""))
         bounds, data = column
-        return bytes(data[bounds[row] : bounds[row + 1]])
+        starts, ends = bounds[rows].tolist(), bounds[rows + 1].tolist()
+        return [bytes(data[a:z]) for a, z in zip(starts, ends, strict=True)]
 
 
 @dataclass
