@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.classes import NO_COUNTER, RANDOM, subject_classes
+from kernels.classes import FIRST_TABLE_BITS, NO_COUNTER, RANDOM, subject_classes
 from kernels.reference import classes as ref
 from kernels.reference.names import random_subject
 from kernels.reference.subject import PART_RE
@@ -131,6 +131,16 @@ def test_lines_without_a_part_counter_join_no_class():
     got = _run(subs)
     assert got["cls"] == [NO_COUNTER, NO_COUNTER, 0, 1, 2, 3]
     assert got["key"][:2] == [0, 0]
+
+
+def test_more_classes_than_the_first_table_holds():
+    # past the first table's room the lines are classed again in a bigger one
+    n = 2 ** (FIRST_TABLE_BITS - 1) + 500
+    subs = [b'"f%d.rar" yEnc (%d/3)' % (i // 2, 1 + i % 2) for i in range(2 * n)]
+    subs += [b"=?UTF-8?B?w6k=?= x%d" % i for i in range(50)]  # no shared counter
+    got = _run(subs)
+    assert got == ref.subject_classes(subs)
+    assert len(got["first"]) == n + 50
 
 
 def test_empty():
