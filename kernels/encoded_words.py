@@ -19,10 +19,9 @@ from kernels.hashing import (
     AHEAD,
     as_buffer,
     check_spans,
+    copy_words,
     leaf_kernel,
-    load_le64,
     prefetch,
-    store_le64,
 )
 
 # Indexing with an unsigned number spares numba its negative-index code in the byte loops.
@@ -247,25 +246,6 @@ def _copy(buf, a, z, out, o):
 
 
 @leaf_kernel
-def _copy_words(buf, a, z, out, o):
-    """_copy 8 bytes a step where both sides have room: it may write up to 7 bytes past
-    the span's end, which whatever comes next overwrites (or lies past the output's end)."""
-    nbuf = buf.shape[0]
-    size = out.shape[0]
-    end = o + z - a
-    while a < z:
-        if a + 8 <= nbuf and o + 8 <= size:
-            store_le64(out, o, load_le64(buf, a))
-            a += 8
-            o += 8
-        else:
-            out[_U(o)] = buf[_U(a)]
-            a += 1
-            o += 1
-    return end
-
-
-@leaf_kernel
 def _blank(buf, a, z):
     """Whether buf[a:z] is one or more spaces and tabs (RFC 2047 6.2's gap)."""
     if a == z:
@@ -354,7 +334,7 @@ def _decode_spans(buf, start, end, out, out_start, out_end, status):
         out_start[li] = o
         p = _next_word(buf, s, e)
         if p < 0:
-            o = _copy_words(buf, s, e, out, o)
+            o = copy_words(buf, s, e, out, o)
         else:
             candidates += 1
             o, status[li] = _decode_span(buf, s, e, p, out, o)

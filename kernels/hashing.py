@@ -133,6 +133,27 @@ else:  # pragma: no cover - no big-endian machine runs this project today
             buf[_U(i + k)] = np.uint8((w >> np.uint64(8 * k)) & np.uint64(0xFF))
 
 
+@leaf_kernel
+def copy_words(buf, a, z, out, o):
+    """Copy buf[a:z] to out[o:], 8 bytes a step where both sides have room; returns where
+    the copy ends in out (o itself for a span that ends before it starts). It may write
+    up to 7 bytes past that end: whatever is copied next overwrites them, or they lie past
+    the part of out the caller keeps (nothing is written past out itself)."""
+    nbuf = buf.shape[0]
+    size = out.shape[0]
+    end = o + max(z - a, 0)
+    while a < z:
+        if a + 8 <= nbuf and o + 8 <= size:
+            store_le64(out, o, load_le64(buf, a))
+            a += 8
+            o += 8
+        else:
+            out[_U(o)] = buf[_U(a)]
+            a += 1
+            o += 1
+    return end
+
+
 _P1 = np.uint64(0x9E3779B185EBCA87)
 _P2 = np.uint64(0xC2B2AE3D27D4EB4F)
 _P3 = np.uint64(0x165667B19E3779F9)

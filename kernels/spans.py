@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 
-from kernels.hashing import AHEAD, leaf_kernel, load_le64, prefetch, store_le64
+from kernels.hashing import AHEAD, copy_words, leaf_kernel, prefetch
 
 # Unsigned indexes spare numba its negative-index (wraparound) code in the byte loops;
 # no index here is negative.
@@ -25,26 +25,13 @@ def _offsets(start, end, offsets):
 @leaf_kernel
 def _copy_spans(buf, start, end, offsets, data):
     n = start.shape[0]
-    size = data.shape[0]
-    nbuf = buf.shape[0]
     for i in range(n):
         if i + AHEAD < n:  # a message-id mostly spans two cache lines
             prefetch(buf, start[i + AHEAD])
             prefetch(buf, end[i + AHEAD] - 1)
-        a = start[i]
-        z = end[i]
-        o = offsets[i]
-        while a < z:
-            if a + 8 <= nbuf and o + 8 <= size:
-                # may write up to 7 bytes past this span: the next spans' copies, which
-                # come after, overwrite them (and nothing is written past the output)
-                store_le64(data, o, load_le64(buf, a))
-                a += 8
-                o += 8
-            else:
-                data[_U(o)] = buf[_U(a)]
-                a += 1
-                o += 1
+        # may write up to 7 bytes past this span: the next spans' copies, which come
+        # after, overwrite them
+        copy_words(buf, start[i], end[i], data, offsets[i])
 
 
 def gather(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -77,14 +64,17 @@ def _strip(buf, s, e):
         if i + AHEAD < n:
             prefetch(buf, s[i + AHEAD])
             prefetch(buf, e[i + AHEAD] - 1)
-        a = s[i]
-        z = e[i]
-        while a < z and (buf[_U(a)] == 32 or buf[_U(a)] == 60):  # space, <
-            a += 1
-        while z > a and (buf[_U(z - 1)] == 32 or buf[_U(z - 1)] == 62):  # space, >
-            z -= 1
-        s[i] = a
-        e[i] = z
+        s[i], e[i] = _trim(buf, s[i], e[i])
+
+
+@leaf_kernel
+def _trim(buf, a, z):
+    """buf[a:z] without the spaces and `<` before it and the spaces and `>` after it."""
+    while a < z and (buf[_U(a)] == 32 or buf[_U(a)] == 60):  # space, <
+        a += 1
+    while z > a and (buf[_U(z - 1)] == 32 or buf[_U(z - 1)] == 62):  # space, >
+        z -= 1
+    return a, z
 
 
 def strip_angle_brackets(
@@ -101,32 +91,16 @@ def strip_angle_brackets(
 @leaf_kernel
 def _gather_stripped(buf, start, end, offsets, data):
     n = start.shape[0]
-    size = data.shape[0]
-    nbuf = buf.shape[0]
     o = 0
     offsets[0] = 0
     for i in range(n):
         if i + AHEAD < n:
             prefetch(buf, start[i + AHEAD])
             prefetch(buf, end[i + AHEAD] - 1)
-        a = start[i]
-        z = end[i]
-        while a < z and (buf[_U(a)] == 32 or buf[_U(a)] == 60):  # space, <
-            a += 1
-        while z > a and (buf[_U(z - 1)] == 32 or buf[_U(z - 1)] == 62):  # space, >
-            z -= 1
-        while a < z:
-            if a + 8 <= nbuf and o + 8 <= size:
-                # up to 7 bytes past this value: the next value's copy overwrites them, and
-                # the caller cuts the output at the last offset
-                store_le64(data, o, load_le64(buf, a))
-                step = min(8, z - a)
-                a += step
-                o += step
-            else:
-                data[_U(o)] = buf[_U(a)]
-                a += 1
-                o += 1
+        a, z = _trim(buf, start[i], end[i])
+        # up to 7 bytes past this value: the next value's copy overwrites them, and the
+        # caller cuts the output at the last offset
+        o = copy_words(buf, a, z, data, o)
         offsets[i + 1] = o
 
 
