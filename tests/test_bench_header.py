@@ -6,6 +6,7 @@ import pytest
 
 from pipelines.cli import main
 from pipelines.index.bench import run_bench
+from pipelines.index.range_indexer import STAGES
 
 
 @pytest.mark.slow
@@ -19,6 +20,11 @@ def test_repeat_keeps_the_least_cpu_of_each_and_says_so():
     assert figures.floor_segment_bytes > 0 and figures.release_files_bytes > 0
     text = figures.text()
     assert "best of 2 runs" in text and "pass / floor time" in text
+    # the counted run's stages: every one, together its whole CPU (clock reads apart)
+    assert list(figures.stage_cpu) == list(STAGES)
+    assert all(cpu >= 0 for cpu in figures.stage_cpu.values())
+    assert sum(figures.stage_cpu.values()) == pytest.approx(figures.cpu_seconds, abs=1e-6)
+    assert "by stage (CPU-s): setup " in text and "; read, inflate, scan " in text
 
 
 def test_bad_arguments_are_refused(capsys):

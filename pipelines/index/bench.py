@@ -38,6 +38,7 @@ class BenchFigures:
     floor_segment_bytes: int
     pass_cpu_runs: list[float] = field(default_factory=list)
     floor_cpu_runs: list[float] = field(default_factory=list)
+    stage_cpu: dict[str, float] = field(default_factory=dict)  # of the counted run
 
     def text(self) -> str:
         rate = self.lines / self.cpu_seconds
@@ -58,6 +59,7 @@ class BenchFigures:
                 *runs,
                 f"header pass: {rate:,.0f} headers/s per core "
                 f"({self.cpu_seconds:.2f} CPU-s, {self.wall_seconds:.2f} s wall)",
+                *self._stages(),
                 f"floor (inflate + newline scan): {floor_rate:,.0f} lines/s per core "
                 f"({self.floor_cpu_seconds:.2f} CPU-s); pass / floor time: "
                 f"{self.cpu_seconds / self.floor_cpu_seconds:.2f}x",
@@ -69,6 +71,14 @@ class BenchFigures:
                 f"{self.catalog_bytes / self.lines:.2f} B/header",
             ]
         )
+
+    def _stages(self) -> list[str]:
+        if not self.stage_cpu:
+            return []
+        return [
+            "  by stage (CPU-s): "
+            + "; ".join(f"{stage} {cpu:.2f}" for stage, cpu in self.stage_cpu.items())
+        ]
 
 
 def _write_corpus(root: Path, n_lines: int, seed: int, chunk: int) -> tuple[str, int, int]:
@@ -103,18 +113,28 @@ def _index_child(corpus: str, catalog: str, queue: Any) -> None:
     _warm_up()
     result, _ = index_range(reader, info, catalog, rules, [group], None)
     queue.put(
-        (result.headers, result.segments_kept, result.cpu_seconds, result.seconds, _peak_kb())
+        (
+            result.headers,
+            result.segments_kept,
+            result.cpu_seconds,
+            result.seconds,
+            _peak_kb(),
+            result.stage_cpu,
+        )
     )
 
 
-def _result_of(child: Any, queue: Any) -> tuple[int, int, float, float, int]:
+_Pass = tuple[int, int, float, float, int, dict[str, float]]
+
+
+def _result_of(child: Any, queue: Any) -> _Pass:
     """The child's figures; a child that dies without sending them (a crash, the OOM
     killer) is an error, not a wait forever."""
     import queue as queues
 
     while True:
         try:
-            result: tuple[int, int, float, float, int] = queue.get(timeout=1.0)
+            result: _Pass = queue.get(timeout=1.0)
             break
         except queues.Empty:
             if not child.is_alive():
@@ -208,7 +228,7 @@ def run_bench(
         compiler.join()
         if compiler.exitcode:
             raise RuntimeError(f"compiling the kernels failed ({compiler.exitcode})")
-        passes: list[tuple[int, int, float, float, int]] = []
+        passes: list[_Pass] = []
         floors: list[float] = []
         for attempt in range(repeat):
             catalog = Path(tmp) / f"catalog-{attempt}"
@@ -221,7 +241,7 @@ def run_bench(
             floors.append(_floor_cpu(corpus))
             if attempt:  # the catalogs are byte for byte the same: one is measured below
                 shutil.rmtree(catalog)
-        headers, segments, cpu, wall, _ = min(passes, key=lambda p: p[2])
+        headers, segments, cpu, wall, _, stages = min(passes, key=lambda p: p[2])
         catalog = Path(tmp) / "catalog-0"
         print("measuring the segment floor ...", flush=True)
         floor_bytes = _floor_bytes(corpus, catalog)
@@ -244,4 +264,5 @@ def run_bench(
             floor_segment_bytes=floor_bytes,
             pass_cpu_runs=[p[2] for p in passes],
             floor_cpu_runs=floors,
+            stage_cpu=stages,
         )
