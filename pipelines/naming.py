@@ -207,7 +207,7 @@ def _counter_before(
     return m if m is not None and m.end() == name_start else None
 
 
-_WORD = rb"A-Za-z0-9_\x80-\xff"  # what the parser's word boundaries see as a word
+_WORD = subject_rules._WORD  # what the parser's word boundaries see as a word
 _PART_LAST = (
     rb" *(?:(?<![" + _WORD + rb"])[Yy][Ee][Nn][Cc] *)?\([0-9]{1,9}/[0-9]{1,9}\)(?: +[0-9]+)* *\Z"
 )

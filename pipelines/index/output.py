@@ -136,32 +136,19 @@ class Output:
         poster = naming.to_text(first.poster)
         name = self._name(rel, first)
         key, identity_key = keys_of(rel, self.group)
-        file_total = rel.file_total if rel.file_total > 0 and not batch_total else None
-        counted = len({f.file_index for f in files if f.file_index > 0}) or len(files)
-        complete = all(f.complete for f in files) and (file_total is None or counted >= file_total)
+        file_total = _file_total(rel.file_total, batch_total)
         name, readable = naming.usable_name(
             name, [f.name for f in files], [f.random_name for f in files]
         )
-        row: dict[str, object] = {
-            "release_key": key,
-            "identity_key": identity_key,
-            "name": name,
-            "poster": poster,
-            "group": self.group,
-            "groups": groups,
-            "posted_first": rel.first_date,
-            "posted_last": rel.last_date,
-            "first_article": rel.first_article,
-            "last_article": rel.last_article,
-            "files": len(files),
-            "file_total": file_total,
-            "segments": sum(f.segments for f in files),
-            "bytes": sum(f.nbytes for f in files),
-            "complete": complete,
-            "finished": finished,
-            "written_range": self.written_range,
-            "rules_version": self.rules_version,
-        }
+        row = self._release_row(
+            key, identity_key, name, poster, groups,
+            (rel.first_date, rel.last_date, rel.first_article, rel.last_article),
+            len(files), file_total, sum(f.segments for f in files),
+            sum(f.nbytes for f in files),
+            all(f.complete for f in files)
+            and _all_counted([f.file_index for f in files], file_total),
+            finished,
+        )  # fmt: skip
         probes = _probes(files, len(files), readable) if finished else []
         if readable:
             row.update(
@@ -238,34 +225,20 @@ class Output:
             identity = struct.pack(">Q", r["ident"][j])
             key = release_key(identity, self.group, r["first_article"][j])
             keys.append(key)
-            total = r["file_total"][j]
-            file_total = total if total > 0 and not batch_total[j] else None
-            counted = len({i for i in index[a:b] if i > 0}) or b - a
+            file_total = _file_total(r["file_total"][j], batch_total[j])
             name, readable = naming.usable_name(
                 _name_of(r["source"][j], block.name[first], block.subject[first]),
                 block.name[a:b],
                 random_name[a:b],
             )
-            row: dict[str, object] = {
-                "release_key": key,
-                "identity_key": hashlib.sha1(identity).digest(),
-                "name": name,
-                "poster": naming.to_text(block.poster[first]),
-                "group": self.group,
-                "groups": groups,
-                "posted_first": r["first_date"][j],
-                "posted_last": r["last_date"][j],
-                "first_article": r["first_article"][j],
-                "last_article": r["last_article"][j],
-                "files": b - a,
-                "file_total": file_total,
-                "segments": segments[j],
-                "bytes": nbytes[j],
-                "complete": all_complete[j] and (file_total is None or counted >= file_total),
-                "finished": finished,
-                "written_range": self.written_range,
-                "rules_version": self.rules_version,
-            }
+            row = self._release_row(
+                key, hashlib.sha1(identity).digest(), name, naming.to_text(block.poster[first]),
+                groups,
+                (r["first_date"][j], r["last_date"][j], r["first_article"][j],
+                 r["last_article"][j]),
+                b - a, file_total, segments[j], nbytes[j],
+                all_complete[j] and _all_counted(index[a:b], file_total), finished,
+            )  # fmt: skip
             probes = []
             if finished:
                 candidates = targets[target_bounds[j] : target_bounds[j + 1]]
@@ -296,6 +269,44 @@ class Output:
             self.finished += n
         else:
             self.provisional += n
+
+    def _release_row(
+        self,
+        key: bytes,
+        identity_key: bytes,
+        name: str,
+        poster: str,
+        groups: list[str],
+        span: tuple[int, int, int, int],  # first and last date, first and last article
+        files: int,
+        file_total: int | None,
+        segments: int,
+        nbytes: int,
+        complete: bool,
+        finished: bool,
+    ) -> dict[str, object]:
+        """The columns every version of a release has, readable or pending."""
+        first_date, last_date, first_article, last_article = span
+        return {
+            "release_key": key,
+            "identity_key": identity_key,
+            "name": name,
+            "poster": poster,
+            "group": self.group,
+            "groups": groups,
+            "posted_first": first_date,
+            "posted_last": last_date,
+            "first_article": first_article,
+            "last_article": last_article,
+            "files": files,
+            "file_total": file_total,
+            "segments": segments,
+            "bytes": nbytes,
+            "complete": complete,
+            "finished": finished,
+            "written_range": self.written_range,
+            "rules_version": self.rules_version,
+        }
 
     def _block_files(
         self, block: FileBlock, keys: list[bytes], file_groups: list[list[str]]
@@ -579,6 +590,17 @@ def _as_text(ids: pa.Array) -> pa.Array:
 
 def _sorted(table: pa.Table) -> pa.Table:
     return table.sort_by([("first_article", "ascending"), ("release_key", "ascending")])
+
+
+def _file_total(total: int, batch_total: bool) -> int | None:
+    """The file count a release's counter announces; None for none, or a batch number."""
+    return total if total > 0 and not batch_total else None
+
+
+def _all_counted(file_index: list[int], file_total: int | None) -> bool:
+    """Are all the announced files there (by their counters; each file once if none)?"""
+    counted = len({i for i in file_index if i > 0}) or len(file_index)
+    return file_total is None or counted >= file_total
 
 
 def _name_of(source: int, file_name: bytes, subject: bytes) -> str:

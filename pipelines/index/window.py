@@ -213,10 +213,10 @@ class Window:
     tables: WindowTables = field(default_factory=WindowTables)
     # per file number: the texts of the run that started it (the bytes the run's batch
     # holds; a handed-out file's go when the tables are compacted)
-    subject: list[bytes | None] = field(default_factory=list)
-    poster: list[bytes | None] = field(default_factory=list)
-    name: list[bytes | None] = field(default_factory=list)
-    xref: list[bytes | None] = field(default_factory=list)
+    subject: list[bytes] = field(default_factory=list)
+    poster: list[bytes] = field(default_factory=list)
+    name: list[bytes] = field(default_factory=list)
+    xref: list[bytes] = field(default_factory=list)
     # the message-ids of part 1 and of the top part, of files carried from a range before
     part_ids: dict[int, tuple[bytes, bytes]] = field(default_factory=dict)
     carried: dict[int, list[Piece]] = field(default_factory=dict)  # per file number
@@ -394,7 +394,7 @@ class Window:
         rows = t.files[slots]
         span_file, span_seq, span_start, span_stop = self._spans(slots)
         slot_list = slots.tolist()
-        subject, poster, name, xref = (_texts(getattr(self, n), slot_list) for n in _TEXTS)
+        subject, poster, name, xref = (pick(getattr(self, n), slot_list) for n in _TEXTS)
         block = FileBlock(
             t.releases[releases],
             offsets,
@@ -505,14 +505,6 @@ class Window:
 
 
 _TEXTS = ("subject", "poster", "name", "xref")  # the per-file texts, FileBlock's order
-
-
-def _texts(values: list[bytes | None], slots: list[int]) -> list[bytes]:
-    """values[slot] for each slot (b"" for none)."""
-    taken = pick(values, slots)
-    if None in taken:
-        return [value or b"" for value in taken]
-    return taken
 
 
 def _kept_spans(
