@@ -17,11 +17,13 @@ parser would only judge it random, so it is judged here, joins no class (`cls` R
 and is never parsed. About a quarter of a binary group's lines are such noise.
 
 So is a line with no strict `(k/K)` and no `?=` anywhere that is not a random token and
-does not say yEnc: the parser would find no part counter in it, and without yEnc it is
-no whole-file single segment either, so the header pass drops it for having no part
-counter whatever else the parser would read (`cls` NO_COUNTER). Text posts and hash
-subjects without counters are such lines; each is its own class, so parsing them cost a
-parse a line.
+cannot be a whole-file single segment: the parser would find no part counter in it, and
+the header pass takes a line without one only as a yEnc file's single segment, which
+needs yEnc in the subject and a file name (a quoted text, or a token with an extension:
+either wants a `"` or a `.`). So the line is dropped for having no part counter whatever
+else the parser would read (`cls` NO_COUNTER). Text posts, and per-article hash subjects
+such as `[PRiVATE] <32 hex digits> yEnc` (a third of a binary group's noise), are such
+lines; each is its own class, so parsing them cost a decode and a parse a line.
 """
 
 from __future__ import annotations
@@ -116,9 +118,9 @@ def _classes(
             verdict = 0
             if random and _plain_token(buf, s, e):
                 verdict = RANDOM
-            elif not random and not _mentions_yenc(buf, s, e):
-                # not random whatever the counters; without yEnc no whole-file single
-                # segment either: dropped for having no part counter
+            elif not random and not (_mentions_yenc(buf, s, e) and _may_name(buf, s, e)):
+                # not random whatever the counters; without yEnc or a possible file name
+                # no whole-file single segment either: dropped for having no part counter
                 verdict = NO_COUNTER
             if verdict != 0:
                 key[li] = 0
@@ -171,6 +173,16 @@ def _mentions_yenc(buf, s, e):
             and buf[_U(j + 2)] | 32 == 110
             and buf[_U(j + 3)] | 32 == 99
         ):
+            return True
+    return False
+
+
+@leaf_kernel
+def _may_name(buf, s, e):
+    """A `"` or a `.`: the parser's file name is a quoted text or ends in `.ext`."""
+    for j in range(s, e):
+        c = buf[_U(j)]
+        if c == 34 or c == 46:
             return True
     return False
 

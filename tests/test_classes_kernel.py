@@ -40,6 +40,9 @@ FRAGMENTS = [
     b"YeNc",
     b"-",
     b"=",
+    b".",  # a name's extension or quotes: a yEnc line without a counter is parsed
+    b'"',
+    b"x.nfo",
 ]
 subjects = st.lists(
     st.lists(st.sampled_from(FRAGMENTS), max_size=8).map(b"".join), min_size=0, max_size=40
@@ -78,7 +81,8 @@ def test_members_differ_only_in_their_counter(subs):
             continue
         if got["cls"][line] == NO_COUNTER:
             assert not PART_RE.search(s) and b"?=" not in s
-            assert not random_subject(s) and b"yenc" not in s.lower()
+            assert not random_subject(s)
+            assert b"yenc" not in s.lower() or (b'"' not in s and b"." not in s)
             continue
         rep = subs[got["first"][got["cls"][line]]]
         if got["part"][line] < 0:
@@ -124,12 +128,14 @@ def test_lines_without_a_part_counter_join_no_class():
         b"Re: anyone have the 2019 remaster?",  # a text post
         b'[12/40] - "a.part12.rar" - 1,2 GB',  # a file counter, no part counter
         b"a.part12.rar yEnc",  # yEnc: maybe a whole file in one segment, parsed
+        b"[PRiVATE] 9611340d2e854afa45e15ebf1224d1cb yEnc",  # yEnc but no name possible
+        b'yEnc "9611340d2e854afa"',  # a quoted name: parsed
         b"Re: anyone (1/2) here",  # a counter: parsed
         b"=?UTF-8?B?KDEvMik=?= x",  # decodes to a counter: parsed
         b"[PRiVATE] Zm9vYmFyYmF6/cXV4",  # random, but a `/`: parsed
     ]
     got = _run(subs)
-    assert got["cls"] == [NO_COUNTER, NO_COUNTER, 0, 1, 2, 3]
+    assert got["cls"] == [NO_COUNTER, NO_COUNTER, 0, NO_COUNTER, 1, 2, 3, 4]
     assert got["key"][:2] == [0, 0]
 
 

@@ -75,6 +75,9 @@ TEMPLATES = [
     b'"a{k}.mkv" YENC',  # a named yEnc file without a counter: one whole segment
     b"Show.S01E0{i}.mkv yenc",  # yEnc and a name token
     b"noise yEncore {k}",  # yenc inside a word: not the word yEnc
+    b"[PRiVATE] 9611340d2e854afa45e15ebf1224d1c{k} yEnc",  # yEnc, no name: judged unparsed
+    b"yEnc part {k} of the {i}th",  # likewise
+    b"yEnc {i}.{k}",  # a dot, maybe a name: parsed
 ]
 lines = st.tuples(
     st.sampled_from(TEMPLATES),

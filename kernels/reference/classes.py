@@ -21,7 +21,9 @@ def subject_classes(subjects: list[bytes]) -> dict[str, list[int]]:
             if random_subject(s):
                 if not any(c in s for c in (b"/", b"(", b"=?")):
                     verdict = RANDOM
-            elif b"yenc" not in s.lower():
+            elif b"yenc" not in s.lower() or (b'"' not in s and b"." not in s):
+                # no yEnc whole-file single segment: that needs a file name, quoted or
+                # with an extension
                 verdict = NO_COUNTER
         if verdict:
             for name, value in zip(
