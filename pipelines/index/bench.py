@@ -127,23 +127,23 @@ def _index_child(corpus: str, catalog: str, queue: Any) -> None:
 _Pass = tuple[int, int, float, float, int, dict[str, float]]
 
 
-def _result_of(child: Any, queue: Any) -> _Pass:
+def _result_of(child: Any, queue: Any) -> Any:
     """The child's figures; a child that dies without sending them (a crash, the OOM
     killer) is an error, not a wait forever."""
     import queue as queues
 
     while True:
         try:
-            result: _Pass = queue.get(timeout=1.0)
+            result = queue.get(timeout=1.0)
             break
         except queues.Empty:
             if not child.is_alive():
                 raise RuntimeError(
-                    f"the indexing process died without its figures (exit code {child.exitcode})"
+                    f"the measuring process died without its figures (exit code {child.exitcode})"
                 ) from None
     child.join()
     if child.exitcode:
-        raise RuntimeError(f"the indexing process failed ({child.exitcode})")
+        raise RuntimeError(f"the measuring process failed ({child.exitcode})")
     return result
 
 
@@ -173,17 +173,28 @@ def _warm_up() -> None:
         index_range(reader, info, str(Path(tmp) / "catalog"), Rules(), [group], None)
 
 
-def _floor_cpu(corpus: Path) -> float:
-    """CPU-s of the time floor: inflate every chunk and count its lines."""
+def _floor_child(corpus: str, queue: Any) -> None:
+    """CPU-s of the time floor: inflate every chunk and count its lines, in a process of
+    its own set up as the pass's (the same allocator settings, nothing else held)."""
     from kernels.scan import _count_lines
     from pipelines.corpus.codec import inflate
+    from pipelines.index.memory import keep_freed_buffers
 
-    payloads = [p.read_bytes() for p in sorted(corpus.rglob("*.xover.*"))]
+    keep_freed_buffers()
+    payloads = [p.read_bytes() for p in sorted(Path(corpus).rglob("*.xover.*"))]
     _count_lines(np.zeros(1, np.uint8))
     started = time.process_time()
     for payload in payloads:
         _count_lines(np.frombuffer(inflate(payload).data, np.uint8))
-    return time.process_time() - started
+    queue.put(time.process_time() - started)
+
+
+def _floor_cpu(ctx: Any, corpus: Path) -> float:
+    queue = ctx.Queue()
+    child = ctx.Process(target=_floor_child, args=(str(corpus), queue))
+    child.start()
+    cpu: float = _result_of(child, queue)
+    return cpu
 
 
 def _floor_bytes(corpus: Path, catalog: Path) -> int:
@@ -238,7 +249,7 @@ def run_bench(
             child.start()
             passes.append(_result_of(child, queue))
             print(f"measuring the time floor ({attempt + 1}/{repeat}) ...", flush=True)
-            floors.append(_floor_cpu(corpus))
+            floors.append(_floor_cpu(ctx, corpus))
             if attempt:  # the catalogs are byte for byte the same: one is measured below
                 shutil.rmtree(catalog)
         headers, segments, cpu, wall, _, stages = min(passes, key=lambda p: p[2])
