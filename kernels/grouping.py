@@ -39,46 +39,6 @@ class FileRuns:
 
 
 @kernel
-def _key_groups(key, date, article, bits):
-    """The rows of each key together (keys in order of first appearance), each key's rows
-    by (date, article, row); None when more than half of 2**bits keys turn up."""
-    n = key.shape[0]
-    size = 1 << bits
-    mask = size - 1
-    shift = np.uint64(64 - bits)
-    table_key = np.empty(size, np.uint64)
-    table_group = np.full(size, -1, np.int64)
-    group = np.empty(n, np.int64)
-    n_groups = 0
-    for i in range(n):
-        k = key[i]
-        slot = np.int64(k >> shift)  # the keys are hashes: their top bits spread well
-        while table_group[slot] >= 0 and table_key[slot] != k:
-            slot = (slot + 1) & mask
-        if table_group[slot] < 0:
-            if 2 * (n_groups + 1) > size:
-                return None
-            table_key[slot] = k
-            table_group[slot] = n_groups
-            n_groups += 1
-        group[i] = table_group[slot]
-    bounds = np.zeros(n_groups + 1, np.int64)
-    for i in range(n):
-        bounds[group[i] + 1] += 1
-    for g in range(n_groups):
-        bounds[g + 1] += bounds[g]
-    fill = bounds[:-1].copy()
-    rows = np.empty(n, np.int64)
-    for i in range(n):
-        rows[fill[group[i]]] = i
-        fill[group[i]] += 1
-    tmp = np.empty(n, np.int64)
-    for g in range(n_groups):
-        _sort_rows(rows, bounds[g], bounds[g + 1], date, article, tmp)
-    return rows
-
-
-@kernel
 def _run_starts(key, date, order, gap):
     """Where each run starts in `order` (rows by key, date, article), and the end."""
     n = order.shape[0]
@@ -225,21 +185,140 @@ def _aggregate(order, run_of, number, date, article, nbytes, n_runs):
     return bounds, duplicate, first_date, last_date, first_article, last_article, parts, total
 
 
-def _by_key_and_date(key: np.ndarray, date: np.ndarray, article: np.ndarray) -> np.ndarray:
-    """Rows grouped by key, each group by (date, article, row): the order runs are cut in.
+@kernel
+def _runs_of_rising_articles(key, date, number, article, nbytes, gap, bits):
+    """file_runs of rows whose articles rise row by row, in one pass of each kind.
 
-    Where the articles rise row by row (a chunk's lines in article order), the groups may
-    come in any order: runs are then ranked by their first article, which no two share. A
-    hash table groups the keys and a nearly sorted group costs about a pass to sort, where
-    a three-key lexsort cost three sorts. Other inputs take the lexsort (keys ascending,
-    which ranks runs of an equal first article by key).
+    The rows of a key are gathered in row order, which is already their (date, article)
+    order unless a date goes back (a few keys a chunk): only those are sorted, and a key
+    without a gap of more than `gap` is one run whose first row has its first article.
+    The runs then mostly come ranked already; the rows of each are sorted by part number
+    where they lie and their aggregates taken in the same pass. Returns ok=False (and
+    nothing else of use) when more than half of 2**bits keys turn up.
     """
-    if len(article) > 1 and bool(np.all(article[1:] > article[:-1])):
-        for bits in (FIRST_TABLE_BITS, max(FIRST_TABLE_BITS, (2 * len(key)).bit_length())):
-            groups = _key_groups(key, date, article, bits)
-            if groups is not None:
-                return groups
-    return np.lexsort((article, date, key))
+    n = key.shape[0]
+    size = 1 << bits
+    mask = size - 1
+    shift = np.uint64(64 - bits)
+    table_key = np.empty(size, np.uint64)
+    table_group = np.full(size, -1, np.int64)
+    group = np.empty(n, np.int64)
+    n_groups = 0
+    for i in range(n):
+        k = key[i]
+        slot = np.int64(k >> shift)  # the keys are hashes: their top bits spread well
+        while table_group[slot] >= 0 and table_key[slot] != k:
+            slot = (slot + 1) & mask
+        if table_group[slot] < 0:
+            if 2 * (n_groups + 1) > size:
+                z = np.zeros(0, np.int64)
+                return False, z, z, np.zeros(0, np.bool_), z, z, z, z, np.zeros(0, np.int32), z
+            table_key[slot] = k
+            table_group[slot] = n_groups
+            n_groups += 1
+        group[i] = table_group[slot]
+    fill = np.zeros(n_groups + 1, np.int64)
+    for i in range(n):
+        fill[group[i] + 1] += 1
+    for g in range(n_groups):
+        fill[g + 1] += fill[g]
+    group_start = fill[:-1].copy()
+    rows = np.empty(n, np.int64)
+    for i in range(n):
+        g = group[i]
+        rows[fill[g]] = i
+        fill[g] += 1
+    # runs: cut where a key's date jumps by more than the gap; first article of each
+    tmp = np.empty(n, np.int64)
+    starts = np.empty(n + 1, np.int64)
+    first = np.empty(n, np.int64)
+    n_runs = 0
+    ranked = True
+    for g in range(n_groups):
+        lo = group_start[g]
+        hi = fill[g]
+        in_order = True
+        for i in range(lo + 1, hi):
+            if date[rows[i]] < date[rows[i - 1]]:
+                in_order = False
+                break
+        if not in_order:
+            _sort_rows(rows, lo, hi, date, article, tmp)
+        for i in range(lo, hi):
+            j = rows[i]
+            if i == lo or date[j] - date[rows[i - 1]] > gap:
+                starts[n_runs] = i
+                first[n_runs] = article[j]
+                if n_runs > 0 and first[n_runs - 1] >= article[j]:
+                    ranked = False
+                n_runs += 1
+            elif not in_order:
+                # in date order a run's first row need not hold its first article
+                first[n_runs - 1] = min(first[n_runs - 1], article[j])
+                ranked = False
+    starts[n_runs] = n
+    # runs numbered by their first article (no two share one), their rows laid out so
+    order = rows
+    if not ranked:
+        rank_order = np.argsort(first[:n_runs], kind="mergesort")
+        order = np.empty(n, np.int64)
+        o = 0
+        for r in range(n_runs):
+            run = rank_order[r]
+            for i in range(starts[run], starts[run + 1]):
+                order[o] = rows[i]
+                o += 1
+        bounds = np.zeros(n_runs + 1, np.int64)
+        for r in range(n_runs):
+            run = rank_order[r]
+            bounds[r + 1] = bounds[r] + starts[run + 1] - starts[run]
+    else:
+        bounds = starts[: n_runs + 1].copy()
+    duplicate = np.zeros(n, np.bool_)
+    first_date = np.empty(n_runs, np.int64)
+    last_date = np.empty(n_runs, np.int64)
+    first_article = np.empty(n_runs, np.int64)
+    last_article = np.empty(n_runs, np.int64)
+    parts = np.zeros(n_runs, np.int32)
+    total = np.zeros(n_runs, np.int64)
+    for r in range(n_runs):
+        lo = bounds[r]
+        hi = bounds[r + 1]
+        _sort_rows(order, lo, hi, number, article, tmp)
+        j = order[lo]
+        d_lo = d_hi = date[j]
+        a_lo = a_hi = article[j]
+        count = 1
+        size_sum = nbytes[j]
+        for i in range(lo + 1, hi):
+            j = order[i]
+            if number[j] == number[order[i - 1]]:
+                duplicate[i] = True
+                continue
+            count += 1
+            size_sum += nbytes[j]
+            d_lo = min(d_lo, date[j])
+            d_hi = max(d_hi, date[j])
+            a_lo = min(a_lo, article[j])
+            a_hi = max(a_hi, article[j])
+        first_date[r] = d_lo
+        last_date[r] = d_hi
+        first_article[r] = a_lo
+        last_article[r] = a_hi
+        parts[r] = count
+        total[r] = size_sum
+    return (
+        True,
+        order,
+        bounds,
+        duplicate,
+        first_date,
+        last_date,
+        first_article,
+        last_article,
+        parts,
+        total,
+    )
 
 
 def file_runs(
@@ -259,23 +338,37 @@ def file_runs(
         )
     key = np.ascontiguousarray(key, np.uint64)
     date = np.ascontiguousarray(date, np.int64)
+    number = np.ascontiguousarray(number, np.int64)
     article = np.ascontiguousarray(article, np.int64)
-    by_date = _by_key_and_date(key, date, article)
+    nbytes = np.ascontiguousarray(nbytes, np.int64)
+    # a chunk's lines come in article order: its keys are grouped by a hash table, in
+    # which the runs mostly come ranked and sorted by date already
+    if n > 1 and bool(np.all(article[1:] > article[:-1])):
+        for bits in (FIRST_TABLE_BITS, max(FIRST_TABLE_BITS, (2 * n).bit_length())):
+            ok, *runs = _runs_of_rising_articles(
+                key, date, number, article, nbytes, np.int64(gap), bits
+            )
+            if ok:
+                return FileRuns(*runs)
+    return _sorted_file_runs(key, date, number, article, nbytes, gap)
+
+
+def _sorted_file_runs(
+    key: np.ndarray,
+    date: np.ndarray,
+    number: np.ndarray,
+    article: np.ndarray,
+    nbytes: np.ndarray,
+    gap: int,
+) -> FileRuns:
+    """file_runs of rows in any order: a lexsort by (key, date, article) cuts the runs
+    (runs of an equal first article are ranked by key)."""
+    by_date = np.lexsort((article, date, key))
     starts = _run_starts(key, date, by_date, np.int64(gap))
     # runs numbered by their first article, so the window meets files in posting order;
     # within a run, part number order (article order breaks ties, so the first copy wins)
     first = _first_articles(by_date, starts, article)
     rank_order = np.argsort(first, kind="stable")
-    order, run_of = _order_runs(
-        by_date, starts, rank_order, np.ascontiguousarray(number, np.int64), article
-    )
-    parts = _aggregate(
-        order,
-        run_of,
-        np.ascontiguousarray(number, np.int32),
-        date,
-        article,
-        np.ascontiguousarray(nbytes, np.int64),
-        len(first),
-    )
+    order, run_of = _order_runs(by_date, starts, rank_order, number, article)
+    parts = _aggregate(order, run_of, number, date, article, nbytes, len(first))
     return FileRuns(order, *parts)

@@ -21,7 +21,7 @@ from kernels.encoded_words import DECODED, FALLBACK, decode_encoded_words
 from kernels.hashing import as_buffer
 from kernels.reference.encoded_words import ENCODED_WORD
 from kernels.reference.encoded_words import decode_subject as _decode_in_python
-from kernels.spans import gather_bytes
+from kernels.spans import gather_texts
 
 __all__ = ["ENCODED_WORD", "decode_subject", "decode_subjects", "decode_texts"]
 
@@ -78,7 +78,7 @@ def decode_subjects(
 def decode_texts(data: bytes | np.ndarray, start: np.ndarray, end: np.ndarray) -> list[bytes]:
     """Each subject data[start[i]:end[i]] as decoded bytes."""
     out, out_start, out_end, _ = _decode(as_buffer(data), start, end)
-    return gather_bytes(out, out_start, out_end)
+    return gather_texts([(out, out_start, out_end)])[0]
 
 
 def _bench(n_lines: int) -> None:

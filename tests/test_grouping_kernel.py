@@ -121,3 +121,16 @@ def test_more_files_than_the_first_table_holds():
     nbytes = rng.integers(0, 10**6, n).astype(np.int64)
     got = _kernel_runs(key, date, number, article, nbytes)
     assert got == ref.file_runs(key, date, number, article, nbytes, GAP)
+
+
+def test_runs_ranked_again_when_a_date_goes_back():
+    # rows in article order; key 7's first article is dated hours after its second, so in
+    # date order its runs start at articles 11 and 10: the runs are ranked by first article
+    key = np.array([7, 7, 9, 7, 9], np.uint64)
+    date = np.array([5 * 3600, 0, 60, 10, 5 * 3600 + 60], np.int64)
+    number = np.array([1, 1, 1, 2, 2], np.int32)
+    article = np.array([10, 11, 12, 13, 14], np.int64)
+    nbytes = np.arange(5, dtype=np.int64)
+    got = _kernel_runs(key, date, number, article, nbytes)
+    assert got == ref.file_runs(key, date, number, article, nbytes, GAP)
+    assert [r["rows"] for r in got] == [[0], [1, 3], [2], [4]]

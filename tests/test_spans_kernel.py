@@ -121,3 +121,62 @@ def test_gather_every_length_and_offset_up_to_the_buffer_end():
         data, offsets = spans.gather(arr, np.array(s), np.array(e))
         want_data, want_offsets = ref.gather(buf, s, e)
         assert data.tobytes() == want_data and offsets.tolist() == want_offsets
+
+
+@st.composite
+def text_columns(draw):
+    """Up to four columns over buffers of their own; some texts hold the line feed that
+    ends each text in the gathered buffer, some start at -1 (no text)."""
+    columns = []
+    for _ in range(draw(st.integers(0, 4))):
+        buf = draw(st.binary(max_size=120) | st.sampled_from([b"a\nb", b"\n", b"abc def"]))
+        n = draw(st.integers(0, 12))
+        starts, ends = [], []
+        for _ in range(n):
+            starts.append(draw(st.integers(-1, len(buf))))
+            ends.append(draw(st.integers(0, len(buf))))
+        columns.append((buf, starts, ends))
+    return columns
+
+
+def _gather_texts(columns):
+    return spans.gather_texts(
+        [
+            (np.frombuffer(b, np.uint8), np.array(s, np.int64), np.array(e, np.int64))
+            for b, s, e in columns
+        ]
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(text_columns())
+def test_gather_texts_matches_reference(columns):
+    assert _gather_texts(columns) == ref.gather_texts(columns)
+
+
+def test_gather_texts_with_line_feeds_and_without_texts():
+    # a text holding the separator takes the offsets' way; no texts at all, empty columns
+    columns = [(b"x\ny", [0, -1, 2], [3, 2, 3]), (b"abc", [0], [2])]
+    assert _gather_texts(columns) == [[b"x\ny", b"", b"y"], [b"ab"]]
+    columns = [(b"a\n", [1], [2])]
+    assert _gather_texts(columns) == [[b"\n"]]
+    assert _gather_texts([(b"abc", [], []), (b"", [], [])]) == [[], []]
+    assert _gather_texts([]) == []
+
+
+def test_gather_texts_every_length_and_offset_up_to_the_buffer_end():
+    # 8 bytes a step from every offset, the last words at the buffers' ends, two buffers
+    one, two = bytes(range(65, 105)), bytes(range(97, 120))
+    for buf in (one, two):
+        n = len(buf)
+        starts = [a for a in range(n + 1) for z in range(a, n + 1)]
+        ends = [z for a in range(n + 1) for z in range(a, n + 1)]
+        columns = [(buf, starts, ends), (one, starts[::-1][:40], ends[::-1][:40])]
+        assert _gather_texts(columns) == ref.gather_texts(columns)
+
+
+def test_gather_texts_refuses_spans_outside_the_buffer():
+    buf = np.frombuffer(b"abc", np.uint8)
+    for starts, ends in (([0], [4]), ([4], [4])):
+        with pytest.raises(ValueError, match="outside the buffer"):
+            spans.gather_texts([(buf, np.array(starts), np.array(ends))])

@@ -24,3 +24,10 @@ def gather_stripped(buf: bytes, start: list[int], end: list[int]) -> tuple[bytes
     for p in stripped:
         offsets.append(offsets[-1] + len(p))
     return b"".join(stripped), offsets
+
+
+def gather_texts(columns: list[tuple[bytes, list[int], list[int]]]) -> list[list[bytes]]:
+    return [
+        [buf[s:e] if s >= 0 and e > s else b"" for s, e in zip(start, end, strict=True)]
+        for buf, start, end in columns
+    ]

@@ -25,7 +25,7 @@ from pipelines.corpus.reader import Chunk
 from pipelines.index.batch import SOURCE_STEM, SOURCE_SUBJECT, SegmentBatch
 from pipelines.index.rules import Rules
 from pipelines.index.subjects import share_subjects
-from pipelines.rfc2047 import decode_texts
+from pipelines.rfc2047 import decode_subjects
 
 RULE_CROSSPOST = "crosspost"
 RULE_GARBAGE = "garbage_signature"
@@ -230,6 +230,16 @@ def parse_chunk(
     )
     firsts = sel[bounds[:-1]] if len(sel) else sel
     frow = srow[bounds[:-1]] if len(sel) else srow
+    # each run's texts from its first line, the four columns gathered and split at once
+    subjects = decode_subjects(data, fs[:, sc.F_SUBJECT][firsts], fe[:, sc.F_SUBJECT][firsts])
+    run_subject, run_poster, run_name, run_xref = spans.gather_texts(
+        [
+            subjects,
+            (data, fs[:, sc.F_FROM][firsts], fe[:, sc.F_FROM][firsts]),
+            (subj.buf, table.name_start[frow], table.name_end[frow]),  # -1: no name
+            (data, fs[:, sc.F_XREF][firsts], fe[:, sc.F_XREF][firsts]),
+        ]
+    )
     return SegmentBatch(
         bounds=bounds,
         file_key=file_key[keep],
@@ -251,19 +261,11 @@ def parse_chunk(
         run_last_date=runs.last_date,
         run_first_article=runs.first_article,
         run_last_article=runs.last_article,
-        run_subject=decode_texts(
-            chunk.data, fs[:, sc.F_SUBJECT][firsts], fe[:, sc.F_SUBJECT][firsts]
-        ),
-        run_poster=_texts(data, fs[:, sc.F_FROM][firsts], fe[:, sc.F_FROM][firsts]),
-        run_name=_texts(subj.buf, table.name_start[frow], table.name_end[frow]),
-        run_xref=_texts(data, fs[:, sc.F_XREF][firsts], fe[:, sc.F_XREF][firsts]),
+        run_subject=run_subject,
+        run_poster=run_poster,
+        run_name=run_name,
+        run_xref=run_xref,
     )
-
-
-def _texts(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[bytes]:
-    """buf[start[i]:end[i]] as bytes each, b"" where start is -1 (no name)."""
-    present = start >= 0
-    return spans.gather_bytes(buf, np.where(present, start, 0), np.where(present, end, 0))
 
 
 def _sample_texts(data: bytes, start: np.ndarray, end: np.ndarray) -> list[str]:
