@@ -369,52 +369,56 @@ DATE_CACHE = 4
 
 
 @leaf_kernel
-def _parse_dates(buf, start, end, epoch, ok, cache):
-    n = start.shape[0]
+def _date_of(buf, s, e, cache, victim):
+    """(epoch seconds, ok, next victim) of the Date buf[s:e]: taken from a date read lately
+    when it differs in the seconds alone, else parsed (the common shape then kept in the
+    cache's row `victim`). The per-line kernels all read a Date through this."""
+    # the common shape's value moves with its seconds, and every other byte passed its
+    # checks already
+    length = e - s
+    for r in range(DATE_CACHE):
+        if cache[r, 1] != length:
+            continue
+        c = cache[r, 0]
+        k = cache[r, 2]
+        if same_bytes(buf, c, s, k) and same_bytes(buf, c + k + 2, s + k + 2, length - k - 2):
+            second = _two_digits(buf, s + k)
+            if 0 <= second <= 60:
+                return cache[r, 3] - cache[r, 4] + second, True, victim
+            break
+    value, good, at = _date_common(buf, s, e)
+    if good:
+        cache[victim, 0] = s
+        cache[victim, 1] = length
+        cache[victim, 2] = at - s
+        cache[victim, 3] = value
+        cache[victim, 4] = _two_digits(buf, at)
+        return value, True, (victim + 1) % DATE_CACHE
+    value, good = _date(buf, s, e)
+    return value, good, victim
+
+
+@leaf_kernel
+def clear_date_cache(cache):
     for r in range(DATE_CACHE):
         cache[r, 1] = -1  # no date of that length
+
+
+@leaf_kernel
+def _parse_dates(buf, start, end, epoch, ok, cache):
+    n = start.shape[0]
+    clear_date_cache(cache)
     victim = 0
     for i in range(n):
         if i + AHEAD < n:  # a Date of ~30 bytes spans two cache lines half the time
             prefetch(buf, start[i + AHEAD])
             prefetch(buf, end[i + AHEAD] - 1)
-        s = start[i]
-        e = end[i]
         # a poster's segments often share their Date to the second with the line before
         if same_as_before(buf, start, end, i):
             epoch[i] = epoch[i - 1]
             ok[i] = ok[i - 1]
-            continue
-        # or differ from a date read lately in the seconds alone: the common shape's value
-        # moves with its seconds, and every other byte passed its checks already
-        length = e - s
-        hit = False
-        for r in range(DATE_CACHE):
-            if cache[r, 1] != length:
-                continue
-            c = cache[r, 0]
-            k = cache[r, 2]
-            if same_bytes(buf, c, s, k) and same_bytes(buf, c + k + 2, s + k + 2, length - k - 2):
-                second = _two_digits(buf, s + k)
-                if 0 <= second <= 60:
-                    epoch[i] = cache[r, 3] - cache[r, 4] + second
-                    ok[i] = True
-                    hit = True
-                break
-        if hit:
-            continue
-        value, good, at = _date_common(buf, s, e)
-        if good:
-            cache[victim, 0] = s
-            cache[victim, 1] = length
-            cache[victim, 2] = at - s
-            cache[victim, 3] = value
-            cache[victim, 4] = _two_digits(buf, at)
-            victim = (victim + 1) % DATE_CACHE
         else:
-            value, good = _date(buf, s, e)
-        epoch[i] = value
-        ok[i] = good
+            epoch[i], ok[i], victim = _date_of(buf, start[i], end[i], cache, victim)
 
 
 # --- Xref ------------------------------------------------------------------------------
@@ -522,6 +526,49 @@ def _priority(table_hash, table_priority, shift, h):
 
 
 @leaf_kernel
+def _groups_part(buf, s, e):
+    """The length of the Xref buf[s:e] up to its last `:`, when a valid article number
+    follows it; else -1."""
+    c = e
+    while c > s and 48 <= buf[_U(c - 1)] <= 57:
+        c -= 1
+    return c - s if 1 <= e - c <= _MAX_DIGITS and c > s + 1 and buf[_U(c - 1)] == 58 else -1
+
+
+@leaf_kernel
+def _xref_of(buf, s, e, table_hash, table_priority, shift, seen):
+    """(owner, n_groups, group_set) of the Xref buf[s:e] (see xref_owner); the per-line
+    kernels all read an Xref through this."""
+    i = _xref_body(buf, s, e)
+    best = -1
+    n = 0
+    acc = np.uint64(0)
+    while True:
+        a, z, _number, i = _next_entry(buf, i, e)
+        if a < 0:
+            break
+        h = _hash_span(buf, a, z, np.uint64(0))
+        dup = False
+        for k in range(n):
+            if seen[k] == h:
+                dup = True
+                break
+        if dup:
+            continue
+        seen[n] = h
+        n += 1
+        acc += _avalanche(h * _P1 + _P3)  # a sum: the order of the groups is lost
+        p = _priority(table_hash, table_priority, shift, h)
+        if p >= 0 and (best < 0 or p < best):
+            best = p
+    group_set = np.uint64(0)
+    if n > 0:
+        g = _avalanche(acc ^ np.uint64(n))
+        group_set = g if g != 0 else np.uint64(1)
+    return best, n, group_set
+
+
+@leaf_kernel
 def _xref_owner(buf, start, end, table_hash, table_priority, owner, n_groups, group_set, seen):
     shift = np.uint64(64 - _log2(table_hash.shape[0]))
     n_lines = start.shape[0]
@@ -537,10 +584,7 @@ def _xref_owner(buf, start, end, table_hash, table_priority, owner, n_groups, gr
             prefetch(buf, end[li + AHEAD] - 1)
         s = start[li]
         e = end[li]
-        c = e
-        while c > s and 48 <= buf[_U(c - 1)] <= 57:
-            c -= 1
-        this_len = c - s if 1 <= e - c <= _MAX_DIGITS and c > s + 1 and buf[_U(c - 1)] == 58 else -1
+        this_len = _groups_part(buf, s, e)
         if this_len >= 0 and this_len == prev_len and same_bytes(buf, prev_start, s, this_len):
             owner[li] = owner[li - 1]
             n_groups[li] = n_groups[li - 1]
@@ -548,33 +592,9 @@ def _xref_owner(buf, start, end, table_hash, table_priority, owner, n_groups, gr
             continue
         prev_start = s
         prev_len = this_len
-        i = _xref_body(buf, s, e)
-        best = -1
-        n = 0
-        acc = np.uint64(0)
-        while True:
-            a, z, _number, i = _next_entry(buf, i, e)
-            if a < 0:
-                break
-            h = _hash_span(buf, a, z, np.uint64(0))
-            dup = False
-            for k in range(n):
-                if seen[k] == h:
-                    dup = True
-                    break
-            if dup:
-                continue
-            seen[n] = h
-            n += 1
-            acc += _avalanche(h * _P1 + _P3)  # a sum: the order of the groups is lost
-            p = _priority(table_hash, table_priority, shift, h)
-            if p >= 0 and (best < 0 or p < best):
-                best = p
-        owner[li] = best
-        n_groups[li] = n
-        if n > 0:
-            g = _avalanche(acc ^ np.uint64(n))
-            group_set[li] = g if g != 0 else np.uint64(1)
+        owner[li], n_groups[li], group_set[li] = _xref_of(
+            buf, s, e, table_hash, table_priority, shift, seen
+        )
 
 
 @leaf_kernel
@@ -631,19 +651,30 @@ def xref_owner(
     """
     arr = as_buffer(buf)
     start, end = check_spans(arr, start, end)
+    table_hash, table_priority = group_table(group_hashes)
+    n = len(start)
+    owner = np.full(n, -1, np.int32)
+    n_groups = np.zeros(n, np.int32)
+    group_set = np.zeros(n, np.uint64)
+    seen = xref_room(start, end)
+    _xref_owner(arr, start, end, table_hash, table_priority, owner, n_groups, group_set, seen)
+    return owner, n_groups, group_set
+
+
+def group_table(group_hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The indexed groups' hashes and priorities in an open-addressing table (`_priority`)."""
     hashes = np.ascontiguousarray(group_hashes, dtype=np.uint64)
     size = 1 << max(4, (2 * len(hashes)).bit_length())
     table_hash = np.zeros(size, np.uint64)
     table_priority = np.full(size, -1, np.int32)
     _build_table(hashes, table_hash, table_priority)
-    n = len(start)
-    owner = np.full(n, -1, np.int32)
-    n_groups = np.zeros(n, np.int32)
-    group_set = np.zeros(n, np.uint64)
-    longest = int((end - start).max()) if n else 0
-    seen = np.zeros(longest // 2 + 1, np.uint64)  # an entry takes at least 2 bytes (`g:1 `)
-    _xref_owner(arr, start, end, table_hash, table_priority, owner, n_groups, group_set, seen)
-    return owner, n_groups, group_set
+    return table_hash, table_priority
+
+
+def xref_room(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Room for the distinct groups of the longest Xref among the spans."""
+    longest = int((end - start).max()) if len(start) else 0
+    return np.zeros(longest // 2 + 1, np.uint64)  # an entry takes at least 2 bytes (`g:1 `)
 
 
 def xref_number(

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from kernels import fields as fk
 from kernels import frontier, hashing, spans
 from kernels import scan as sc
 from kernels.grouping import file_runs
+from kernels.line_fields import line_fields
 from kernels.subject import parse_subjects
 from pipelines.corpus.reader import Chunk
 from pipelines.index.batch import SOURCE_STEM, SOURCE_SUBJECT, SegmentBatch
@@ -110,7 +110,9 @@ def parse_chunk(
     for code in np.unique(ix.status[~ok]):
         drops.add(RULE_BAD_LINE, int((ix.status == code).sum()), sc.STATUS_NAMES[code])
 
-    dates, date_ok = fk.parse_dates(data, fs[:, sc.F_DATE], fe[:, sc.F_DATE])
+    # From hash, Date, :bytes and Xref owner of every line, in one pass over the lines
+    lf = line_fields(data, fs, fe, ctx.group_hashes)
+    dates, date_ok, owner = lf.date, lf.date_ok, lf.owner
     # the frontier reads every good line's date in article order, kept or not
     if all_ok:
         effective = frontier.advance(state, dates, date_ok)
@@ -118,9 +120,6 @@ def parse_chunk(
         effective = np.zeros(len(ix), np.int64)
         effective[ok] = frontier.advance(state, dates[ok], date_ok[ok])
 
-    owner, _n_groups, _group_set = fk.xref_owner(
-        data, fs[:, sc.F_XREF], fe[:, sc.F_XREF], ctx.group_hashes
-    )
     crosspost = ok & (owner >= 0) & (owner != ctx.index)
     for g in np.unique(owner[crosspost]):
         drops.add(RULE_CROSSPOST, int((owner[crosspost] == g).sum()), ctx.groups[g])
@@ -143,12 +142,8 @@ def parse_chunk(
 
     sample(RULE_CROSSPOST, crosspost)
 
-    # the From hash of every live line when a garbage poster is to be found among them;
-    # else only of the lines kept (below)
-    poster_key = None
     if len(ctx.garbage_posters):
-        poster_key = hashing.hash_spans(data, fs[:, sc.F_FROM], fe[:, sc.F_FROM])
-        garbage = live & np.isin(poster_key, ctx.garbage_posters)
+        garbage = live & np.isin(lf.poster, ctx.garbage_posters)
         drops.add(RULE_GARBAGE, int(garbage.sum()))
         sample(RULE_GARBAGE, garbage)
         live &= ~garbage
@@ -188,10 +183,7 @@ def parse_chunk(
     pos = np.flatnonzero(in_play)  # positions in lrows
     rows = lrows[pos]  # lines of the chunk
     trow = row[pos]  # rows of the subject table
-    if poster_key is None:
-        posters = hashing.hash_spans(data, fs[:, sc.F_FROM][rows], fe[:, sc.F_FROM][rows])
-    else:
-        posters = poster_key[rows]
+    posters = lf.poster[rows]
     # the release identity's part and its source, a row of the table each (a class)
     identity = table.identity_key
     by_stem = (identity == 0) | np.isin(identity, ctx.boilerplate)
@@ -202,8 +194,7 @@ def parse_chunk(
     file_key = hashing.mix(posters, table.file_key[trow])
     ident = hashing.mix(posters, ident_of.astype(np.uint64)[trow])
 
-    nbytes = fk.parse_uint(data, fs[:, sc.F_BYTES][rows], fe[:, sc.F_BYTES][rows])
-    nbytes = np.maximum(nbytes, 0)
+    nbytes = np.maximum(lf.nbytes[rows], 0)
     runs = file_runs(
         file_key, effective[rows], part[pos], ix.number[rows], nbytes, rules.upload_gap
     )
