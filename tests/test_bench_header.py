@@ -25,6 +25,8 @@ def test_repeat_keeps_the_least_cpu_of_each_and_says_so():
     assert all(cpu >= 0 for cpu in figures.stage_cpu.values())
     assert sum(figures.stage_cpu.values()) == pytest.approx(figures.cpu_seconds, abs=1e-6)
     assert "by stage (CPU-s): setup " in text and "; read, inflate, scan " in text
+    # the pass maps some pages (its heap grows to its peak once), and the bench says how many
+    assert figures.page_faults > 0 and f"page faults of the pass: {figures.page_faults:,}" in text
 
 
 def test_bad_arguments_are_refused(capsys):
