@@ -363,9 +363,11 @@ def _date_common(buf, s, e):
 
 # The dates the common shape read lately, a row each: (start, length, where its seconds
 # are, value, seconds), replaced in turn. A few posters post at a time, each a segment
-# every second or so: on a generated range 93 % of the lines differ from one of the last
-# 4 dates in the seconds alone (2 rows: 70 %), and such a line is read in two compares.
-DATE_CACHE = 4
+# every second or so: on the 2 M-line bench range 97 % of the lines repeat the Date before
+# or differ from one of the last 6 dates in the seconds alone (4 rows: 89 %), and such a
+# line is read in two compares. 8 rows take no more lines and cost each miss more:
+# line_fields over the range 179 (4 rows), 167 (6), 179 ms (8), best of 16 alternating.
+DATE_CACHE = 6
 
 
 @leaf_kernel
@@ -376,7 +378,7 @@ def _date_of(buf, s, e, cache, victim):
     # the common shape's value moves with its seconds, and every other byte passed its
     # checks already
     length = e - s
-    for r in range(DATE_CACHE):
+    for r in range(cache.shape[0]):
         if cache[r, 1] != length:
             continue
         c = cache[r, 0]
@@ -393,14 +395,14 @@ def _date_of(buf, s, e, cache, victim):
         cache[victim, 2] = at - s
         cache[victim, 3] = value
         cache[victim, 4] = _two_digits(buf, at)
-        return value, True, (victim + 1) % DATE_CACHE
+        return value, True, victim + 1 if victim + 1 < cache.shape[0] else 0
     value, good = _date(buf, s, e)
     return value, good, victim
 
 
 @leaf_kernel
 def clear_date_cache(cache):
-    for r in range(DATE_CACHE):
+    for r in range(cache.shape[0]):
         cache[r, 1] = -1  # no date of that length
 
 

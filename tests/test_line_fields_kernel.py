@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels import scan as sc
-from kernels.fields import parse_dates, parse_uint, xref_owner
+from kernels.fields import DATE_CACHE, parse_dates, parse_uint, xref_owner
 from kernels.hashing import hash_bytes, hash_spans
 from kernels.line_fields import line_fields
 from kernels.reference import line_fields as ref
@@ -99,18 +99,21 @@ def test_matches_reference_and_the_one_field_kernels(items):
 
 
 def test_dates_of_more_shapes_than_the_date_cache_keeps():
-    # five posters' Dates in turns, seconds counting up: the cache (4 rows) turns over
+    # more posters' Dates in turns than the cache keeps, seconds counting up: it turns over
     shapes = [
         b"Wed, 08 Jun 2016 12:20:%02d +0100",
         b"Tue, 07 Jun 2016 23:35:%02d GMT",
         b"8 Jun 2016 06:41:%02d UT",
         b"Thu, 29 Feb 2024 23:59:%02d -0500",
         b"Mon, 31 Dec 9999 23:59:%02d -9959",
+        b"1 Jan 1000 00:00:%02d +0000",
+        b"Sun, 2 Jan 2000 12:00:%02d EST",
     ]
+    assert len(shapes) > DATE_CACHE
     items = [
         {"from": b"p%d" % k, "date": shape % s, "bytes": b"%d" % s, "xref": b"h g:%d" % s}
         for s in range(62)
-        for k, shape in enumerate(shapes[: 1 + s % 5])
+        for k, shape in enumerate(shapes[: 1 + s % len(shapes)])
     ]
     _check(items)
 

@@ -124,13 +124,14 @@ def parse_chunk(
     for g in np.unique(owner[crosspost]):
         drops.add(RULE_CROSSPOST, int((owner[crosspost] == g).sum()), ctx.groups[g])
     live = ok & ~crosspost
+
     # ~1 % of each rule's drops kept in full: the lines whose article number falls on it
-    sampled = ix.number % rules.sample_every == 0
-
+    # (the division a line only over the lines a rule dropped)
     def sample(rule: str, mask: np.ndarray) -> None:
-        sample_lines(rule, np.flatnonzero(mask & sampled))
+        sample_lines(rule, np.flatnonzero(mask))
 
-    def sample_lines(rule: str, lines: np.ndarray) -> None:
+    def sample_lines(rule: str, dropped: np.ndarray) -> None:
+        lines = dropped[ix.number[dropped] % rules.sample_every == 0]
         if not len(lines):
             return
         columns = drops.samples
@@ -152,11 +153,10 @@ def parse_chunk(
     lrows = np.flatnonzero(live)
     subj = share_subjects(data, fs[:, sc.F_SUBJECT][lrows], fe[:, sc.F_SUBJECT][lrows])
     table, row = subj.table, subj.row
-    lsampled = sampled[lrows]
 
     def sample_live(rule: str, mask: np.ndarray) -> None:
         """Sample the lines of lrows under mask (no chunk-long mask made for it)."""
-        sample_lines(rule, lrows[np.flatnonzero(mask & lsampled)])
+        sample_lines(rule, lrows[np.flatnonzero(mask)])
 
     random_subject = table.random_subject[row]
     drops.add(RULE_RANDOM_SUBJECT, int(random_subject.sum()))
