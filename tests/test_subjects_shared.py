@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from dataclasses import fields
 
 import numpy as np
@@ -78,20 +79,36 @@ TEMPLATES = [
     b"[PRiVATE] 9611340d2e854afa45e15ebf1224d1c{k} yEnc",  # yEnc, no name: judged unparsed
     b"yEnc part {k} of the {i}th",  # likewise
     b"yEnc {i}.{k}",  # a dot, maybe a name: parsed
+    # whole subjects encoded, counter and all: classed again once decoded
+    b'B64:[{i}/3] - "Show.S01E0{i}.mkv" yEnc ({k}/{K})',
+    b'B64:"My Photo ({k}/{K}).jpg" yEnc ({k}/{K})',  # the counter in the name too
+    b"B64:[PRiVATE] 9611340d2e854afa45e15ebf1224d1c{k} yEnc",  # judged once decoded
+    b"B64:5a4d4b89c647dc0ace625dc250e9b93{k}",  # random once decoded
+    b"B64:=?UTF-8?B?KDEvMik=?= ({k}/{K})",  # decodes to an encoded word: not again
+    b'Q:"a{i}.rar" yEnc ({k}/{K})',
 ]
+
+
+def _subject(template: bytes, i: int, k: int, total: int) -> bytes:
+    text = (
+        template.replace(b"{i}", str(i).encode())
+        .replace(b"{k}", str(k).encode())
+        .replace(b"{K}", str(total).encode())
+    )
+    if text.startswith(b"B64:"):
+        return b"=?UTF-8?B?" + base64.b64encode(text[4:]) + b"?="
+    if text.startswith(b"Q:"):
+        q = b"".join(b"=%02X" % c if c in b' ?=_"' else bytes([c]) for c in text[2:])
+        return b"=?utf-8?Q?" + q + b"?= x"
+    return text
+
+
 lines = st.tuples(
     st.sampled_from(TEMPLATES),
     st.integers(1, 3),
     st.integers(1, 12),
     st.sampled_from([5, 12, 120]),
-).map(
-    lambda t: (
-        t[0]
-        .replace(b"{i}", str(t[1]).encode())
-        .replace(b"{k}", str(t[2]).encode())
-        .replace(b"{K}", str(t[3]).encode())
-    )
-)
+).map(lambda t: _subject(*t))
 
 
 @settings(max_examples=300, deadline=None)
