@@ -130,6 +130,19 @@ def _sort_rows(rows, lo, hi, number, article, tmp):
 
 
 @kernel
+def _place_by_label(label, starts):
+    """The rows 0..n-1 laid out label after label, in rising row order within each: row i
+    at the next free place from starts[label[i]] on (a counting sort's scatter)."""
+    fill = starts.copy()
+    out = np.empty(label.shape[0], np.int64)
+    for i in range(label.shape[0]):
+        g = label[i]
+        out[fill[g]] = i
+        fill[g] += 1
+    return out
+
+
+@kernel
 def _order_runs(by_date, starts, rank_order, number, article):
     """Rows run after run (in the order given), each by part number; and each row's run.
 
@@ -146,12 +159,7 @@ def _order_runs(by_date, starts, rank_order, number, article):
         for i in range(starts[run], starts[run + 1]):
             run_of[by_date[i]] = r
         bounds[r + 1] = bounds[r] + starts[run + 1] - starts[run]
-    fill = bounds[:-1].copy()
-    order = np.empty(n, np.int64)
-    for j in range(n):
-        r = run_of[j]
-        order[fill[r]] = j
-        fill[r] += 1
+    order = _place_by_label(run_of, bounds[:-1])
     tmp = np.empty(n, np.int64)
     for r in range(n_runs):
         _sort_rows(order, bounds[r], bounds[r + 1], number, article, tmp)
@@ -217,17 +225,13 @@ def _runs_of_rising_articles(key, date, number, article, nbytes, gap, bits):
             table_group[slot] = n_groups
             n_groups += 1
         group[i] = table_group[slot]
-    fill = np.zeros(n_groups + 1, np.int64)
+    # each key's rows, in row order, between bound[g] and bound[g + 1]
+    bound = np.zeros(n_groups + 1, np.int64)
     for i in range(n):
-        fill[group[i] + 1] += 1
+        bound[group[i] + 1] += 1
     for g in range(n_groups):
-        fill[g + 1] += fill[g]
-    group_start = fill[:-1].copy()
-    rows = np.empty(n, np.int64)
-    for i in range(n):
-        g = group[i]
-        rows[fill[g]] = i
-        fill[g] += 1
+        bound[g + 1] += bound[g]
+    rows = _place_by_label(group, bound[:-1])
     # runs: cut where a key's date jumps by more than the gap; first article of each
     tmp = np.empty(n, np.int64)
     starts = np.empty(n + 1, np.int64)
@@ -235,8 +239,8 @@ def _runs_of_rising_articles(key, date, number, article, nbytes, gap, bits):
     n_runs = 0
     ranked = True
     for g in range(n_groups):
-        lo = group_start[g]
-        hi = fill[g]
+        lo = bound[g]
+        hi = bound[g + 1]
         in_order = True
         for i in range(lo + 1, hi):
             if date[rows[i]] < date[rows[i - 1]]:
