@@ -392,17 +392,21 @@ def test_dates_apart_in_their_seconds_match_reference(items):
     assert list(zip(epoch.tolist(), ok.tolist(), strict=True)) == [ref.parse_date(d) for d in items]
 
 
+# more Date shapes than the kernels' cache keeps, each with its seconds to fill in
+TURNING_DATES = [
+    b"Wed, 08 Jun 2016 12:20:%02d +0100",
+    b"Tue, 07 Jun 2016 23:35:%02d GMT",
+    b"8 Jun 2016 06:41:%02d UT",
+    b"Thu, 29 Feb 2024 23:59:%02d -0500",
+    b"Mon, 31 Dec 9999 23:59:%02d -9959",
+    b"1 Jan 1000 00:00:%02d +0000",
+    b"Sun, 2 Jan 2000 12:00:%02d EST",
+]
+
+
 def test_dates_apart_in_their_seconds_after_more_shapes_than_the_kernel_keeps():
     # more shapes than the kernel keeps take turns, each with its seconds counting up
-    shapes = [
-        b"Wed, 08 Jun 2016 12:20:%02d +0100",
-        b"Tue, 07 Jun 2016 23:35:%02d GMT",
-        b"8 Jun 2016 06:41:%02d UT",
-        b"Thu, 29 Feb 2024 23:59:%02d -0500",
-        b"Mon, 31 Dec 9999 23:59:%02d -9959",
-        b"1 Jan 1000 00:00:%02d +0000",
-        b"Sun, 2 Jan 2000 12:00:%02d EST",
-    ]
+    shapes = TURNING_DATES
     assert len(shapes) > DATE_CACHE
     items = [shape % second for second in range(62) for shape in shapes[: 1 + second % len(shapes)]]
     epoch, ok = parse_dates(*_spans(items))

@@ -12,7 +12,7 @@ from kernels.fields import DATE_CACHE, parse_dates, parse_uint, xref_owner
 from kernels.hashing import hash_bytes, hash_spans
 from kernels.line_fields import line_fields
 from kernels.reference import line_fields as ref
-from tests.test_fields_kernel import BAD_DATES, COMMON_DATES, GROUPS, REAL_DATES
+from tests.test_fields_kernel import BAD_DATES, COMMON_DATES, GROUPS, REAL_DATES, TURNING_DATES
 
 FIELDS = ("from", "date", "bytes", "xref")
 COLUMN = {"from": sc.F_FROM, "date": sc.F_DATE, "bytes": sc.F_BYTES, "xref": sc.F_XREF}
@@ -100,15 +100,7 @@ def test_matches_reference_and_the_one_field_kernels(items):
 
 def test_dates_of_more_shapes_than_the_date_cache_keeps():
     # more posters' Dates in turns than the cache keeps, seconds counting up: it turns over
-    shapes = [
-        b"Wed, 08 Jun 2016 12:20:%02d +0100",
-        b"Tue, 07 Jun 2016 23:35:%02d GMT",
-        b"8 Jun 2016 06:41:%02d UT",
-        b"Thu, 29 Feb 2024 23:59:%02d -0500",
-        b"Mon, 31 Dec 9999 23:59:%02d -9959",
-        b"1 Jan 1000 00:00:%02d +0000",
-        b"Sun, 2 Jan 2000 12:00:%02d EST",
-    ]
+    shapes = TURNING_DATES
     assert len(shapes) > DATE_CACHE
     items = [
         {"from": b"p%d" % k, "date": shape % s, "bytes": b"%d" % s, "xref": b"h g:%d" % s}
