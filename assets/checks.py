@@ -11,16 +11,15 @@ The checks read what was written; they never change the catalog.
 
 from __future__ import annotations
 
-import io
 from collections import Counter
 
 import dagster as dg
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from pipelines.catalog.compact import list_files
 from pipelines.catalog.layout import partition_path
+from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import TABLES
 from pipelines.corpus.fs import open_fs
 from pipelines.corpus.layout import RangeRef
@@ -47,8 +46,7 @@ CHECK_SPECS = [
 
 
 def _read(fs: object, path: str, columns: list[str] | None = None) -> pa.Table:
-    with fs.open(path, "rb") as fh:  # type: ignore[attr-defined]
-        return pq.read_table(io.BytesIO(fh.read()), columns=columns)
+    return read_parquet(fs, path, columns)
 
 
 def duplicate_finished_keys(catalog: str, group: str) -> list[str]:

@@ -14,18 +14,17 @@
 The rules of earlier versions are kept in the sensor's cursor, to tell what changed.
 """
 
-import io
 import json
 from collections.abc import Mapping
 from typing import Any
 
 import dagster as dg
-import pyarrow.parquet as pq
 
 from assets.jobs import index_job
 from assets.partitions import GROUPS, RANGES, parse_range_key, range_key, ranges_by_group
 from assets.resources import CatalogResource, CorpusResource, RulesResource
 from pipelines.catalog.compact import list_files
+from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import open_fs
 from pipelines.corpus.layout import RangeRef
 from pipelines.index.rules import Rules
@@ -94,11 +93,8 @@ def stale_reason(
 
 
 def _read(fs: Any, path: str, columns: list[str]) -> list[dict[str, Any]]:
-    with fs.open(path, "rb") as fh:
-        rows: list[dict[str, Any]] = pq.read_table(
-            io.BytesIO(fh.read()), columns=columns
-        ).to_pylist()
-        return rows
+    rows: list[dict[str, Any]] = read_parquet(fs, path, columns).to_pylist()
+    return rows
 
 
 def group_state(catalog: str, group: str) -> tuple[dict[int, dict[str, Any]], dict[int, set[str]]]:

@@ -16,16 +16,15 @@ row by its per-range path to decide whether the range is done.
 
 from __future__ import annotations
 
-import io
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from fsspec import AbstractFileSystem
 
+from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import TABLES
 from pipelines.catalog.writer import parquet_bytes
 from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
@@ -148,8 +147,7 @@ def plan_buckets(files: list[PartFile], target_bytes: int) -> list[list[PartFile
 
 
 def _read(fs: AbstractFileSystem, path: str) -> pa.Table:
-    with fs.open(path, "rb") as fh:
-        return pq.read_table(io.BytesIO(fh.read()))
+    return read_parquet(fs, path)
 
 
 def _unchanged(fs: AbstractFileSystem, f: PartFile) -> bool:

@@ -207,13 +207,14 @@ def _floor_cpu(ctx: Any, corpus: Path) -> float:
 def _floor_bytes(corpus: Path, catalog: Path) -> int:
     """Bytes of the segment floor: the kept message-ids, one a line in posting order,
     compressed with zstd -19 (the same for every run of one range: measured once)."""
-    import pyarrow.parquet as pq
-
+    from pipelines.catalog.reader import read_parquet
     from pipelines.corpus.codec import inflate
+    from pipelines.corpus.fs import open_fs
 
+    fs, _ = open_fs(str(catalog))
     kept = set()
     for path in catalog.glob("release_files/*/*.parquet"):
-        for ids in pq.read_table(path, columns=["seg_ids"]).column(0).to_pylist():
+        for ids in read_parquet(fs, str(path), ["seg_ids"]).column(0).to_pylist():
             kept.update(ids)
     ordered = []
     for path in sorted(corpus.rglob("*.xover.*")):

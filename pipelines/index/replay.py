@@ -12,10 +12,10 @@ import time
 from dataclasses import dataclass, field
 from typing import TextIO
 
-import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from pipelines.catalog.layout import partition_path
+from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import open_fs
 from pipelines.corpus.reader import CorpusReader, RangeInfo
 from pipelines.index.range_indexer import RangeResult, index_range
@@ -77,8 +77,7 @@ def done_under(catalog: str, info: RangeInfo, version: str) -> bool:
     path = partition_path(root, "ranges", ref.group, ref.first, ref.last)
     if not fs.exists(path):
         return False
-    with fs.open(path, "rb") as fh:
-        stamped = pq.read_table(fh, columns=["rules_version"]).column(0).to_pylist()
+    stamped = read_parquet(fs, path, ["rules_version"]).column(0).to_pylist()
     return stamped == [version]
 
 
@@ -118,13 +117,14 @@ def replay(
         window: Window | None = None
         prev: RangeInfo | None = None
         for info in ranges:
-            if window is None and prev is not None:
-                window = load_window(catalog, group, prev.ref.first, prev.ref.last)
             if done_under(catalog, info, version):
                 summary.ranges_resumed += 1
                 bar.update(_lines(info))
                 prev, window = info, None
                 continue
+            # the window a done range left, read only when the range after it is indexed
+            if window is None and prev is not None:
+                window = load_window(catalog, group, prev.ref.first, prev.ref.last)
             bar.set_postfix_str(f"{group} {info.ref.name}")
             result, window = index_range(
                 reader, info, catalog, rules, priority, window, on_chunk=bar.update

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 import duckdb
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from pipelines.catalog.layout import table_glob
+from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
 from pipelines.nzb import categories
 from pipelines.nzb.assemble import head_meta, merge_release_rows, partition_files
@@ -94,8 +94,7 @@ def _export_group(fs, root, group, rows, out_fs, out_root, summary, bar) -> None
     gathered: dict[bytes, list[pa.Table]] = defaultdict(list)
     i = 0
     for part in partition_files(fs, f"{root}/release_files/{group}"):
-        with fs.open(part.path, "rb") as fh:
-            table = pq.read_table(fh)
+        table = read_parquet(fs, part.path)
         table = table.sort_by([("release_key", "ascending")])
         col = table.column("release_key").combine_chunks()
         raw = np.frombuffer(col.buffers()[1], dtype="S20", count=len(col), offset=col.offset * 20)
