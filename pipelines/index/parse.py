@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from kernels import frontier, hashing, spans
+from kernels import frontier, hashing, segment_rows, spans
 from kernels import scan as sc
 from kernels.grouping import file_runs
 from kernels.line_fields import line_fields
@@ -181,9 +181,6 @@ def parse_chunk(
     sample_live(RULE_NO_COUNTER, no_counter)
 
     pos = np.flatnonzero(in_play)  # positions in lrows
-    rows = lrows[pos]  # lines of the chunk
-    trow = row[pos]  # rows of the subject table
-    posters = lf.poster[rows]
     # the release identity's part and its source, a row of the table each (a class)
     identity = table.identity_key
     by_stem = (identity == 0) | np.isin(identity, ctx.boilerplate)
@@ -191,12 +188,12 @@ def parse_chunk(
     # nothing but a nameless counter: the file itself is the release
     stem = table.stem_key
     ident_of = np.where(by_stem, np.where(stem != 0, stem, table.file_key), identity)
-    file_key = hashing.mix(posters, table.file_key[trow])
-    ident = hashing.mix(posters, ident_of.astype(np.uint64)[trow])
-
-    nbytes = np.maximum(lf.nbytes[rows], 0)
+    play = segment_rows.in_play(
+        pos, lrows, row, part, part_total, lf.poster, lf.nbytes, effective, ix.number,
+        table.file_key, ident_of,
+    )  # fmt: skip
     runs = file_runs(
-        file_key, effective[rows], part[pos], ix.number[rows], nbytes, rules.upload_gap
+        play.file_key, play.date, play.part, play.article, play.nbytes, rules.upload_gap
     )
     n_duplicates = int(runs.duplicate.sum())
     drops.add(RULE_DUPLICATE, n_duplicates)
@@ -208,19 +205,19 @@ def parse_chunk(
     else:
         keep, bounds = runs.order, runs.bounds
 
-    sel = rows[keep]
-    spos = pos[keep]
-    srow = trow[keep]
-    mid_data, mid_offsets = spans.gather_stripped(
-        data, fs[:, sc.F_MESSAGE_ID][sel], fe[:, sc.F_MESSAGE_ID][sel]
-    )
+    kept = segment_rows.kept(
+        keep, play, source_of, table.file_index, table.file_total, table.ext_class,
+        table.volume, table.random_name, fs[:, sc.F_MESSAGE_ID], fe[:, sc.F_MESSAGE_ID],
+    )  # fmt: skip
+    sel = kept.line
+    mid_data, mid_offsets = spans.gather_stripped(data, kept.mid_start, kept.mid_end)
     message_id = pa.Array.from_buffers(
         pa.binary(),
         len(sel),
         [None, pa.py_buffer(mid_offsets.astype(np.int32)), pa.py_buffer(mid_data)],
     )
     firsts = sel[bounds[:-1]] if len(sel) else sel
-    frow = srow[bounds[:-1]] if len(sel) else srow
+    frow = kept.cls[bounds[:-1]] if len(sel) else kept.cls
     # each run's texts from its first line, the four columns gathered and split at once
     subjects = decode_subjects(data, fs[:, sc.F_SUBJECT][firsts], fe[:, sc.F_SUBJECT][firsts])
     run_subject, run_poster, run_name, run_xref = spans.gather_texts(
@@ -233,20 +230,20 @@ def parse_chunk(
     )
     return SegmentBatch(
         bounds=bounds,
-        file_key=file_key[keep],
-        ident=ident[keep],
-        poster_key=posters[keep],
-        source=source_of[srow],
-        number=part[spos].astype(np.int32, copy=False),
-        part_total=part_total[spos].astype(np.int32, copy=False),
-        file_index=table.file_index[srow].astype(np.int32, copy=False),
-        file_total=table.file_total[srow].astype(np.int32, copy=False),
-        ext_class=table.ext_class[srow],
-        volume=table.volume[srow].astype(np.int32, copy=False),
-        random_name=table.random_name[srow],
-        nbytes=nbytes[keep],
-        article=ix.number[sel],
-        date=effective[sel],
+        file_key=kept.file_key,
+        ident=kept.ident,
+        poster_key=kept.poster,
+        source=kept.source,
+        number=kept.number,
+        part_total=kept.part_total,
+        file_index=kept.file_index,
+        file_total=kept.file_total,
+        ext_class=kept.ext_class,
+        volume=kept.volume,
+        random_name=kept.random_name,
+        nbytes=kept.nbytes,
+        article=kept.article,
+        date=kept.date,
         message_id=message_id,
         run_first_date=runs.first_date,
         run_last_date=runs.last_date,
