@@ -72,7 +72,9 @@ def _in_play(lines, live, cls, pos):
 
 
 def _kept(play, lines, cls, keep):
-    column = {name: np.array(cls[name], dtype) for name, (dtype, _values) in CLS_COLUMNS.items()}
+    column: dict[str, np.ndarray] = {
+        name: np.array(cls[name], dtype) for name, (dtype, _values) in CLS_COLUMNS.items()
+    }
     return segment_rows.kept(
         np.array(keep, np.int64),
         play,
