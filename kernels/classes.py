@@ -197,6 +197,44 @@ def _plain_token(buf, s, e):
     return True
 
 
+@leaf_kernel
+def _member_rows(cls, own_part, own_total, n_classes, class_part, class_total, row, part, total):
+    for i in range(cls.shape[0]):
+        c = cls[i]
+        # judged lines: RANDOM's row right after the classes, NO_COUNTER's the next
+        r = c if c >= 0 else n_classes + (RANDOM - c)
+        row[i] = r
+        if own_part[i] >= 0:  # a shared counter: the line's own numbers
+            part[i] = own_part[i]
+            total[i] = own_total[i]
+        else:  # the whole subject is the key: its parse's numbers
+            part[i] = class_part[r]
+            total[i] = class_total[r]
+
+
+def member_rows(
+    classes: SubjectClasses, class_part: np.ndarray, class_total: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(row, part, part_total) per line: its row of a table a row per class, then one for
+    RANDOM and one for NO_COUNTER (class_part/class_total are that table's counters), and
+    its counter: its own where the class shares one, else its row's."""
+    n = len(classes)
+    if classes.classes + 2 != len(class_part) or len(class_part) != len(class_total):
+        raise ValueError(
+            f"{classes.classes} classes need {classes.classes + 2} table rows: "
+            f"{len(class_part)} and {len(class_total)} given"
+        )
+    row = np.empty(n, np.int64)
+    part = np.empty(n, np.int32)
+    total = np.empty(n, np.int32)
+    _member_rows(
+        classes.cls, classes.part, classes.part_total, classes.classes,
+        np.ascontiguousarray(class_part, np.int32), np.ascontiguousarray(class_total, np.int32),
+        row, part, total,
+    )  # fmt: skip
+    return row, part, total
+
+
 def subject_classes(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) -> SubjectClasses:
     """Class every subject span buf[start[i]:end[i]]: same class, same subject but k/K."""
     arr = as_buffer(buf)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.classes import FIRST_TABLE_BITS, NO_COUNTER, RANDOM, subject_classes
+from kernels.classes import FIRST_TABLE_BITS, NO_COUNTER, RANDOM, member_rows, subject_classes
 from kernels.reference import classes as ref
 from kernels.reference.names import random_subject
 from kernels.reference.subject import PART_RE
@@ -151,3 +152,27 @@ def test_more_classes_than_the_first_table_holds():
 
 def test_empty():
     assert _run([])["first"] == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(subjects, st.data())
+def test_member_rows_match_reference(subs, data):
+    buf = b"".join(subs)
+    ends = np.cumsum([len(s) for s in subs], dtype=np.int64)
+    starts = ends - np.array([len(s) for s in subs], dtype=np.int64)
+    c = subject_classes(buf, starts, ends)
+    # a table a row per class, then RANDOM's and NO_COUNTER's: any counters, -1 for none
+    counters = st.lists(st.integers(-1, 999), min_size=c.classes + 2, max_size=c.classes + 2)
+    class_part, class_total = data.draw(counters), data.draw(counters)
+    row, part, total = member_rows(c, np.array(class_part), np.array(class_total))
+    expected = ref.member_rows(
+        c.cls.tolist(), c.part.tolist(), c.part_total.tolist(), c.classes, class_part, class_total
+    )
+    assert list(zip(row.tolist(), part.tolist(), total.tolist(), strict=True)) == expected
+    assert part.dtype == np.int32 and total.dtype == np.int32
+
+
+def test_member_rows_want_a_row_per_class_and_verdict():
+    c = subject_classes(b"a (1/2)b (2/2)", np.array([0, 7]), np.array([7, 14]))
+    with pytest.raises(ValueError, match="2 classes need 4 table rows"):
+        member_rows(c, np.zeros(3, np.int32), np.zeros(3, np.int32))

@@ -56,3 +56,20 @@ def subject_classes(subjects: list[bytes]) -> dict[str, list[int]]:
         ):
             out[name].append(value)
     return out
+
+
+def member_rows(
+    cls: list[int],
+    part: list[int],
+    part_total: list[int],
+    n_classes: int,
+    class_part: list[int],
+    class_total: list[int],
+) -> list[tuple[int, int, int]]:
+    """(row, part, part_total) per line: judged lines' rows after the classes' (RANDOM's,
+    then NO_COUNTER's); a shared counter's own numbers, else the row's."""
+    rows = []
+    for c, k, total in zip(cls, part, part_total, strict=True):
+        row = c if c >= 0 else n_classes + (RANDOM - c)
+        rows.append((row, k, total) if k >= 0 else (row, class_part[row], class_total[row]))
+    return rows

@@ -21,7 +21,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from kernels.classes import NO_COUNTER, RANDOM, subject_classes
+from kernels.classes import NO_COUNTER, RANDOM, member_rows, subject_classes
 from kernels.subject import SubjectFields, parse_subjects
 from pipelines.rfc2047 import decode_subjects
 
@@ -83,14 +83,11 @@ def share_subjects(data: np.ndarray, start: np.ndarray, end: np.ndarray) -> Shar
     counter_end = counter_start + classes.counter_len[reps]
     overlap = (tail >= 0) & (rep.name_start < counter_end) & (rep.name_end > counter_start)
     # judged lines take the rows after the last class: RANDOM the first, NO_COUNTER the next
-    row = np.where(classes.cls >= 0, classes.cls, len(reps) + (RANDOM - classes.cls))
     table = SubjectFields(
         **{f.name: _with_judged(getattr(rep, f.name), f.name) for f in fields(SubjectFields)}
     )
     # a line with a shared counter has its own numbers; another, its subject's (whole)
-    own_counter = classes.part >= 0
-    part = np.where(own_counter, classes.part, table.part[row])
-    part_total = np.where(own_counter, classes.part_total, table.part_total[row])
+    row, part, part_total = member_rows(classes, table.part, table.part_total)
     if overlap.any():
         own = np.flatnonzero(np.append(overlap, [False, False])[row])
         buf, table = _parse_each(data, start[own], end[own], buf, table)
