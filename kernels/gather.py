@@ -64,26 +64,36 @@ def _by_column(column, n_columns, order, bounds):
         counts[c] += 1
 
 
+_HIGH_BITS = np.uint64(0x8080808080808080)
+
+
 @kernel
 def _copy(src, rows, start, length, places, out):
     """Each row's value from src to its place in out, 8 bytes a step while both sides have
     them (message-ids run ~20-60 bytes), then bytes. Never past a value's end, unlike
     `spans._copy_spans`: the places come in any order here, so a value written after its
-    neighbour would overwrite it."""
+    neighbour would overwrite it. Returns whether every byte copied was ASCII: the
+    bytes OR-ed together on the way (a string column of ASCII needs no UTF-8 check)."""
     size = out.shape[0]
+    seen = np.uint64(0)
     for j in range(rows.shape[0]):
         i = rows[j]
         k = start[i]
         end = k + length[i]
         o = places[i]
         while end - k >= 8 and o + 8 <= size:
-            store_le64(out, o, load_le64(src, k))
+            word = load_le64(src, k)
+            seen |= word
+            store_le64(out, o, word)
             k += 8
             o += 8
         while k < end:
-            out[_U(o)] = src[_U(k)]
+            byte = src[_U(k)]
+            seen |= np.uint64(byte)
+            out[_U(o)] = byte
             k += 1
             o += 1
+    return (seen & _HIGH_BITS) == 0
 
 
 @dataclass(frozen=True)
@@ -122,9 +132,9 @@ def binary_columns(datas: list[np.ndarray], offsets: list[np.ndarray]) -> Binary
     return BinaryColumns(contiguous, all_offsets, offsets_at, first)
 
 
-def gather_values(columns: BinaryColumns, where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(places, data) of the values at places `where` of the columns, in Arrow's layout:
-    value i is data[places[i]:places[i + 1]]."""
+def gather_values(columns: BinaryColumns, where: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(places, data, ascii) of the values at places `where` of the columns, in Arrow's
+    layout: value i is data[places[i]:places[i + 1]]; ascii says no byte is above 127."""
     where = np.ascontiguousarray(where, np.int64)
     if len(where) and (where.min() < 0 or where.max() >= len(columns)):
         raise ValueError("a place lies outside the columns")
@@ -139,6 +149,7 @@ def gather_values(columns: BinaryColumns, where: np.ndarray) -> tuple[np.ndarray
     places = np.zeros(n + 1, np.int64)
     np.cumsum(length, out=places[1:])
     out = np.empty(int(places[-1]), np.uint8)
+    ascii = True
     if n:
         # one copy a column, over its places: no list of columns crosses into the kernel
         # (a numba typed list compiled its methods anew in every process, ~1.7 s)
@@ -148,5 +159,5 @@ def gather_values(columns: BinaryColumns, where: np.ndarray) -> tuple[np.ndarray
         _by_column(column, n_columns, order, bounds)
         for c in np.flatnonzero(np.diff(bounds)).tolist():
             rows = order[bounds[c] : bounds[c + 1]]
-            _copy(columns.datas[c], rows, start, length, places, out)
-    return places, out
+            ascii &= bool(_copy(columns.datas[c], rows, start, length, places, out))
+    return places, out, ascii

@@ -36,11 +36,14 @@ columns = st.lists(
 def test_matches_reference(cols, data):
     total = sum(len(c) for c in cols)
     where = data.draw(st.lists(st.integers(0, total - 1), max_size=40) if total else st.just([]))
-    got_places, got_data = gather_values(binary_columns(*_lists(cols)), np.array(where, np.int64))
+    columns = binary_columns(*_lists(cols))
+    got_places, got_data, got_ascii = gather_values(columns, np.array(where, np.int64))
     got = [got_data[a:z].tobytes() for a, z in itertools.pairwise(got_places)]
     datas = [bytes(d) for d, _ in map(_parts, cols)]
     offsets = [o.tolist() for _, o in map(_parts, cols)]
-    assert got == ref.gather_values(datas, offsets, where)
+    want = ref.gather_values(datas, offsets, where)
+    assert got == want
+    assert got_ascii == ref.is_ascii(want)
     assert got_places[0] == 0 and len(got_places) == len(where) + 1
 
 
@@ -66,9 +69,26 @@ def test_bad_columns_and_places_are_refused():
         gather_values(cols, np.array([2]))
     with pytest.raises(ValueError, match="outside"):
         gather_values(cols, np.array([-1]))
-    places, out = gather_values(cols, np.array([1, 0, 1]))
-    assert places.tolist() == [0, 4, 6, 10] and out.tobytes() == b"cdefabcdef"
+    places, out, ascii = gather_values(cols, np.array([1, 0, 1]))
+    assert places.tolist() == [0, 4, 6, 10] and out.tobytes() == b"cdefabcdef" and ascii
     # int64 offsets (a large_binary column) beside int32 ones
     wide = binary_columns([data, data], [np.array([0, 2], np.int32), np.array([3, 6], np.int64)])
-    places, out = gather_values(wide, np.array([1, 0]))
-    assert out.tobytes() == b"defab"
+    places, out, ascii = gather_values(wide, np.array([1, 0]))
+    assert out.tobytes() == b"defab" and ascii
+
+
+def test_a_high_byte_anywhere_in_a_value_is_seen():
+    """The ASCII verdict covers a value's 8-byte words and its tail bytes, a byte above
+    127 at every position of values of every length around the word size."""
+    for length in range(1, 20):
+        for at in range(length):
+            value = bytearray(b"a" * length)
+            value[at] = 0x80 | at
+            data = np.frombuffer(b"xyz" + bytes(value) + b"q", np.uint8)
+            cols = binary_columns([data], [np.array([0, 3, 3 + length, 4 + length], np.int32)])
+            for where in ([1], [0, 1, 2], [2, 1]):
+                _, out, ascii = gather_values(cols, np.array(where))
+                assert not ascii, (length, at, where)
+                assert bytes(value) in out.tobytes()
+            _, _, ascii = gather_values(cols, np.array([0, 2]))
+            assert ascii

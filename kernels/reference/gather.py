@@ -10,3 +10,7 @@ def gather_values(datas: list[bytes], offsets: list[list[int]], where: list[int]
         for k in range(len(column) - 1)
     ]
     return [values[w] for w in where]
+
+
+def is_ascii(values: list[bytes]) -> bool:
+    return all(value.isascii() for value in values)

@@ -13,20 +13,21 @@ import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from kernels import subject as sk
+from kernels.file_segments import file_segments
 from kernels.gather import binary_columns, gather_values
 from pipelines import naming
 from pipelines.catalog import schema
 from pipelines.catalog.writer import row_group_size
 from pipelines.index.albums import OpenFile, OpenRelease
 from pipelines.index.batch import SOURCE_ALBUM, SOURCE_NAMES, SOURCE_STEM, SegmentBatch
-from pipelines.index.handout import FileBlock, HandOut
+from pipelines.index.handout import FileBlock, HandOut, pick
 
 MAX_MEMBERS = 20
 TOOLS = (b"ngpost", b"nyuu", b"powerpost", b"jbinup", b"camelsystem")
@@ -131,7 +132,7 @@ class Output:
         """Record one version of a release and the segments not written before."""
         files = rel.files
         first = _representative(files)
-        file_groups = [groups_of(f.xref, self.group) for f in files]
+        file_groups = groups_of_each([f.xref for f in files], self.group)
         groups = list(dict.fromkeys(g for names in file_groups for g in names))
         poster = naming.to_text(first.poster)
         name = self._name(rel, first)
@@ -149,7 +150,7 @@ class Output:
             and _all_counted([f.file_index for f in files], file_total),
             finished,
         )  # fmt: skip
-        probes = _probes(files, len(files), readable) if finished else []
+        probes = _probes(_targets_of(files), len(files), readable) if finished else []
         if readable:
             row.update(
                 readable=True,
@@ -202,10 +203,14 @@ class Output:
         firsts = block.representatives().tolist()
         index = files["file_index"].tolist()
         random_name = files["random_name"].tolist()
-        # the files a probe could target, as objects: `_probes` reads few of them (a
-        # single file that is none of these is one only when its name is unusable)
-        probed = np.flatnonzero(_probe_candidates(block)) if finished else starts[:0]
-        targets = block.open_files(probed, with_pieces=False)
+        # the files a probe could target, as tuples of what `_probes` reads (a single
+        # file that is none of these is one only when its name is unusable)
+        if finished:
+            maybe, seven_zip = _probe_candidates(block)
+            probed = np.flatnonzero(maybe)
+            targets = _block_targets(block, probed, seven_zip[probed])
+        else:
+            probed, targets = starts[:0], []
         target_bounds = np.searchsorted(probed, block.offsets).tolist()
         rel = block.releases
         r = {
@@ -243,7 +248,8 @@ class Output:
             if finished:
                 candidates = targets[target_bounds[j] : target_bounds[j + 1]]
                 if not candidates and b - a == 1 and not readable:
-                    candidates = block.open_files(np.array([a]), with_pieces=False)
+                    lone = np.array([a])
+                    candidates = _block_targets(block, lone, np.zeros(1, np.bool_))
                 if candidates:
                     probes = _probes(candidates, b - a, readable)
             if readable:
@@ -339,15 +345,13 @@ class Output:
         c["file_index"].extend([i if i > 0 else None for i in index])
         c["part_total"].extend(files["part_total"][written].tolist())
 
-    def _probe_rows(
-        self, key: bytes, probes: list[tuple[str, OpenFile, str, int]], readable: bool
-    ) -> None:
-        for kind, f, message_id, segment in probes:
+    def _probe_rows(self, key: bytes, probes: list[Probe], readable: bool) -> None:
+        for kind, name, message_id, segment in probes:
             self.probes.append(
                 {
                     "release_key": key,
                     "kind": kind,
-                    "file_name": naming.to_text(f.name),
+                    "file_name": naming.to_text(name),
                     "message_id": message_id,
                     "segment": segment,
                     "pending": not readable,
@@ -486,34 +490,37 @@ class Output:
         size = row_group_size("release_files")
         for lo in range(0, max(rows, 1), size):
             a, b = np.searchsorted(span_rank, [lo, lo + size])
-            where = _places(span_start[a:b], span_length[a:b])
             lengths = file_length[lo : lo + size]
-            yield self._files_batch(base.slice(lo, size), lengths, where, store)
+            yield self._files_batch(
+                base.slice(lo, size), span_start[a:b], span_length[a:b], lengths, store
+            )
 
     @staticmethod
     def _files_batch(
-        base: pa.Table, lengths: np.ndarray, where: np.ndarray, store: _Store
+        base: pa.Table,
+        span_start: np.ndarray,
+        span_length: np.ndarray,
+        lengths: np.ndarray,
+        store: _Store,
     ) -> pa.Table:
-        empty = np.zeros(0, np.int64)
-        numbers = store.numbers[where]
-        sizes = store.sizes[where]
-        file_of = np.repeat(np.arange(len(lengths)), lengths)
-        # one key, file then part number: mostly ascending runs already, which a stable
-        # sort (timsort) passes in about one go, where lexsort sorted twice
-        order = np.argsort((file_of.astype(np.int64) << 32) | numbers, kind="stable")
-        where, numbers, sizes = where[order], numbers[order], sizes[order]
+        where, numbers, sizes, file_bytes = file_segments(
+            store.numbers, store.sizes, span_start, span_length, lengths
+        )
         ids = store.message_ids(where)
         offsets = pa.array(np.concatenate(([0], np.cumsum(lengths))).astype(np.int32))
-        file_bytes = np.add.reduceat(sizes, offsets.to_numpy()[:-1]) if len(sizes) else empty
-        table = base.append_column("bytes", pa.array(file_bytes, pa.int64()))
-        table = table.append_column(
-            "seg_numbers", pa.ListArray.from_arrays(offsets, pa.array(numbers, pa.int32()))
-        )
-        table = table.append_column(
-            "seg_bytes", pa.ListArray.from_arrays(offsets, pa.array(sizes.astype(np.int32)))
-        )
-        table = table.append_column("seg_ids", pa.ListArray.from_arrays(offsets, ids))
-        return table.select(schema.RELEASE_FILES.names).cast(schema.RELEASE_FILES)
+        # straight into the catalog's schema (from_arrays checks each type): a table cast
+        # to it took a cast call per column and row group
+        segments = {
+            "bytes": pa.array(file_bytes, pa.int64()),
+            "seg_numbers": pa.ListArray.from_arrays(offsets, pa.array(numbers, pa.int32())),
+            "seg_bytes": pa.ListArray.from_arrays(offsets, pa.array(sizes, pa.int32())),
+            "seg_ids": pa.ListArray.from_arrays(offsets, ids),
+        }
+        columns = [
+            pa.chunked_array([segments[name]]) if name in segments else base.column(name)
+            for name in schema.RELEASE_FILES.names
+        ]
+        return pa.Table.from_arrays(columns, schema=schema.RELEASE_FILES)
 
 
 class _Store:
@@ -535,13 +542,11 @@ class _Store:
     def message_ids(self, where: np.ndarray) -> pa.Array:
         """The message-ids at these places as strings, gathered from the batches into one
         buffer by a kernel (Arrow's take on binary values costs several times more)."""
-        places, data = gather_values(self.ids, where)
-        out = pa.Array.from_buffers(
-            pa.binary(),
-            len(where),
-            [None, pa.py_buffer(places.astype(np.int32)), pa.py_buffer(data)],
-        )
-        return _as_text(out)
+        places, data, ascii = gather_values(self.ids, where)
+        buffers = [None, pa.py_buffer(places.astype(np.int32)), pa.py_buffer(data)]
+        if ascii:  # valid UTF-8 as it is: the kernel saw every byte
+            return pa.Array.from_buffers(pa.string(), len(where), buffers)
+        return _as_text(pa.Array.from_buffers(pa.binary(), len(where), buffers))
 
 
 _NO_BYTES = np.zeros(0, np.uint8)
@@ -552,13 +557,6 @@ def _spans(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     cuts = np.flatnonzero(np.diff(rows) != 1) + 1
     firsts = np.concatenate(([0], cuts))
     return rows[firsts], np.diff(np.concatenate((firsts, [len(rows)])))
-
-
-def _places(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The places of spans laid end to end: starts[i], starts[i] + 1, ... lengths[i] each."""
-    total = int(lengths.sum())
-    before = np.cumsum(lengths) - lengths
-    return np.arange(total, dtype=np.int64) + np.repeat(starts - before, lengths)
 
 
 # release_files without its segment columns: what a file row holds before its segments
@@ -630,25 +628,61 @@ def _tool_of(message_id: bytes, poster: bytes) -> str:
     return ""
 
 
-def _probes(
-    files: list[OpenFile], n_files: int, readable: bool
-) -> list[tuple[str, OpenFile, str, int]]:
+class Target(NamedTuple):
+    """What `_probes` reads of a file that a probe could target."""
+
+    name: bytes
+    ext_class: int
+    nbytes: int
+    volume: int
+    seven_zip: bool
+    first_part_id: bytes  # b"" where unseen
+    last_part_id: bytes
+    last_part: int
+
+
+# (kind, the file's name, message-id, segment number): a probe candidate's row
+Probe = tuple[str, bytes, str, int]
+
+
+def _targets_of(files: list[OpenFile]) -> list[Target]:
+    return [
+        Target(f.name, f.ext_class, f.nbytes, f.volume, _seven_zip(f.name), f.first_part_id,
+               f.last_part_id, f.last_part)
+        for f in files
+    ]  # fmt: skip
+
+
+def _block_targets(block: FileBlock, rows: np.ndarray, seven_zip: np.ndarray) -> list[Target]:
+    """These file rows of a block as targets (no OpenFile made: most are not chosen)."""
+    first_ids, last_ids = block.part_ids(rows)
+    files = block.files
+    columns = (files[name][rows].tolist() for name in ("ext_class", "nbytes", "volume"))
+    return list(
+        map(
+            Target, pick(block.name, rows.tolist()), *columns, seven_zip.tolist(), first_ids,
+            last_ids, files["last_part"][rows].tolist(),
+        )
+    )  # fmt: skip
+
+
+def _probes(files: list[Target], n_files: int, readable: bool) -> list[Probe]:
     """The few articles the article pass should read for a release: `files` are its files
     (or those of them that can be probed, all of them for a single file) in file order."""
-    out: list[tuple[str, OpenFile, str, int]] = []
+    out: list[Probe] = []
     firsts = [f for f in files if f.ext_class == sk.RAR_FIRST and f.first_part_id]
     for f in sorted(firsts, key=lambda f: f.name)[:1]:
-        out.append(("archive_first", f, naming.to_text(f.first_part_id), 1))
+        out.append(("archive_first", f.name, naming.to_text(f.first_part_id), 1))
     par2 = [f for f in files if f.ext_class == sk.PAR2_INDEX and f.first_part_id]
     for f in sorted(par2, key=lambda f: (f.nbytes, f.name))[:1]:
-        out.append(("par2_index", f, naming.to_text(f.first_part_id), 1))
-    sevenz = [f for f in files if _seven_zip(f.name) and f.last_part_id]
+        out.append(("par2_index", f.name, naming.to_text(f.first_part_id), 1))
+    sevenz = [f for f in files if f.seven_zip and f.last_part_id]
     if sevenz:
         last = max(sevenz, key=lambda f: (f.volume, f.name))
-        out.append(("sevenzip_last", last, naming.to_text(last.last_part_id), last.last_part))
+        out.append(("sevenzip_last", last.name, naming.to_text(last.last_part_id), last.last_part))
     if not readable and n_files == 1 and files[0].first_part_id and not out:
         f = files[0]
-        out.append(("lone_random", f, naming.to_text(f.first_part_id), 1))
+        out.append(("lone_random", f.name, naming.to_text(f.first_part_id), 1))
     return out
 
 
@@ -656,13 +690,14 @@ def _seven_zip(name: bytes) -> bool:
     return b".7z" in name.lower()
 
 
-def _probe_candidates(block: FileBlock) -> np.ndarray:
+def _probe_candidates(block: FileBlock) -> tuple[np.ndarray, np.ndarray]:
     """Per file row of a block: could the file be a probe target (`_probes`) whatever
-    its release's name?"""
+    its release's name? And is it a 7z volume?"""
     ext = block.files["ext_class"]
     out = (ext == sk.RAR_FIRST) | (ext == sk.PAR2_INDEX)
-    out[_seven_zip_rows(block.name)] = True
-    return out
+    seven_zip = np.zeros(len(ext), np.bool_)
+    seven_zip[_seven_zip_rows(block.name)] = True
+    return out | seven_zip, seven_zip
 
 
 def _seven_zip_rows(names: list[bytes]) -> np.ndarray:
