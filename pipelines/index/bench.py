@@ -122,7 +122,9 @@ def _index_child(corpus: str, catalog: str, queue: Any) -> None:
         (
             result.headers,
             result.segments_kept,
-            result.cpu_seconds,
+            # every stage, the range log and the window's snapshot written after the
+            # range's own count (result.cpu_seconds) too
+            sum(result.stage_cpu.values()),
             result.seconds,
             _peak_kb(),
             result.stage_cpu,
