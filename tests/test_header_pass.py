@@ -213,6 +213,12 @@ def test_restarts_and_redone_ranges_write_the_same_bytes(tmp_path):
     redo = replay(str(out / "corpus"), str(step), rules, progress=False)
     assert redo.ranges_indexed == len(snaps) - 2
     assert _partitions(step) == want
+    # a range log damaged on disk: that range is redone, the same bytes written again
+    log = sorted((step / "ranges" / group).glob("*.parquet"))[1]
+    log.write_bytes(log.read_bytes()[:100])
+    redo = replay(str(out / "corpus"), str(step), rules, progress=False)
+    assert redo.ranges_indexed == 1
+    assert _partitions(step) == want
     # a middle range redone alone, with the window its predecessor left
     snaps[1].unlink()
     redo = replay(str(out / "corpus"), str(step), rules, progress=False)

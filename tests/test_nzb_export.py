@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -50,3 +51,47 @@ def test_one_key_and_bad_keys(catalog, tmp_path, capsys):
     assert main(["nzb", "--catalog", catalog, "--out", str(out), "--key", "zz"]) == 2
     assert main(["nzb", "--catalog", catalog, "--out", str(out), "--key", "ab" * 20]) == 1
     assert "not found: " + "ab" * 20 in capsys.readouterr().out
+
+
+def _damaged_copy(catalog: str, tmp_path: Path, table: str) -> tuple[Path, Path]:
+    """A copy of the catalog with the middle partition of `table` cut short."""
+    copy = tmp_path / "catalog"
+    shutil.copytree(catalog, copy)
+    parts = sorted((copy / table).rglob("*.parquet"))
+    victim = parts[len(parts) // 2]
+    victim.write_bytes(victim.read_bytes()[:3000])
+    return copy, victim
+
+
+def test_an_unreadable_partition_is_named_and_costs_only_its_releases(catalog, tmp_path, capsys):
+    copy, victim = _damaged_copy(catalog, tmp_path, "release_files")
+    first, last = (int(n) for n in victim.stem.split("-"))
+    out = tmp_path / "nzbs"
+    assert main(["nzb", "--catalog", str(copy), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"unreadable partition {victim}" in err
+    glob = table_glob(str(copy), "releases")
+    newest = duckdb.sql(
+        f"SELECT release_key, segments, first_article, "
+        f"greatest(last_article, written_range) FROM read_parquet('{glob}') "
+        "QUALIFY row_number() OVER (PARTITION BY release_key ORDER BY finished DESC, "
+        "written_range DESC) = 1"
+    ).fetchall()
+    touching = {bytes(k) for k, _s, a, z in newest if a <= last and first <= z}
+    assert 0 < len(touching) < len(newest)
+    assert f"{len(touching)} releases not written" in err
+    written = {bytes.fromhex(p.stem) for p in out.glob("*.nzb")}
+    assert written == {bytes(k) for k, *_ in newest} - touching
+    # what was written is whole: every segment of the release
+    for key, segments, *_ in newest:
+        if bytes(key) in written:
+            doc = etree.parse(str(out / f"{bytes(key).hex()}.nzb"))
+            assert len(doc.getroot().findall(".//{*}segment")) == segments
+
+
+def test_unreadable_releases_are_a_clear_error(catalog, tmp_path, capsys):
+    copy, victim = _damaged_copy(catalog, tmp_path, "releases")
+    assert main(["nzb", "--catalog", str(copy), "--out", str(tmp_path / "nzbs")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("nzb: the catalog's releases cannot be read")
+    assert str(victim) in err and "Traceback" not in err

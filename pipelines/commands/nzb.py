@@ -22,7 +22,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pipelines.nzb.export import export_nzbs
+    from pipelines.nzb.export import CatalogUnreadable, export_nzbs
 
     try:
         keys = [bytes.fromhex(k) for k in args.key or []]
@@ -32,10 +32,22 @@ def run(args: argparse.Namespace) -> int:
     if any(len(k) != 20 for k in keys):
         print("nzb: --key must be 40 hex digits", file=sys.stderr)
         return 2
-    summary = export_nzbs(args.catalog, args.out, keys or None)
+    try:
+        summary = export_nzbs(args.catalog, args.out, keys or None)
+    except CatalogUnreadable as exc:
+        print(f"nzb: {exc}", file=sys.stderr)
+        return 1
     print(
         f"nzb: wrote {summary.written} NZB files ({summary.bytes:,} bytes, "
         f"{summary.segments:,} segments) in {summary.seconds:.1f} s"
         + (f"; not found: {', '.join(summary.missing)}" if summary.missing else "")
     )
-    return 1 if summary.missing else 0
+    for problem in summary.unreadable:
+        print(f"nzb: unreadable partition {problem}", file=sys.stderr)
+    if summary.skipped:
+        print(
+            f"nzb: {summary.skipped} releases not written: files of theirs may be in the "
+            "unreadable partitions (redo those ranges, then export again)",
+            file=sys.stderr,
+        )
+    return 1 if summary.missing or summary.unreadable else 0

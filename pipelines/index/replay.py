@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TextIO
 
+import pyarrow as pa
 from tqdm import tqdm
 
 from pipelines.catalog.layout import partition_path
@@ -77,7 +78,10 @@ def done_under(catalog: str, info: RangeInfo, version: str) -> bool:
     path = partition_path(root, "ranges", ref.group, ref.first, ref.last)
     if not fs.exists(path):
         return False
-    stamped = read_parquet(fs, path, ["rules_version"]).column(0).to_pylist()
+    try:
+        stamped = read_parquet(fs, path, ["rules_version"]).column(0).to_pylist()
+    except (OSError, pa.ArrowException):
+        return False  # a damaged range log: the range is redone, which rewrites it
     return stamped == [version]
 
 

@@ -43,6 +43,14 @@ class ExportSummary:
     segments: int = 0
     seconds: float = 0.0
     missing: list[str] = field(default_factory=list)
+    # release_files partitions that could not be read ("path: why"), and the releases
+    # whose files one of them may hold: not written, since their NZB could lack files
+    unreadable: list[str] = field(default_factory=list)
+    skipped: int = 0
+
+
+class CatalogUnreadable(ValueError):
+    """The catalog's releases could not be read at all."""
 
 
 def _newest(fs, root: str, keys: Sequence[bytes] | None) -> pa.Table:
@@ -69,12 +77,19 @@ def _newest(fs, root: str, keys: Sequence[bytes] | None) -> pa.Table:
     return con.sql(sql, params=params or None).to_arrow_table()
 
 
+def _releases(fs, root: str, keys: Sequence[bytes] | None) -> pa.Table:
+    try:
+        return _newest(fs, root, keys)
+    except duckdb.Error as exc:  # a damaged partition: DuckDB's message names the file
+        raise CatalogUnreadable(f"the catalog's releases cannot be read: {exc}") from exc
+
+
 def export_nzbs(catalog: str, out: str, keys: Sequence[bytes] | None = None) -> ExportSummary:
     start = time.perf_counter()
     fs, root = open_fs(catalog)
     out_fs, out_root = open_fs(out)
     out_fs.makedirs(out_root, exist_ok=True)
-    releases = _newest(fs, root, keys)
+    releases = _releases(fs, root, keys)
     summary = ExportSummary()
     found = {bytes(k) for k in releases.column("release_key").to_pylist()} if keys else set()
     summary.missing = [k.hex() for k in keys or [] if k not in found]
@@ -92,24 +107,44 @@ def export_nzbs(catalog: str, out: str, keys: Sequence[bytes] | None = None) -> 
 def _export_group(fs, root, group, rows, out_fs, out_root, summary, bar) -> None:
     wanted = {r["release_key"] for r in rows}
     gathered: dict[bytes, list[pa.Table]] = defaultdict(list)
+    unreadable: list[tuple[int, int]] = []  # the spans of partitions that failed to read
+
+    def finish(row: dict) -> None:
+        tables = gathered.pop(row["release_key"], [])
+        # a release's versions lie in the partitions of the ranges it spans
+        if any(a <= row["upper"] and row["first_article"] <= z for a, z in unreadable):
+            summary.skipped += 1
+        else:
+            _write_one(row, tables, out_fs, out_root, summary)
+        bar.update(1)
+
     i = 0
     for part in partition_files(fs, f"{root}/release_files/{group}"):
-        table = read_parquet(fs, part.path)
-        table = table.sort_by([("release_key", "ascending")])
-        col = table.column("release_key").combine_chunks()
-        raw = np.frombuffer(col.buffers()[1], dtype="S20", count=len(col), offset=col.offset * 20)
-        bounds = np.nonzero(np.r_[True, raw[1:] != raw[:-1], True])[0]
-        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-            key = bytes(raw[a]).ljust(20, b"\0")  # numpy drops trailing zero bytes
-            if key in wanted:
-                gathered[key].append(table.slice(a, b - a))
+        try:
+            table = read_parquet(fs, part.path)
+        except (OSError, pa.ArrowException) as exc:
+            summary.unreadable.append(f"{part.path}: {exc}")
+            unreadable.append((part.first, part.last))
+            table = None
+        if table is not None:
+            _gather(table, wanted, gathered)
         while i < len(rows) and rows[i]["upper"] <= part.last:
-            _write_one(rows[i], gathered.pop(rows[i]["release_key"], []), out_fs, out_root, summary)
-            bar.update(1)
+            finish(rows[i])
             i += 1
     for row in rows[i:]:
-        _write_one(row, gathered.pop(row["release_key"], []), out_fs, out_root, summary)
-        bar.update(1)
+        finish(row)
+
+
+def _gather(table: pa.Table, wanted: set[bytes], gathered: dict[bytes, list[pa.Table]]) -> None:
+    """The partition's rows of each wanted release, added to what its earlier ranges gave."""
+    table = table.sort_by([("release_key", "ascending")])
+    col = table.column("release_key").combine_chunks()
+    raw = np.frombuffer(col.buffers()[1], dtype="S20", count=len(col), offset=col.offset * 20)
+    bounds = np.nonzero(np.r_[True, raw[1:] != raw[:-1], True])[0]
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        key = bytes(raw[a]).ljust(20, b"\0")  # numpy drops trailing zero bytes
+        if key in wanted:
+            gathered[key].append(table.slice(a, b - a))
 
 
 def _write_one(
