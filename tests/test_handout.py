@@ -13,7 +13,14 @@ import pytest
 from pipelines.corpus.reader import CorpusReader, RangeReport
 from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index.handout import FileBlock, HandOut
-from pipelines.index.output import Output, _seven_zip, _seven_zip_rows, groups_of, groups_of_each
+from pipelines.index.output import (
+    Output,
+    _one_list_each,
+    _seven_zip,
+    _seven_zip_rows,
+    groups_of,
+    groups_of_each,
+)
 from pipelines.index.parse import Drops, group_context, parse_chunk
 from pipelines.index.rules import Rules
 from pipelines.index.window import Window
@@ -90,3 +97,13 @@ def test_seven_zip_names_found_in_one_search():
     for some in (names, names[:-1], names[:3], [], [b"a.7z"]):
         want = [k for k, name in enumerate(some) if _seven_zip(name)]
         assert np.asarray(_seven_zip_rows(some)).tolist() == want
+
+
+def test_runs_of_one_list_are_told_from_runs_of_equal_lists():
+    one, other = ["a.b"], ["a.b"]  # equal, but two lists: a release whose files differ
+    lists = [one, one, other, one, other, other, one]
+    starts = np.array([0, 2, 3, 4, 6])
+    assert _one_list_each(lists, starts).tolist() == [True, True, True, True, True]
+    assert _one_list_each(lists, np.array([0, 3])).tolist() == [False, False]
+    assert _one_list_each(lists, np.array([1])).tolist() == [False]
+    assert _one_list_each([], np.zeros(0, np.int64)).tolist() == []

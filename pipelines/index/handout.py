@@ -17,8 +17,8 @@ import numpy as np
 import pyarrow as pa
 
 from kernels import window as wk
-from pipelines.index.albums import ALBUM_CLASSES, OpenFile, OpenRelease, Piece, has_digits
-from pipelines.index.batch import SOURCE_ALBUM, SegmentBatch
+from pipelines.index.albums import OpenFile, OpenRelease, Piece
+from pipelines.index.batch import SegmentBatch
 
 T = TypeVar("T")
 _NO_ROWS = np.zeros(0, np.int64)
@@ -100,23 +100,6 @@ class FileBlock:
         order = np.lexsort((files["first_article"], counted, release))
         return order[self.offsets[:-1]]
 
-    def album_candidates(self) -> np.ndarray:
-        """Releases that may gather into an album (`albums.album_key` is not None): one
-        file of media or documents, a name with digits, not a random name."""
-        single = np.flatnonzero(self.file_counts() == 1)
-        first = self.offsets[single]
-        files = self.files[first]
-        maybe = (
-            (self.releases["source"][single] != SOURCE_ALBUM)
-            & ~files["random_name"]
-            & np.isin(files["ext_class"], list(ALBUM_CLASSES))
-        )
-        return np.array(
-            [j for j, f in zip(single[maybe].tolist(), first[maybe].tolist(), strict=True)
-             if has_digits(self.name[f])],
-            np.int64,
-        )  # fmt: skip
-
     def part_ids(self, rows: np.ndarray) -> tuple[list[bytes], list[bytes]]:
         """The message-ids of part 1 and of the top part of these file rows (b"" where
         unseen): kept as bytes, else read from the batch the file row points into."""
@@ -148,7 +131,10 @@ class FileBlock:
     def pieces(self, rows: np.ndarray) -> dict[int, list[Piece]]:
         """These file rows' spans as Pieces of the batches, per row."""
         out: dict[int, list[Piece]] = {row: [] for row in rows.tolist()}
-        at = np.flatnonzero(np.isin(self.span_file, rows))
+        # a mask of the rows, not np.isin: that sorted the block's spans every call
+        wanted = np.zeros(len(self.files), np.bool_)
+        wanted[rows] = True
+        at = np.flatnonzero(wanted[self.span_file])
         spans = zip(
             self.span_file[at].tolist(), self.span_seq[at].tolist(),
             self.span_start[at].tolist(), self.span_stop[at].tolist(), strict=True,

@@ -82,6 +82,15 @@ def groups_of_each(xrefs: list[bytes], fallback: str) -> list[list[str]]:
     return out
 
 
+def _one_list_each(lists: list[list[str]], starts: np.ndarray) -> np.ndarray:
+    """Per run of lists (run j from starts[j] to the next start): is it one list object
+    throughout?"""
+    if not len(starts):
+        return np.zeros(0, np.bool_)
+    ids = np.fromiter(map(id, lists), np.uint64, len(lists))
+    return np.minimum.reduceat(ids, starts) == np.maximum.reduceat(ids, starts)
+
+
 @functools.lru_cache(maxsize=4096)
 def _groups_of(xref: bytes, fallback: str) -> tuple[str, ...]:
     names = []
@@ -194,6 +203,9 @@ class Output:
         bounds = block.offsets.tolist()
         starts = block.offsets[:-1]
         file_groups = groups_of_each(block.xref, self.group)
+        # a release whose files all share one Xref's groups (one list: groups_of_each
+        # makes a list per distinct Xref) takes that list's groups, with no pass a file
+        shared = _one_list_each(file_groups, starts).tolist()
         complete = (files["part_total"] > 0) & (files["count"] >= files["part_total"])
         all_complete = np.logical_and.reduceat(complete, starts).tolist()
         segments = np.add.reduceat(files["count"], starts).tolist()
@@ -226,7 +238,10 @@ class Output:
         for j in range(n):
             a, b = bounds[j], bounds[j + 1]
             first = firsts[j]
-            groups = list(dict.fromkeys(chain.from_iterable(file_groups[a:b])))
+            if shared[j]:
+                groups = list(file_groups[a])
+            else:
+                groups = list(dict.fromkeys(chain.from_iterable(file_groups[a:b])))
             identity = struct.pack(">Q", r["ident"][j])
             key = release_key(identity, self.group, r["first_article"][j])
             keys.append(key)

@@ -26,16 +26,18 @@ from kernels import window as wk
 from kernels.frontier import FrontierState
 from kernels.siblings import sibling_keys
 from pipelines.index.albums import (
+    ALBUM_CLASSES,
     Albums,
     OpenFile,
     OpenRelease,
     Piece,
     batch_total_of,
     count_batch,
+    has_digits,
     is_batch_total,
     keep_copies,
 )
-from pipelines.index.batch import SOURCE_SUBJECT, SegmentBatch
+from pipelines.index.batch import SOURCE_ALBUM, SOURCE_SUBJECT, SegmentBatch
 from pipelines.index.handout import FileBlock, HandOut, pick
 from pipelines.index.rules import Rules
 
@@ -388,7 +390,47 @@ class Window:
 
     def _hand_out(self, releases: np.ndarray, final: bool) -> tuple[FileBlock, list[OpenRelease]]:
         """These releases, files and new segments in: as a block, but for those that may
-        gather into an album, which come out as objects (albums merge and carry them)."""
+        gather into an album, which come out as objects (albums merge and carry them).
+        The two kinds are told apart first, so each one's rows and texts are read once."""
+        album = self._album_candidates(releases)
+        everything = np.arange(len(releases))
+        if not album.any():
+            return self._block(releases, final, everything[:0], True), []
+        if final:
+            block = self._block(releases[~album], final, everything[:0], True)
+            members = self._block(releases[album], final, everything[:0], False)
+            return block, members.open_releases()
+        # at a range's end, one block: the part ids it keeps as bytes go into the window
+        # in reading order, as the snapshot's bytes have them
+        candidates = np.flatnonzero(album)
+        block = self._block(releases, final, candidates, True)
+        return block.without(candidates), block.open_releases(candidates)
+
+    def _album_candidates(self, releases: np.ndarray) -> np.ndarray:
+        """Per release: may it gather into an album (`albums.album_key` is not None)? One
+        file of media or documents, a name with digits, not a random name."""
+        t = self.tables
+        out = np.zeros(len(releases), np.bool_)
+        rel = t.releases
+        single = np.flatnonzero(
+            (rel["files"][releases] == 1) & (rel["source"][releases] != SOURCE_ALBUM)
+        )
+        first = rel["first_file"][releases[single]]
+        maybe = ~t.files["random_name"][first] & np.isin(
+            t.files["ext_class"][first], list(ALBUM_CLASSES)
+        )
+        names = self.name
+        for j, f in zip(single[maybe].tolist(), first[maybe].tolist(), strict=True):
+            out[j] = has_digits(names[f])
+        return out
+
+    def _block(
+        self, releases: np.ndarray, final: bool, candidates: np.ndarray, batch_totals: bool
+    ) -> FileBlock:
+        """These releases as a block: their rows, texts and new segments, and the batch
+        counters' verdicts if asked (album candidates become objects, which the output
+        asks the window about). Provisional candidates (`candidates`: releases of the
+        block) share the window's list of their copies."""
         t = self.tables
         slots, offsets = wk.release_files(t.files, t.releases, releases)
         rows = t.files[slots]
@@ -425,7 +467,6 @@ class Window:
             for which in ("first", "last"):
                 t.files[f"{which}_batch"][slots] = -1
                 block.files[f"{which}_batch"] = -1
-        candidates = block.album_candidates()
         # copies of segments written before: a finished file takes its own along; a
         # provisional one shares the window's list, where keep_copies adds this range's
         if self.carried:
@@ -436,9 +477,9 @@ class Window:
         if not final:
             for j in block.file_rows(candidates).tolist():
                 block.carried[j] = self.carried.setdefault(slot_list[j], [])
-        block.batch_total = self._batch_totals(block, final)
-        objects = block.open_releases(candidates)
-        return block.without(candidates), objects
+        if batch_totals:
+            block.batch_total = self._batch_totals(block, final)
+        return block
 
     def _batch_totals(self, block: FileBlock, finished: bool) -> np.ndarray:
         """`is_batch_total` of every release of the block."""
