@@ -69,24 +69,31 @@ _HIGH_BITS = np.uint64(0x8080808080808080)
 
 @kernel
 def _copy(src, rows, start, length, places, out):
-    """Each row's value from src to its place in out, 8 bytes a step while both sides have
-    them (message-ids run ~20-60 bytes), then bytes. Never past a value's end, unlike
+    """Each row's value from src to its place in out, 8 bytes a step (message-ids run
+    ~20-60 bytes), a value's last bytes as the 8 that end it (overlapping bytes copied
+    already), a value shorter than 8 byte by byte. Never past a value's end, unlike
     `spans._copy_spans`: the places come in any order here, so a value written after its
-    neighbour would overwrite it. Returns whether every byte copied was ASCII: the
-    bytes OR-ed together on the way (a string column of ASCII needs no UTF-8 check)."""
-    size = out.shape[0]
+    neighbour would overwrite it (`places` lays the values out by their lengths, so each
+    fits its place). Returns whether every byte copied was ASCII: the bytes OR-ed
+    together on the way (a string column of ASCII needs no UTF-8 check)."""
     seen = np.uint64(0)
     for j in range(rows.shape[0]):
         i = rows[j]
         k = start[i]
         end = k + length[i]
         o = places[i]
-        while end - k >= 8 and o + 8 <= size:
-            word = load_le64(src, k)
-            seen |= word
-            store_le64(out, o, word)
-            k += 8
-            o += 8
+        if end - k >= 8:
+            while end - k >= 8:
+                word = load_le64(src, k)
+                seen |= word
+                store_le64(out, o, word)
+                k += 8
+                o += 8
+            if k < end:
+                word = load_le64(src, end - 8)
+                seen |= word
+                store_le64(out, o + (end - k) - 8, word)
+            continue
         while k < end:
             byte = src[_U(k)]
             seen |= np.uint64(byte)

@@ -24,7 +24,7 @@ def _parts(column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 # values with empty ones and the bytes XML and UTF-8 care about; columns sliced as the
 # batches' columns are (an offset into a longer buffer)
-values = st.lists(st.binary(max_size=12) | st.sampled_from([b"", b"<a&b>", b"\xff\xfe"]))
+values = st.lists(st.binary(max_size=40) | st.sampled_from([b"", b"<a&b>", b"\xff\xfe"]))
 columns = st.lists(
     st.tuples(values, st.integers(0, 3)).map(lambda t: pa.array(t[0], pa.binary())[t[1] :]),
     max_size=6,

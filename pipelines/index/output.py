@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import re
 import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ import pyarrow.compute as pc
 from kernels import subject as sk
 from kernels.file_segments import file_segments
 from kernels.gather import binary_columns, gather_values
+from kernels.xref_numbers import strip_article_numbers
 from pipelines import naming
 from pipelines.catalog import schema
 from pipelines.catalog.writer import row_group_size
@@ -59,19 +59,17 @@ def release_key(identity: bytes, group: str, first_article: int) -> bytes:
 def groups_of(xref: bytes, fallback: str) -> list[str]:
     """Group names of an Xref field (`Xref: host g:n ...`), in the order given."""
     # the article numbers make every Xref unique; the groups without them repeat
-    return list(_groups_of(_ARTICLE_NUMBER.sub(b":", xref), fallback))
-
-
-_ARTICLE_NUMBER = re.compile(rb":\d+(?=\s|$)")  # a token's last `:n`
+    return list(_groups_of(strip_article_numbers(xref), fallback))
 
 
 def groups_of_each(xrefs: list[bytes], fallback: str) -> list[list[str]]:
-    """`groups_of` of every Xref field, with one regex pass over them all (an Xref holds
-    no line end, so joined by LF each one's end still ends its last token)."""
+    """`groups_of` of every Xref field, their article numbers cut in one kernel pass over
+    them all (an Xref holds no line end, so joined by LF each one's end still ends its
+    last token)."""
     joined = b"\n".join(xrefs)
     if joined.count(b"\n") != max(len(xrefs) - 1, 0):  # not from an overview line
         return [groups_of(xref, fallback) for xref in xrefs]
-    stripped = _ARTICLE_NUMBER.sub(b":", joined).split(b"\n") if xrefs else []
+    stripped = strip_article_numbers(joined).split(b"\n") if xrefs else []
     memo: dict[bytes, list[str]] = {}
     out = []
     for xref in stripped:
