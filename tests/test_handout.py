@@ -9,7 +9,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from pipelines import naming
 from pipelines.corpus.reader import CorpusReader, RangeReport
 from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index.handout import FileBlock, HandOut
@@ -18,6 +21,7 @@ from pipelines.index.output import (
     _one_list_each,
     _seven_zip,
     _seven_zip_rows,
+    _texts,
     groups_of,
     groups_of_each,
 )
@@ -107,3 +111,11 @@ def test_runs_of_one_list_are_told_from_runs_of_equal_lists():
     assert _one_list_each(lists, np.array([0, 3])).tolist() == [False, False]
     assert _one_list_each(lists, np.array([1])).tolist() == [False]
     assert _one_list_each([], np.zeros(0, np.int64)).tolist() == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=6) | st.text(max_size=3).map(str.encode), max_size=12))
+def test_text_columns_are_what_to_text_makes_of_each(values):
+    # bytes that are not UTF-8 (cp1252, Latin-1) beside UTF-8 and ASCII
+    got = _texts(values).to_pylist()
+    assert got == [naming.to_text(v) for v in values]
