@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,11 +16,14 @@ BASE = 1_700_000_000
 
 
 def _both(chunks):
+    """Each chunk (dates, ok) or (dates, ok, posters) through the kernel and the reference."""
     state = fk.FrontierState()
     rstate = {"frontier": 0, "ring": [], "odd": []}
-    for dates, ok in chunks:
-        got = fk.advance(state, np.array(dates, np.int64), np.array(ok, np.bool_))
-        want = ref.advance(rstate, list(dates), list(ok))
+    for dates, ok, *rest in chunks:
+        posters = rest[0] if rest else None
+        arr = None if posters is None else np.array(posters, np.uint64)
+        got = fk.advance(state, np.array(dates, np.int64), np.array(ok, np.bool_), arr)
+        want = ref.advance(rstate, list(dates), list(ok), posters)
         assert got.tolist() == want
         assert state.frontier == rstate["frontier"]
     return state
@@ -31,12 +37,80 @@ date_st = st.one_of(
 chunk_st = st.lists(st.tuples(date_st, st.booleans()), max_size=300).map(
     lambda rows: ([d for d, _ in rows], [o for _, o in rows])
 )
+# a few posters (0 and hashes that share a slot of the posters' table among them)
+SHARED_SLOT = [1 << 63, (1 << 63) + 1]
+poster_st = st.sampled_from([0, 1, 2, 12345678901234567, *SHARED_SLOT])
+posted_chunk_st = st.lists(st.tuples(date_st, st.booleans(), poster_st), max_size=300).map(
+    lambda rows: ([d for d, _, _ in rows], [o for _, o, _ in rows], [p for _, _, p in rows])
+)
 
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(chunk_st, min_size=1, max_size=5))
 def test_matches_reference(chunks):
     _both(chunks)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(posted_chunk_st, min_size=1, max_size=5))
+def test_matches_reference_with_posters(chunks):
+    _both(chunks)
+
+
+def test_a_bogus_date_takes_its_posters_last_date():
+    """An upload's article dated 2099 after another poster's line 7 hours ahead: it takes
+    its own poster's last date, not the line's before it (which split an upload)."""
+    upload = [BASE + i * 30 for i in range(40)]
+    dates = [*upload, BASE + 40 * 30 + 7 * 3600, 4_085_340_259, BASE + 41 * 30]
+    posters = [7] * 40 + [8, 7, 7]
+    state = _both([(dates, [True] * len(dates), posters)])
+    eff = fk.advance(
+        fk.FrontierState(), np.array(dates), np.ones(len(dates), bool), np.array(posters, np.uint64)
+    )
+    assert eff[41] == upload[-1]
+    assert state.frontier > 0
+    # a poster whose last date is no longer plausible (the group moved on a month since):
+    # the line before
+    stale = fk.FrontierState()
+    fk.advance(stale, np.array([BASE] * 2000), np.ones(2000, bool), np.full(2000, 9, np.uint64))
+    late = [BASE + 30 * 86400 + i for i in range(1100)]
+    eff = fk.advance(
+        stale,
+        np.array([*late, 5]),
+        np.ones(1101, bool),
+        np.array([10] * 1100 + [9], np.uint64),
+    )
+    assert stale.frontier > BASE + 29 * 86400
+    assert eff[-1] == late[-1]
+    # a poster never seen: the line before
+    unseen = fk.advance(
+        fk.FrontierState(),
+        np.array([BASE] * 10 + [5]),
+        np.ones(11, bool),
+        np.array([1] * 10 + [2], np.uint64),
+    )
+    assert unseen[-1] == BASE
+
+
+def test_posters_and_dates_of_one_length():
+    with pytest.raises(ValueError, match="2 dates, 2 flags and 1 posters"):
+        fk.advance(
+            fk.FrontierState(), np.array([BASE, BASE]), np.ones(2, bool), np.ones(1, np.uint64)
+        )
+
+
+def test_a_snapshot_from_before_the_posters_table_loads():
+    state = fk.FrontierState()
+    fk.advance(state, np.array([BASE, BASE + 1]), np.ones(2, bool), np.array([3, 3], np.uint64))
+    old = {
+        k: v
+        for k, v in pickle.loads(pickle.dumps(state)).__dict__.items()
+        if not k.startswith("poster_")
+    }
+    restored = fk.FrontierState.__new__(fk.FrontierState)
+    restored.__setstate__(old)
+    assert restored.frontier == state.frontier and not restored.poster_keys.any()
+    assert fk.advance(restored, np.array([5]), np.ones(1, bool)).tolist() == [BASE + 1]
 
 
 def test_jump_after_a_long_pause_moves_the_frontier():

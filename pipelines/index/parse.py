@@ -115,10 +115,10 @@ def parse_chunk(
     dates, date_ok, owner = lf.date, lf.date_ok, lf.owner
     # the frontier reads every good line's date in article order, kept or not
     if all_ok:
-        effective = frontier.advance(state, dates, date_ok)
+        effective = frontier.advance(state, dates, date_ok, lf.poster)
     else:
         effective = np.zeros(len(ix), np.int64)
-        effective[ok] = frontier.advance(state, dates[ok], date_ok[ok])
+        effective[ok] = frontier.advance(state, dates[ok], date_ok[ok], lf.poster[ok])
 
     crosspost = ok & (owner >= 0) & (owner != ctx.index)
     for g in np.unique(owner[crosspost]):
