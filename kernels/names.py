@@ -18,7 +18,7 @@ _U = np.uint64
 # What a file is, from its name (ext_class).
 NONE = 0  # no file name
 RAR_FIRST = 1  # first archive volume: .part01.rar, .rar, .7z, .7z.001, .001, .zip
-ARCHIVE_VOL = 2  # later volumes: .part02.rar, .r00, .z01, .7z.002, .002
+ARCHIVE_VOL = 2  # later volumes: .part02.rar, .r00, .s00 (after .r99), .z01, .7z.002, .002
 PAR2_INDEX = 3
 PAR2_VOL = 4
 NFO = 5
@@ -209,6 +209,10 @@ def _classify(buf, a, b, codes, classes, strips):
         return cls, vol, 4
     if 2 <= nd <= 3 and d - 2 >= a and buf[_U(d - 2)] == 46 and _lower(buf[_U(d - 1)]) == 114:
         return ARCHIVE_VOL, _value(buf, d, b), nd + 2
+    # old-style RAR sets go on past .r99 with .s00-.s99, then .t00 (up to .y99)
+    letter = _lower(buf[_U(d - 1)]) if d - 1 >= a else 0
+    if nd == 2 and d - 2 >= a and buf[_U(d - 2)] == 46 and 115 <= letter <= 121:
+        return ARCHIVE_VOL, (letter - 114) * 100 + _value(buf, d, b), 4
     if nd == 2 and d - 2 >= a and buf[_U(d - 2)] == 46 and _lower(buf[_U(d - 1)]) == 122:
         return ARCHIVE_VOL, _value(buf, d, b), 4
     # a plain extension: 2-4 ASCII letters/digits after the last dot

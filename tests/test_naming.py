@@ -50,6 +50,8 @@ def test_to_text_falls_back_from_utf8_to_cp1252_to_latin1():
     [
         ("Name.part01.rar", "Name"),
         ("Name.r05", "Name"),
+        ("Name.s00", "Name"),
+        ("Name.t12", "Name"),
         ("name.vol07+08.par2", "name"),
         ("Name.PAR2", "Name"),
         ("Name.7z.001", "Name"),
@@ -212,6 +214,7 @@ SUBJECT_PIECES = [
     b"01/20", b"20/01", b"12 MB", b"1,234 bytes", b"2.5GB", b"700 kib", b"1.5 TB", b"2tib",
     b"3.1.b",
     b"Name.part01.rar", b"x.vol03+04.par2", b"Show.S01E02.7z.001", b"a.r00", b"b.nfo",
+    b"a.s00", b"a.t17", b"a.y99", b"a.S01", b"x.z01",
     b".mkv", b"(Name.rar)", b"[c.zip]:", b" ", b"  ", b" - ", b"-", b"--", b"- -", b"_", b".",
     b"|", b":", b"~", "Mädels".encode(), "日本語".encode(), "Привет мир".encode(),
     "【字幕】".encode(), b"\x93q\x94", b"caf\xe9", b"\xff\xfe", b"\t",

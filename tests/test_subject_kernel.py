@@ -76,6 +76,9 @@ EXTS = [
     "PART10.RAR",
     "r00",
     "r99",
+    "s00",
+    "T42",
+    "y99",
     "7z",
     "7z.001",
     "7z.012",
@@ -394,6 +397,9 @@ NAMED = [
     (b'"Name.7z.001" yEnc (1/50)', 1, 50, -1, -1, b"Name.7z.001", k.RAR_FIRST, 1),
     (b'"Name.z03" yEnc (1/50)', 1, 50, -1, -1, b"Name.z03", k.ARCHIVE_VOL, 3),
     (b'"Name.r05" yEnc (1/50)', 1, 50, -1, -1, b"Name.r05", k.ARCHIVE_VOL, 5),
+    # an old-style RAR set past .r99 goes on with .s00: the 101st volume after .r00
+    (b'"Name.s00" yEnc (1/50)', 1, 50, -1, -1, b"Name.s00", k.ARCHIVE_VOL, 100),
+    (b'"Name.t07" yEnc (1/50)', 1, 50, -1, -1, b"Name.t07", k.ARCHIVE_VOL, 207),
     (b"My.Song.mp3 yEnc (1/3)", 1, 3, -1, -1, b"My.Song.mp3", k.AUDIO, -1),
     (b"Scan (01/12) IMG_0001.jpg [3/12] yEnc (2/2)", 2, 2, 3, 12, b"IMG_0001.jpg", k.IMAGE, -1),
 ]

@@ -13,6 +13,7 @@ SEVEN_Z_VOL_RE = re.compile(rb"\.7z\.(\d{3})$")
 NUMBERED_RE = re.compile(rb"\.(\d{3})$")
 R_VOL_RE = re.compile(rb"\.r(\d{2,3})$")
 Z_VOL_RE = re.compile(rb"\.z(\d{2})$")
+OLD_RAR_NEXT_RE = re.compile(rb"\.([s-y])(\d{2})$")  # .s00 follows .r99
 EXT_RE = re.compile(rb"\.([a-z0-9]{2,4})$")
 UUID_RE = re.compile(
     rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -48,6 +49,9 @@ def classify(name: bytes) -> tuple[int, int, int]:
         m = rx.search(n)
         if m:
             return k.ARCHIVE_VOL, int(m.group(1)), len(m.group(0))
+    m = OLD_RAR_NEXT_RE.search(n)
+    if m:
+        return k.ARCHIVE_VOL, (m.group(1)[0] - ord("r")) * 100 + int(m.group(2)), 4
     m = EXT_RE.search(n)
     if m:
         ext = m.group(1).decode()
