@@ -392,17 +392,22 @@ def place_runs(
                     rels, rel, r, run_ident, run_poster, run_source, date, run_first_article[r]
                 )
                 run_new_release[r] = True
-                if run_has_sibling[r]:
-                    chain_append(
-                        sibling_keys,
-                        sibling_heads,
-                        sibling_tails,
-                        sibling_entries,
-                        run_sibling[r],
-                        rel,
-                        counts,
-                        SIBLING_MAP_USED,
-                    )
+            # a file with a sibling key makes its release findable by it, also when it
+            # joined by identity: an upload's `[00/09] - Name.nzb`, `[01/09] - Name.nfo`
+            # share an identity, and its `[03/09] - 01 - Song.mp3` finds them only so
+            if run_has_sibling[r] and not _chain_holds(
+                sibling_keys, sibling_heads, sibling_entries, run_sibling[r], rel
+            ):
+                chain_append(
+                    sibling_keys,
+                    sibling_heads,
+                    sibling_tails,
+                    sibling_entries,
+                    run_sibling[r],
+                    rel,
+                    counts,
+                    SIBLING_MAP_USED,
+                )
             if not _chain_holds(ident_keys, ident_heads, ident_entries, run_ident[r], rel):
                 chain_append(
                     ident_keys,

@@ -105,6 +105,67 @@ def test_a_skewed_clock_or_a_bogus_year_does_not_tear_a_file(tmp_path):
     assert view.releases[key]["segments"] == 8 and view.releases[key]["complete"]
 
 
+def test_a_bogus_date_after_another_posters_skewed_clock_keeps_the_upload_whole(tmp_path):
+    """A file's first part dated 2099 right after another poster's line 7 h ahead: the
+    part takes its own poster's last date, not the neighbour's (which split the upload)."""
+    p = Posts()
+    name, mids = "Whole.Upload.2019-GRP", []
+    for i in range(1, 4):
+        for k in range(1, 5):
+            date = T0 + i * 60 + k
+            if i == 3 and k == 1:
+                p.post(f"{date:032x}", "skewed <s@x>", date + 7 * HOUR, f"skew.{date}@x")
+            bogus = "Mon, 17 Jun 2099 00:44:19 GMT" if (i, k) == (3, 1) else ""
+            mid = f"w.{i}.{k}@up"
+            p.post(
+                f'{name} [{i}/3] - "{name}.part{i}.rar" yEnc ({k}/4)', "w <w@x>", date, mid, bogus
+            )
+            mids.append(mid)
+    p.filler(T0, 40)
+    view = p.index(tmp_path)
+    (key,) = releases_of(view, mids)
+    assert view.releases[key]["files"] == 3 and view.releases[key]["complete"]
+
+
+def test_an_old_style_rar_set_past_r99_is_one_release(tmp_path):
+    """.rar, .r00-.r99, then .s00 on: the .s volumes belong to the set."""
+    p = Posts()
+    name = "Old.Style.Set.2004-GRP"
+    names = [f"{name}.rar"] + [f"{name}.r{i:02d}" for i in range(100)]
+    names += [f"{name}.s{i:02d}" for i in range(3)]
+    mids = []
+    for i, file_name in enumerate(names):
+        mid = f"o.{i}@up"
+        p.post(f'"{file_name}" yEnc (1/1)', "o <o@x>", T0 + i * 20, mid)
+        mids.append(mid)
+    p.filler(T0, 40)
+    view = p.index(tmp_path)
+    (key,) = releases_of(view, mids)
+    assert view.releases[key]["files"] == len(names)
+
+
+def test_files_named_apart_find_the_release_their_first_files_made(tmp_path):
+    """`[00/04] - Album.nzb` and `[01/04] - Album.nfo` share an identity; `[02/04] - 01 -
+    Song.mp3` has another (its unquoted name leaks into it): the sibling key (poster,
+    total, the subject before the counter) must find the release the first two made."""
+    p = Posts()
+    head = "Felix Upton - Over Road (2023) [MP3 320]"
+    files = [f"{head}.nzb", f"{head}.nfo", "01 - City Again River Alone.mp3", "02 - City.mp3"]
+    files.append("folder.jpg")
+    mids = []
+    for i, file_name in enumerate(files):
+        for k in (1, 2):
+            mid = f"m.{i}.{k}@up"
+            p.post(
+                f"{head} - [{i:02d}/04] - {file_name} yEnc ({k}/2)", "y <y@x>", T0 + i * 60 + k, mid
+            )
+            mids.append(mid)
+    p.filler(T0, 40)
+    view = p.index(tmp_path)
+    (key,) = releases_of(view, mids)
+    assert view.releases[key]["files"] == len(files)
+
+
 def test_a_repost_hours_later_is_a_release_of_its_own(tmp_path):
     p = Posts()
     first = p.upload("Repost.Me.2019-GRP", 2, 3, "c <c@x>", T0, tag="one")

@@ -66,6 +66,8 @@ class ReferenceWindow:
     files: dict[int, _File] = field(default_factory=dict)  # the current file of each key
     current: dict[int, list[OpenRelease]] = field(default_factory=dict)  # open, per identity
     siblings: dict[tuple[int, int, bytes], list[OpenRelease]] = field(default_factory=dict)
+    # per open release (by id): the sibling keys it can be found by
+    sibling_keys: dict[int, list[tuple[int, int, bytes]]] = field(default_factory=dict)
     open: list[OpenRelease] = field(default_factory=list)
     albums: Albums = field(default_factory=Albums)
     batch_uploads: dict[tuple[int, int], set[int]] = field(default_factory=dict)
@@ -134,11 +136,12 @@ class ReferenceWindow:
                 last_article=first_article,
             )
             self.open.append(rel)
-            if sibling is not None:
-                self.siblings.setdefault(sibling, []).append(rel)
-                rel.sibling = sibling
             if f.file_total >= self.rules.batch_total_min:
                 count_batch(self.batch_uploads, self.rules, poster_key, f.file_total, ident)
+        # findable by the file's sibling key, also when it joined by identity
+        if sibling is not None and rel not in self.siblings.get(sibling, ()):
+            self.siblings.setdefault(sibling, []).append(rel)
+            self.sibling_keys.setdefault(id(rel), []).append(sibling)
         if ident not in rel.idents:
             rel.idents.add(ident)
             self.current.setdefault(ident, []).append(rel)
@@ -201,8 +204,8 @@ class ReferenceWindow:
     def _forget(self, rel: OpenRelease) -> None:
         for ident in rel.idents:
             _drop(self.current, ident, rel)
-        if rel.sibling is not None:
-            _drop(self.siblings, rel.sibling, rel)
+        for sibling in self.sibling_keys.pop(id(rel), ()):
+            _drop(self.siblings, sibling, rel)
         for f in rel.files:
             if self.files.get(f.key) is f:
                 del self.files[f.key]
