@@ -136,3 +136,18 @@ def test_large_random_input_matches_reference():
         dates[rng.random(3000) < 0.05] = 4_000_000_000
         chunks.append((dates.tolist(), (rng.random(3000) > 0.02).tolist()))
     _both(chunks)
+
+
+def test_a_burst_of_one_skewed_poster_does_not_make_the_frontier():
+    """676 of the last 1,024 lines from one poster whose clock runs 14 h ahead: the
+    frontier stays with the others (the plain median took the burst's clock)."""
+    rng = np.random.default_rng(9)
+    others = BASE + np.sort(rng.integers(0, 3600, 348))
+    burst = BASE + 14 * 3600 + np.arange(676) * 5
+    dates = np.concatenate([others[:200], burst, others[200:]])
+    posters = np.concatenate(
+        [rng.integers(1, 60, 200), np.full(676, 999), rng.integers(1, 60, 148)]
+    ).astype(np.uint64)
+    state = _both([(dates.tolist(), [True] * len(dates), posters.tolist())])
+    assert abs(state.frontier - BASE) < 3600
+    assert np.median(dates) > BASE + 13 * 3600  # what the plain median gave

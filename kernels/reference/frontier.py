@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import statistics
 
-from kernels.frontier import PLAUSIBLE, POSTER_SLOTS, RING
+from kernels.frontier import PLAUSIBLE, POSTER_SLOTS, POSTER_WEIGHT, RING
 
 _MIX = 0x9E3779B97F4A7C15
 
 
 def _median(values: list[int]) -> int:
     return int(statistics.median(values))
+
+
+def _posters_median(entries: list[tuple[int, int]]) -> int:
+    """The median of (date, poster) entries, each poster's dates as their median counted
+    at most POSTER_WEIGHT times."""
+    by_poster: dict[int, list[int]] = {}
+    for date, poster in entries:
+        by_poster.setdefault(poster, []).append(date)
+    votes = []
+    for dates in by_poster.values():
+        votes += [_median(dates)] * min(len(dates), POSTER_WEIGHT)
+    return _median(votes)
 
 
 def _slot(poster: int) -> int:
@@ -20,17 +32,18 @@ def _slot(poster: int) -> int:
 def advance(
     state: dict, dates: list[int], ok: list[bool], posters: list[int] | None = None
 ) -> list[int]:
-    """state: {"frontier", "ring" (oldest first, <= RING), "odd", "last_good",
-    "posters" (slot -> (poster, its last plausible date))}; mutated."""
+    """state: {"frontier", "ring" and "odd" ((date, poster), oldest first, <= RING each),
+    "last_good", "posters" (slot -> (poster, its last plausible date))}; mutated."""
     posters = posters if posters is not None else [0] * len(dates)
     table: dict[int, tuple[int, int]] = state.setdefault("posters", {})
     frontier = state["frontier"]
-    ring: list[int] = state["ring"]
-    odd: list[int] = state["odd"]
+    ring: list[tuple[int, int]] = state["ring"]
+    odd: list[tuple[int, int]] = state["odd"]
     if frontier == 0:
-        first = [d for d, good in zip(dates, ok, strict=True) if good][:RING]
+        rows = zip(dates, ok, posters, strict=True)
+        first = [(d, p) for d, good, p in rows if good][:RING]
         if first:
-            frontier = _median(first)
+            frontier = _posters_median(first)
     effective = []
     last_good = state.get("last_good", 0)
 
@@ -49,23 +62,24 @@ def advance(
             effective.append(d)
             last_good = d
             table[_slot(poster)] = (poster, d)
-            ring.append(d)
+            ring.append((d, poster))
             del ring[:-RING]
             odd.clear()
         else:
             effective.append(fallback(poster))
-            odd.append(d)
+            odd.append((d, poster))
             if len(odd) == RING:
-                if max(odd) - min(odd) <= PLAUSIBLE:
+                odd_dates = [x for x, _ in odd]
+                if max(odd_dates) - min(odd_dates) <= PLAUSIBLE:
                     ring[:] = odd
-                    frontier = _median(odd)
+                    frontier = _median(odd_dates)
                     for j in range(max(0, i - RING + 1), i + 1):
                         if ok[j]:
                             effective[j] = dates[j]
                     last_good = d
                 odd.clear()
     if ring:
-        frontier = _median(ring)
+        frontier = _posters_median(ring)
     state["frontier"] = frontier
     state["last_good"] = last_good
     return effective
