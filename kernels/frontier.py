@@ -3,12 +3,11 @@
 The frontier is the median of the last RING plausible dates, each poster's taken as their
 median and counted at most POSTER_WEIGHT times (a burst of one poster, whose clock may be
 hours off, cannot make the median); a date is plausible when it lies within PLAUSIBLE
-seconds of the frontier.
-RING implausible dates in a row that agree among themselves (the group paused, or its
-history jumped) move it. Each line gets an *effective date*: its own when plausible, else
-its poster's last plausible date (when that is still plausible), else the last plausible
-date before it (the frontier while there is none), so a skewed clock or a bogus year can
-neither hold a release open nor close it early, nor tear a file in two.
+seconds of the frontier. RING implausible dates in a row that agree among themselves (the
+group paused, or its history jumped) move it. Each line gets an *effective date*: its own
+when plausible, else its poster's last plausible date (when that is still plausible), else
+the last plausible date before it (the frontier while there is none), so a skewed clock or
+a bogus year can neither hold a release open nor close it early, nor tear a file in two.
 
 Why poster by poster: an upload's articles come from one poster seconds apart, while a
 noise burst of 676 articles under one From whose clock ran 14 hours ahead made the plain
@@ -33,6 +32,8 @@ PLAUSIBLE = 7 * 86400
 POSTER_SLOTS = 4096  # ~a chunk's distinct posters; a slot taken over costs only a fallback
 POSTER_WEIGHT = 64  # the most lines of one poster the frontier's median counts
 _SLOT_MIX = np.uint64(0x9E3779B97F4A7C15)
+# a slot is the top bits of the multiplied hash: as many as POSTER_SLOTS (a power of two) takes
+_SLOT_SHIFT = np.uint64(64 - (POSTER_SLOTS.bit_length() - 1))
 
 
 @dataclass
@@ -64,23 +65,15 @@ class FrontierState:
 
 
 @kernel
-def _poster_slot(poster, slots):
-    return np.int64((poster * _SLOT_MIX) >> np.uint64(64 - _log2(slots)))
-
-
-@kernel
-def _log2(n):
-    b = 0
-    while (1 << (b + 1)) <= n:
-        b += 1
-    return b
+def _poster_slot(poster):
+    return np.int64((poster * _SLOT_MIX) >> _SLOT_SHIFT)
 
 
 @kernel
 def _fallback(poster, keys, dates, last_good, frontier, plausible):
     """The effective date of a line whose own is bad: its poster's last plausible date if
     still plausible, else the last plausible date read, else the frontier."""
-    slot = _poster_slot(poster, keys.shape[0])
+    slot = _poster_slot(poster)
     if keys[slot] == poster and dates[slot] != 0 and abs(dates[slot] - frontier) <= plausible:
         return dates[slot]
     return last_good if last_good != 0 else frontier
@@ -141,7 +134,7 @@ def _advance(
         if abs(d - frontier) <= plausible:
             effective[i] = d
             last_good = d
-            slot = _poster_slot(poster[i], poster_keys.shape[0])
+            slot = _poster_slot(poster[i])
             poster_keys[slot] = poster[i]
             poster_dates[slot] = d
             ring[ring_pos] = d

@@ -58,6 +58,11 @@ class Kept:
 
 
 @leaf_kernel
+def _outside(i, n):
+    return i < 0 or i >= n
+
+
+@leaf_kernel
 def _in_play(
     pos, live_line, live_cls, live_part, live_part_total,
     line_poster, line_nbytes, line_date, line_number, cls_file_key, cls_ident,
@@ -68,11 +73,11 @@ def _in_play(
     n_cls = cls_file_key.shape[0]
     for j in range(pos.shape[0]):
         p = pos[j]
-        if p < 0 or p >= n_live:
+        if _outside(p, n_live):
             return j
         li = live_line[p]
         c = live_cls[p]
-        if li < 0 or li >= n_lines or c < 0 or c >= n_cls:
+        if _outside(li, n_lines) or _outside(c, n_cls):
             return j
         line[j] = li
         cls[j] = c
@@ -102,11 +107,11 @@ def _kept(
     n_lines = mid_start_of_line.shape[0]
     for j in range(keep.shape[0]):
         k = keep[j]
-        if k < 0 or k >= n_play:
+        if _outside(k, n_play):
             return j
         li = p_line[k]
         c = p_cls[k]
-        if li < 0 or li >= n_lines or c < 0 or c >= n_cls:
+        if _outside(li, n_lines) or _outside(c, n_cls):
             return j
         line[j] = li
         cls[j] = c
