@@ -34,10 +34,12 @@ def list_table(fs: AbstractFileSystem, root: str, table: str, stat: bool = True)
     """Every whole partition of `table` (`<root>/<table>/<group>/*.parquet`, temporary
     names skipped), sorted by path; sizes and modification times only with `stat`."""
     if not is_local(fs):
-        paths = sorted(p for p in fs.glob(table_glob(root, table)) if not is_temporary(p))
+        # detail: sizes and mtimes come with the listing (one request on object stores)
+        found = fs.glob(table_glob(root, table), detail=stat)
+        paths = sorted(p for p in found if not is_temporary(p))
         if not stat:
             return [Listed(p, None, "") for p in paths]
-        return [_from_info(p, fs.info(p)) for p in paths]
+        return [from_info(p, found[p]) for p in paths]
     base = f"{root.rstrip('/')}/{table}"
     found = []
     try:
@@ -65,6 +67,6 @@ def list_table(fs: AbstractFileSystem, root: str, table: str, stat: bool = True)
     return sorted(found, key=lambda p: p.path)
 
 
-def _from_info(path: str, info: dict) -> Listed:
+def from_info(path: str, info: dict) -> Listed:
     mtime = info.get("mtime") or info.get("LastModified") or info.get("updated")
     return Listed(path, info.get("size"), str(mtime))

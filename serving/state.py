@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
+from pipelines.catalog.health import PartitionHealth
 from pipelines.nzb.assemble import (
     Mark,
     ReleaseFilesLookup,
@@ -34,15 +35,18 @@ log = logging.getLogger(__name__)
 class Catalog:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.views = CatalogViews(settings.catalog)
+        # one record of damaged partitions for the views, the index and the downloads
+        self.health = PartitionHealth()
+        self.views = CatalogViews(settings.catalog, self.health)
         self.index = IndexManager(
             settings.catalog,
             settings.index_dir,
             in_process=settings.build_in_process,
             follow=settings.follow_index,
             result_cache=settings.search_cache,
+            health=self.health,
         )
-        self.files = ReleaseFilesLookup(self.views.fs, self.views.root)
+        self.files = ReleaseFilesLookup(self.views.fs, self.views.root, health=self.health)
         # in the index folder the workers share: one set of daily counts for all of them
         self.limits = KeyLimits(
             settings.api_keys,
@@ -105,19 +109,23 @@ class Catalog:
         """What `nzb` needs of the release (name, group, category, article span)."""
         return self.snapshot.download_row(key)
 
-    def nzb_files(self, row: dict[str, Any]) -> list[NzbFile]:
+    @staticmethod
+    def _span(row: dict[str, Any]) -> tuple[int, int]:
         # Versions were written in ranges from its first article to its newest version's.
-        last = max(int(row["last_article"]), int(row["written_range"]))
-        rows = self.files.rows(row["group"], row["release_key"], int(row["first_article"]), last)
+        return int(row["first_article"]), max(int(row["last_article"]), int(row["written_range"]))
+
+    def damaged_files(self, row: dict[str, Any]) -> str | None:
+        """A `release_files` partition known damaged that the release's span covers."""
+        return self.files.damaged_in(row["group"], *self._span(row))
+
+    def nzb_files(self, row: dict[str, Any]) -> list[NzbFile]:
+        rows = self.files.rows(row["group"], row["release_key"], *self._span(row))
         return merge_file_rows(rows)
 
     def nzb(self, row: dict[str, Any], mark: Mark = None) -> bytes:
         """The release's NZB (from its `download_row` or whole row); `mark(stage)` is told
         where the time went."""
-        last = max(int(row["last_article"]), int(row["written_range"]))
-        rows = self.files.rows(
-            row["group"], row["release_key"], int(row["first_article"]), last, mark
-        )
+        rows = self.files.rows(row["group"], row["release_key"], *self._span(row), mark)
         files = merge_release_rows(rows)
         if mark is not None:
             mark("merge")

@@ -3,6 +3,8 @@
 Each view reads an explicit list of whole partitions taken at the last refresh, never
 a glob at query time: a partition being written (a `.tmp-*` name) is never listed, and
 a refresh re-creates the views in one step, so a query sees one consistent listing.
+A damaged partition (`pipelines.catalog.health`) is left out of the listing: DuckDB reads
+every listed file's footer when a view is made, so one truncated file failed them all.
 
 - `release_versions`: every row of `releases`; `releases`: the newest version of each
   key (finished first, then the latest range); `release_files`, `ranges`,
@@ -17,9 +19,10 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from pipelines.catalog.health import PartitionHealth, footer_problem
 from pipelines.catalog.schema import TABLES
 from pipelines.corpus.fs import open_fs
-from serving.listing import list_table
+from serving.listing import from_info, list_table
 
 VIEW_TABLES = ["releases", "release_files", "ranges", "pending_releases"]
 
@@ -29,8 +32,9 @@ def _quote(value: str) -> str:
 
 
 class CatalogViews:
-    def __init__(self, catalog: str) -> None:
+    def __init__(self, catalog: str, health: PartitionHealth | None = None) -> None:
         self.catalog = catalog
+        self.health = health or PartitionHealth()
         self.fs, self.root = open_fs(catalog)
         self.con = duckdb.connect()
         self.con.execute("SET threads TO 1")  # requests run in parallel; queries stay small
@@ -43,13 +47,45 @@ class CatalogViews:
         self.refresh()
 
     def _list(self, table: str) -> list[str]:
-        return [self._prefix + p.path for p in list_table(self.fs, self.root, table, stat=False)]
+        """The table's readable partitions (sizes and mtimes tell a replaced file)."""
+        listed = list_table(self.fs, self.root, table)
+        self.health.forget_missing(table, {p.path for p in listed})
+        return [
+            self._prefix + p.path
+            for p in listed
+            if p.size is not None
+            and self.health.problem(self.fs, table, p.path, p.size, p.mtime) is None
+        ]
 
     def refresh(self) -> bool:
         """Re-list the partitions; re-create the views when the listing changed."""
         listing = {t: self._list(t) for t in VIEW_TABLES}
         if listing == self.files:
             return False
+        try:
+            self._create(listing)
+        except duckdb.Error:
+            # A footer that passed the quick check but does not parse: find the files
+            # DuckDB could not read, leave them out and make the views once more.
+            if not self._mark_unreadable(listing):
+                raise
+            listing = {t: self._list(t) for t in VIEW_TABLES}
+            self._create(listing)
+        return True
+
+    def _mark_unreadable(self, listing: dict[str, list[str]]) -> bool:
+        found = False
+        for table, paths in listing.items():
+            for path in paths:
+                bare = path.removeprefix(self._prefix)
+                listed = from_info(bare, self.fs.info(bare))
+                problem = footer_problem(self.fs, bare, listed.size)
+                if problem is not None:
+                    self.health.mark(table, bare, listed.size, listed.mtime, problem)
+                    found = True
+        return found
+
+    def _create(self, listing: dict[str, list[str]]) -> None:
         with self._lock:
             for table, paths in listing.items():
                 source = "releases" if table == "releases" else table
@@ -83,7 +119,6 @@ class CatalogViews:
                 "FROM releases GROUP BY 1"
             )
             self.files = listing
-        return True
 
     def query(self, sql: str, params: list[Any] | None = None) -> pa.Table:
         """Run one read query on its own cursor (DuckDB cursors are per thread)."""
@@ -113,6 +148,7 @@ class CatalogViews:
             "pending": pending,
             "versions": versions,
             "partitions": {t: len(p) for t, p in self.files.items()},
+            "damaged": self.health.damaged(),
         }
 
     def close(self) -> None:

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from pipelines.catalog.health import DamagedPartition
 from serving import categories, text
 from serving.index.searcher import SearchQuery
 from serving.state import Catalog, CatalogDep
@@ -99,10 +100,13 @@ def release_page(guid: str, request: Request, catalog: CatalogDep) -> HTMLRespon
     row = catalog.release(key) if len(key) == 20 else None
     if row is None:
         return _render(request, catalog, "error.html", message="No such release", status_code=404)
-    files = catalog.nzb_files(row)
+    try:
+        files, unreadable = catalog.nzb_files(row), False
+    except DamagedPartition:  # the release's facts still show; its files and NZB do not
+        files, unreadable = [], True
     return _render(
         request, catalog, "release.html", row=row, files=files, title=row["name"],
-        apikey=request.query_params.get("apikey"),
+        apikey=request.query_params.get("apikey"), unreadable=unreadable,
     )  # fmt: skip
 
 

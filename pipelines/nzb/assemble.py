@@ -15,7 +15,8 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import zip_longest
 from typing import Any
@@ -26,6 +27,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from fsspec import AbstractFileSystem
 
+from pipelines.catalog.health import DamagedPartition, PartitionHealth
 from pipelines.nzb.writer import NzbFile, NzbFiles, load_kernel, string_buffers
 
 # What `merge_file_rows` reads of `release_files` (and the key, to pick the rows).
@@ -38,6 +40,7 @@ def _no_mark(stage: str) -> None:
     pass
 
 
+_TABLE = "release_files"
 _PART = re.compile(r"^(?:compact-)?(\d+)-(\d+)\.parquet$")
 
 
@@ -192,10 +195,20 @@ class ReleaseFilesLookup:
     just the row group it reads (~0.9 ms with the reader's set-up, where the whole footer
     of 158 row groups took ~3.4 ms and a kept parsed one ~1.9 MB). Raw footers are ~260 kB
     a partition, kept up to `cache_bytes` (least recently read dropped first).
+
+    A partition that cannot be read raises `DamagedPartition` naming it, and is marked in
+    `health`: a release whose span it covers gets no NZB rather than one lacking files.
     """
 
-    def __init__(self, fs: AbstractFileSystem, catalog: str, cache_bytes: int = 96 << 20) -> None:
+    def __init__(
+        self,
+        fs: AbstractFileSystem,
+        catalog: str,
+        cache_bytes: int = 96 << 20,
+        health: PartitionHealth | None = None,
+    ) -> None:
         self.fs = fs
+        self.health = health or PartitionHealth()
         self.catalog = catalog.rstrip("/")
         self._cache: OrderedDict[tuple[Any, ...], _Partition] = OrderedDict()
         self._cache_bytes = cache_bytes
@@ -232,10 +245,22 @@ class ReleaseFilesLookup:
                 break
             # Known paths are not stat'ed again here (this runs every refresh): a replaced
             # file is re-read by its first download, which checks size and mtime.
-            if path not in known and self._partition(path, count=False)[1]:
-                read += 1
-                time.sleep(0.002)  # let requests have the GIL between files: no rush
+            try:
+                if path in known or not self._partition(path, count=False)[1]:
+                    continue
+            except (DamagedPartition, FileNotFoundError):
+                continue  # marked damaged (the status page shows it), or removed meanwhile
+            read += 1
+            time.sleep(0.002)  # let requests have the GIL between files: no rush
         return read
+
+    def damaged_in(self, group: str, first_article: int, last_article: int) -> str | None:
+        """A partition known damaged whose span overlaps [first_article, last_article]."""
+        for part in self._partitions(group):
+            overlaps = part.last >= first_article and part.first <= last_article
+            if overlaps and self.health.is_damaged(part.path):
+                return part.path
+        return None
 
     def rows(
         self, group: str, key: bytes, first_article: int, last_article: int, mark: Mark = None
@@ -266,7 +291,11 @@ class ReleaseFilesLookup:
                 if count:
                     self._cache.move_to_end(ident)
                 return hit, False
-        found = _read_partition(self.fs, path, ident)
+        problem = self.health.problem(self.fs, _TABLE, path, ident[1], ident[2])
+        if problem is not None:
+            raise DamagedPartition(path, problem)
+        with self._damage(ident=ident):
+            found = _read_partition(self.fs, path, ident)
         with self._lock:
             # A replaced file (a redone range) drops the old one's footer.
             for old in [k for k in self._cache if k[0] == path]:
@@ -297,8 +326,27 @@ class ReleaseFilesLookup:
             return lambda start, end: _pread(path, start, end)
         return lambda start, end: self.fs.cat_file(path, start=start, end=end)
 
+    @contextmanager
+    def _damage(self, ident: tuple[Any, ...]) -> Iterator[None]:
+        """Reading errors inside become `DamagedPartition`, marked in `health`."""
+        try:
+            yield
+        except FileNotFoundError:
+            raise  # removed since it was listed (a compaction): not damage
+        except (OSError, ValueError, pa.ArrowException) as exc:
+            path, size, mtime = ident
+            problem = f"{type(exc).__name__}: {exc}"
+            self.health.mark(_TABLE, path, size, mtime, problem)
+            raise DamagedPartition(path, problem) from exc
+
     def _rows_in(self, path: str, key: bytes, mark: Callable[[str], None]) -> pa.Table | None:
         part = self._partition(path)[0]
+        with self._damage(ident=part.ident):
+            return self._rows_of(part, path, key, mark)
+
+    def _rows_of(
+        self, part: _Partition, path: str, key: bytes, mark: Callable[[str], None]
+    ) -> pa.Table | None:
         bounds = part.bounds
         groups = [i for i, b in enumerate(bounds) if b is None or b[0] <= key <= b[1]]
         mark("bounds")

@@ -11,6 +11,10 @@ Builds cut partitions into batches of about `batch_rows` release rows, one segme
 each, so a build's memory is bounded by a batch, not by the catalog. Segments record
 the partitions (path, size, mtime) they were built from: a server restarted on the
 same `index_dir` reuses every segment whose partitions are unchanged.
+
+A damaged partition (`pipelines.catalog.health`) is left out: the quick check drops
+files cut short before a build reads them, and a build that fails on a partition anyway
+names it (`DamagedPartition`), which is then left out and the refresh tried again.
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipelines.catalog.health import DamagedPartition, PartitionHealth
 from pipelines.corpus.fs import open_fs
 from serving.index.build import build_segment
 from serving.index.searcher import RESULT_CACHE, LiveSegment, Snapshot, resolve_versions
@@ -62,8 +68,11 @@ class IndexManager:
         batch_rows: int = 2_000_000,
         follow: bool = False,
         result_cache: int = RESULT_CACHE,
+        health: PartitionHealth | None = None,
     ) -> None:
         self.catalog = catalog
+        self.health = health or PartitionHealth()
+        self._fs = open_fs(catalog)[0]
         self._own_dir = index_dir is None
         self.index_dir = Path(index_dir or tempfile.mkdtemp(prefix="usenet-indexer-index-"))
         self.index_dir.mkdir(parents=True, exist_ok=True)
@@ -96,13 +105,32 @@ class IndexManager:
             self._pool = None
         return Segment(out)
 
+    def _listed(self) -> dict[str, dict]:
+        """The readable `releases` partitions by path: damaged ones are left out."""
+        found = list_partitions(self.catalog)
+        self.health.forget_missing("releases", {p["path"] for p in found})
+        return {
+            p["path"]: p
+            for p in found
+            if self.health.problem(self._fs, "releases", p["path"], p["size"], p["mtime"]) is None
+        }
+
     def refresh(self) -> RefreshReport:
         """Bring the index up to date with the catalog; safe to call at any time."""
         if self.follow:
             return self._follow()
+        while True:
+            listed = self._listed()
+            try:
+                return self._refresh(listed)
+            except DamagedPartition as exc:
+                # Left out from now on: each pass leaves out one more file, so this ends.
+                p = listed[exc.path]
+                self.health.mark("releases", exc.path, p["size"], p["mtime"], exc.problem)
+
+    def _refresh(self, listed: dict[str, dict]) -> RefreshReport:
         with self._lock:
             start = time.perf_counter()
-            listed = {p["path"]: p for p in list_partitions(self.catalog)}
             if self._sources == listed:
                 return RefreshReport("none", 0, time.perf_counter() - start)
             old = self.snapshot
@@ -180,7 +208,7 @@ class IndexManager:
         """Load the segments another process built; partitions without one wait for it."""
         with self._lock:
             start = time.perf_counter()
-            listed = {p["path"]: p for p in list_partitions(self.catalog)}
+            listed = self._listed()
             loaded = {live.segment.folder: live.segment for live in self.snapshot.segments}
             candidates = []
             for folder in sorted(self.index_dir.glob("seg-*")):
@@ -222,8 +250,13 @@ class IndexManager:
         batches: list[list[dict]] = [[]]
         rows = 0
         for p in partitions:
-            with fs.open(p["path"], "rb") as fh:
-                n = pq.ParquetFile(fh).metadata.num_rows
+            try:
+                with fs.open(p["path"], "rb") as fh:
+                    n = pq.ParquetFile(fh).metadata.num_rows
+            except FileNotFoundError:
+                raise  # removed since it was listed (a compaction): the next refresh sees it
+            except (OSError, pa.ArrowException) as exc:
+                raise DamagedPartition(p["path"], f"{type(exc).__name__}: {exc}") from exc
             if batches[-1] and rows + n > self.batch_rows:
                 batches.append([])
                 rows = 0

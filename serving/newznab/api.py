@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+from pipelines.catalog.health import DamagedPartition
 from pipelines.nzb.writer import nzb_file_name
 from serving.index.searcher import SearchQuery, SearchResult
 from serving.newznab import errors as E
@@ -34,6 +35,8 @@ NOT_AVAILABLE = {"register", "info", "nfo", "n", "comments", "cartadd", "cartdel
 XML = "application/xml; charset=utf-8"
 JSON = "application/json; charset=utf-8"
 NZB = "application/x-nzb"
+# The path stays in the server's log and status page, not in a reply to any client.
+_UNREADABLE = "NZB unavailable: the release's file list is in a damaged catalog partition"
 
 
 @dataclass(frozen=True)
@@ -102,10 +105,17 @@ def nzb_reply(catalog: Catalog, key: str | None, release: bytes) -> Reply:
     row = catalog.download_row(release)
     if row is None:
         raise E.NewznabError(E.NO_ITEM, "No such item")
+    # A partition known damaged fails the download before it is counted; one found so
+    # while reading fails it the same way (an NZB lacking files would fail downloaders).
+    if catalog.damaged_files(row) is not None:
+        raise E.NewznabError(E.UNKNOWN, _UNREADABLE)
     if not catalog.limits.count_download(key, release):
         raise E.NewznabError(E.DOWNLOAD_LIMIT, "Download limit reached")
     stages.mark("find")
-    body = catalog.nzb(row, stages.mark)
+    try:
+        body = catalog.nzb(row, stages.mark)
+    except DamagedPartition as exc:
+        raise E.NewznabError(E.UNKNOWN, _UNREADABLE) from exc
     name = nzb_file_name(row["name"])
     ascii_name = name.encode("ascii", "replace").decode().replace("?", "_")
     disposition = f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(name)}"
