@@ -163,8 +163,13 @@ def compacted(
 ) -> dg.MaterializeResult:
     """The group's catalog files merged into larger ones sorted by posting time."""
     result = compact_group(catalog.url, context.partition_key, target_bytes=config.target_bytes)
-    context.log.info(result.text())
-    meta: dict[str, Any] = {"files_merged": result.files_merged, "seconds": result.seconds}
+    # Damaged files are left as they were; redoing their ranges replaces them.
+    (context.log.warning if result.damaged else context.log.info)(result.text())
+    meta: dict[str, Any] = {
+        "files_merged": result.files_merged,
+        "seconds": result.seconds,
+        "damaged_files": len(result.damaged),
+    }
     for table, t in result.tables.items():
         meta[f"{table}/files"] = t.files_after
         meta[f"{table}/bytes"] = t.bytes_after

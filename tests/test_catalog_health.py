@@ -21,7 +21,7 @@ from pipelines.catalog.health import (
 def _parquet(rows: int = 1_000, row_groups: int = 4) -> bytes:
     sink = pa.BufferOutputStream()
     table = pa.table({"n": pa.array(range(rows), pa.int64()), "s": [f"v{i}" for i in range(rows)]})
-    pq.write_table(table, sink, row_group_size=rows // row_groups)
+    pq.write_table(table, sink, row_group_size=max(1, rows // row_groups))
     return sink.getvalue().to_pybytes()
 
 
@@ -68,6 +68,8 @@ def test_quick_and_thorough_checks_on_files():
     counted.put("/c/garbled.parquet", bytes(garbled))
     assert quick_problem(counted, "/c/good.parquet") is None
     assert footer_problem(counted, "/c/good.parquet") is None
+    counted.put("/c/no-rows.parquet", _parquet(rows=0, row_groups=1))  # a range with none
+    assert footer_problem(counted, "/c/no-rows.parquet") is None
     assert quick_problem(counted, "/c/cut.parquet") is not None
     assert "too short" in (quick_problem(counted, "/c/empty.parquet") or "")
     # The footer's bytes are not a footer: only the thorough check sees it.

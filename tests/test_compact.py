@@ -176,3 +176,40 @@ def test_a_partition_replaced_during_compaction_stops_it(
     fs, root = open_fs(catalog)
     assert not any(f.compact for f in list_files(fs, root, "releases", group))
     assert _content(catalog, "releases", group) != before  # the redo's rows stay
+
+
+def test_damaged_files_are_neither_merged_nor_removed(catalog: str) -> None:
+    """A file cut short ends a run; one whose pages do not read fails only its run."""
+    group = GROUPS[0]
+    fs, root = open_fs(catalog)
+    files = list_files(fs, root, "releases", group)
+    cut, garbled = Path(files[2].path), Path(files[4].path)
+    cut.write_bytes(cut.read_bytes()[:-100])
+    data = bytearray(garbled.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little")
+    data[4 : len(data) - 8 - footer] = b"\x5a" * (len(data) - 12 - footer)  # pages only
+    garbled.write_bytes(bytes(data))
+    kept = {p: p.read_bytes() for p in (cut, garbled)}
+    readable = [f for f in files if Path(f.path) not in kept]
+    before = sorted(
+        (tuple(sorted(r.items())) for f in readable for r in pq.read_table(f.path).to_pylist()),
+        key=repr,
+    )
+    result = compact_group(catalog, group, target_bytes=1 << 30, tables=("releases",))
+    stats = result.tables["releases"]
+    assert set(stats.damaged) == {str(cut), str(garbled)}
+    assert "magic" in stats.damaged[str(cut)]
+    assert str(cut) in result.text() and str(garbled) in result.text()
+    assert all(p.read_bytes() == data for p, data in kept.items())  # left as they were
+    after = list_files(fs, root, "releases", group)
+    # 0-1 merged; 2 cut short; 3 alone; the run 4-5 failed on 4's pages and stays.
+    assert [(f.compact, f.first) for f in after] == [
+        (True, 10_000), (False, 12_000), (False, 13_000), (False, 14_000), (False, 15_000),
+    ]  # fmt: skip
+    rows = [
+        tuple(sorted(r.items()))
+        for f in after
+        if Path(f.path) not in kept
+        for r in pq.read_table(f.path).to_pylist()
+    ]
+    assert sorted(rows, key=repr) == before

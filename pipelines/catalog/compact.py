@@ -12,6 +12,10 @@ per-range file then replaces exactly what the old run wrote.
 
 The `ranges` table is left alone: it is one row per range, and `replay` reads a range's
 row by its per-range path to decide whether the range is done.
+
+A damaged file (cut short, a footer or pages that do not parse) is never read into a
+merge nor removed: it ends a run like a big file does, and the result names it. Merging
+the files around it would leave a compact file whose span covers a file still there.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from fsspec import AbstractFileSystem
 
+from pipelines.catalog.health import DamagedPartition, footer_problem
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import TABLES
 from pipelines.catalog.writer import parquet_bytes
@@ -76,6 +81,7 @@ class TableCompaction:
     rows_moved: int = 0
     bytes_before: int = 0
     bytes_after: int = 0
+    damaged: dict[str, str] = field(default_factory=dict)  # path -> problem; left as it was
 
 
 @dataclass
@@ -88,14 +94,20 @@ class CompactionResult:
     def files_merged(self) -> int:
         return sum(t.files_merged for t in self.tables.values())
 
+    @property
+    def damaged(self) -> dict[str, str]:
+        return {p: why for t in self.tables.values() for p, why in t.damaged.items()}
+
     def text(self) -> str:
         before = sum(t.files_before for t in self.tables.values())
         after = sum(t.files_after for t in self.tables.values())
-        return (
+        line = (
             f"{self.group}: {before} files -> {after} ({self.files_merged} merged, "
             f"{sum(t.rows_moved for t in self.tables.values()):,} rows moved) "
             f"in {self.seconds:.1f} s"
         )
+        damaged = [f"\n  damaged, left as it was: {p}: {why}" for p, why in self.damaged.items()]
+        return line + "".join(damaged)
 
 
 def compact_path(root: str, table: str, group: str, first: int, last: int) -> str:
@@ -147,7 +159,27 @@ def plan_buckets(files: list[PartFile], target_bytes: int) -> list[list[PartFile
 
 
 def _read(fs: AbstractFileSystem, path: str) -> pa.Table:
-    return read_parquet(fs, path)
+    try:
+        return read_parquet(fs, path)
+    except FileNotFoundError:
+        raise
+    except (OSError, pa.ArrowException) as exc:
+        raise DamagedPartition(path, f"{type(exc).__name__}: {exc}") from exc
+
+
+def _readable_runs(
+    fs: AbstractFileSystem, files: list[PartFile], damaged: dict[str, str]
+) -> list[list[PartFile]]:
+    """The files between damaged ones (noted in `damaged`), in article order."""
+    runs: list[list[PartFile]] = [[]]
+    for f in files:
+        problem = footer_problem(fs, f.path, f.size)
+        if problem is None:
+            runs[-1].append(f)
+        else:
+            damaged[f.path] = problem
+            runs.append([])
+    return [run for run in runs if run]
 
 
 def _unchanged(fs: AbstractFileSystem, f: PartFile) -> bool:
@@ -197,9 +229,14 @@ def compact_group(
     for table in tables:
         files = list_files(fs, root, table, group)
         stats = TableCompaction(files_before=len(files), bytes_before=sum(f.size for f in files))
-        for run in plan_buckets(files, target_bytes):
-            stats.rows_moved += _merge(fs, root, table, group, run)
-            stats.files_merged += len(run)
+        for readable in _readable_runs(fs, files, stats.damaged):
+            for run in plan_buckets(readable, target_bytes):
+                try:
+                    stats.rows_moved += _merge(fs, root, table, group, run)
+                except DamagedPartition as exc:  # pages that do not read: the footer did
+                    stats.damaged[exc.path] = exc.problem
+                    continue
+                stats.files_merged += len(run)
         after = list_files(fs, root, table, group)
         stats.files_after = len(after)
         stats.bytes_after = sum(f.size for f in after)

@@ -94,6 +94,8 @@ def footer_problem(fs: Any, path: str, size: int | None = None) -> str | None:
     data_end = size - _TAIL - length
     for rg in range(meta.num_row_groups):
         row_group = meta.row_group(rg)
+        if row_group.num_rows == 0:
+            continue  # an empty table's row group: its offsets are placeholders
         for c in range(row_group.num_columns):
             chunk = row_group.column(c)
             first = chunk.data_page_offset
