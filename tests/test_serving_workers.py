@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -60,3 +62,37 @@ def test_workers_serve_and_pick_up_a_landed_range(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.mark.parametrize("after", [0.05, 0.2])
+def test_ctrl_c_while_the_workers_start_stops_everything_quietly(tmp_path, after):
+    """Ctrl-C reaches the whole process group; workers still importing printed each a
+    KeyboardInterrupt traceback before."""
+    catalog = tmp_path / "cat"
+    write_synthetic_catalog(str(catalog), 500, groups=1, per_range=500, seed=23)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-m", "pipelines.cli", "serve", "--catalog", str(catalog),
+           "--port", str(port), "--open", "--workers", "2"]  # fmt: skip
+    server = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    assert server.stdout is not None
+    seen = []
+    try:
+        for line in server.stdout:
+            seen.append(line.decode(errors="replace"))
+            if "Started parent process" in seen[-1]:
+                break  # the workers are being spawned: they import for seconds
+        time.sleep(after)
+        os.killpg(server.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+        rest, _ = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+    output = "".join(seen) + rest.decode(errors="replace")
+    assert "Started parent process" in output, output[-2000:]
+    assert "Traceback" not in output, output[-3000:]
+    assert server.returncode == 0, output[-2000:]

@@ -102,7 +102,9 @@ def _run_workers(settings: Any, args: argparse.Namespace) -> int:
     # The NZB kernels compiled into numba's cache once, by a short-lived process (LLVM's
     # memory would stay with this one): the workers then load them from the cache.
     load = "from pipelines.nzb.assemble import load_kernels; load_kernels()"
-    subprocess.run([sys.executable, "-c", load], check=False)
+    # Its own process group: a Ctrl-C reaches only this process, which ends it quietly
+    # (subprocess.run kills it), instead of the child printing a KeyboardInterrupt.
+    subprocess.run([sys.executable, "-c", load], check=False, process_group=0)
     index_dir = settings.index_dir or tempfile.mkdtemp(prefix="usenet-indexer-index-")
     builder = IndexManager(settings.catalog, index_dir, in_process=settings.build_in_process)
     report = builder.refresh()
@@ -118,8 +120,11 @@ def _run_workers(settings: Any, args: argparse.Namespace) -> int:
     worker = settings.model_copy(update={"index_dir": index_dir, "follow_index": True})
     os.environ[SETTINGS_ENV] = worker.model_dump_json()
     try:
-        uvicorn.run("serving.app:app_from_env", factory=True, workers=args.workers,
-                    **_uvicorn_options(args))  # fmt: skip
+        config = uvicorn.Config("serving.app:app_from_env", factory=True, workers=args.workers,
+                                **_uvicorn_options(args))  # fmt: skip
+        _supervisor_class()(config, sockets=[config.bind_socket()]).run()
+    except KeyboardInterrupt:  # before the supervisor took SIGINT over: stop as it would
+        pass
     finally:
         stop.set()
         thread.join(timeout=10)
@@ -127,3 +132,24 @@ def _run_workers(settings: Any, args: argparse.Namespace) -> int:
         if settings.index_dir is None:
             shutil.rmtree(index_dir, ignore_errors=True)
     return 0
+
+
+def _supervisor_class() -> type:
+    import signal
+
+    from uvicorn.supervisors import Multiprocess
+
+    class Supervisor(Multiprocess):
+        """uvicorn's supervisor, its workers started with SIGINT blocked (a child inherits
+        the mask). A Ctrl-C while they were importing made each print a KeyboardInterrupt
+        traceback; now only this process takes it (held until the workers are started),
+        and stops them with SIGTERM, as it does once they serve."""
+
+        def init_processes(self) -> None:
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                super().init_processes()
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+    return Supervisor
