@@ -1,9 +1,9 @@
 """What the groups a release was posted to say of its category.
 
-A group's name often says what it carries (`alt.binaries.teevee`, `alt.binaries.sounds.
-flac`), which decides when the name does not; an adult group decides before the name (its
-releases have categories of their own), and an anime group makes a TV release anime's.
-A range's releases share a few group lists, so each list is read once.
+A group's name often says what it carries (`alt.binaries.teevee`, `a.b.sounds.flac`),
+which decides when the release name does not; an adult group decides before the name
+(its releases have categories of their own), and an anime group makes a TV release
+anime's. A range's releases share a few group lists, so each list is read once.
 """
 
 from __future__ import annotations

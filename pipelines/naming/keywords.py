@@ -4,8 +4,8 @@ A category is read from words in the name (`1080p`, `FLAC`, `epub`, `keygen`): e
 is a regex of whole words, kept beside the plain regexes of `kernels.reference.naming`
 for the tests to hold them equal. Every release runs up to a dozen of them, so on an
 ASCII name (most are) the name's words are looked up once for all the rules instead, and
-a rule's regex runs only when the name holds one of its hints (an alternative that is
-not one plain word, such as `blu-ray`).
+a rule's regex runs only when the name holds one of its hints (a text that each of its
+other matches holds, such as `blu-ray`).
 """
 
 from __future__ import annotations
