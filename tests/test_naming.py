@@ -31,7 +31,18 @@ from kernels.reference import subject as subject_rules
 from kernels.subject import parse_subject_list
 from pipelines import naming
 from pipelines.generate import generate_range_lines
-from pipelines.naming import category_of, display_name, file_name, stem, to_text, usable_name
+from pipelines.naming import (
+    categories,
+    category_of,
+    display_name,
+    file_name,
+    identity,
+    keywords,
+    stem,
+    to_text,
+    tv,
+    usable_name,
+)
 from pipelines.naming_bench import compare, load_baseline, record_calls, write_range
 from pipelines.rfc2047 import decode_subject
 
@@ -231,7 +242,7 @@ subjects = st.lists(
 
 
 def _same_display(subject: bytes) -> None:
-    assert naming._display_text(subject) == reference.display_text(subject), subject
+    assert identity._display_text(subject) == reference.display_text(subject), subject
     assert subject_rules.display_text(subject) == reference.display_text(subject), subject
     assert display_name(subject) == reference.display_name(subject), subject
 
@@ -285,8 +296,8 @@ def test_display_name_is_the_reference_on_huge_subjects(seed):
 
 # fmt: off
 NAME_PIECES = [
-    *(w for rule, _ in naming._CONTENT for w in rule.words),
-    *naming._VIDEO.words, *naming._UHD.words, *naming._HD.words, *naming._DISC.words,
+    *(w for rule, _ in categories._CONTENT for w in rule.words),
+    *keywords._VIDEO.words, *keywords._UHD.words, *keywords._HD.words, *keywords._DISC.words,
     "blu-ray", "Blu-Ray", "web-dl", "WEB-DL", "h.264", "H.265", "complete.bluray",
     "COMPLETE BLU-RAY", "complete-blu-ray", "24-bit", "e-book", "E-Books", "audio-book",
     "web-flac", "320 kbps", "320kbps", "1320kbps", "192\x1ckbps", "hörbuch", "HÖRBUCH",
@@ -324,8 +335,8 @@ def test_category_of_is_the_reference(name, groups):
 
 
 def test_the_tv_rule_is_the_union_of_its_parts():
-    assert naming._TV.pattern == reference._TV.pattern
-    assert naming._TV.flags == reference._TV.flags
+    assert tv._TV.pattern == reference._TV.pattern
+    assert tv._TV.flags == reference._TV.flags
 
 
 def _expand(items) -> list[str]:
@@ -374,7 +385,7 @@ KEYWORD_RULES = [
 
 @pytest.mark.parametrize("rule_name", KEYWORD_RULES)
 def test_keyword_rules_words_and_hints(rule_name):
-    rule = getattr(naming, rule_name)
+    rule = getattr(keywords, rule_name)
     assert rule.pattern.pattern == getattr(reference, rule_name).pattern
     head, tail = "(?<![a-z0-9])(?:", ")(?![a-z0-9])"
     inner = rule.pattern.pattern

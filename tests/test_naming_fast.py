@@ -16,6 +16,7 @@ from kernels.reference import names as names_ref
 from kernels.reference import naming as reference
 from kernels.reference import subject as subject_rules
 from pipelines import naming
+from pipelines.naming import display, identity, keywords, random_names, tv
 
 # letters and digits of every class the file test counts, vowels, and the joiners
 TOKEN_ALPHABET = "abcdefxyzABCDEFXYZ0123456789aeiouyAEIOUY_-"
@@ -32,7 +33,7 @@ tokens = st.one_of(
 @settings(max_examples=1500, deadline=None)
 @given(tokens)
 def test_random_file_token_is_the_file_test(token):
-    assert naming._random_file_token(token) == names_ref.random_token(token), token
+    assert random_names._random_file_token(token) == names_ref.random_token(token), token
 
 
 @pytest.mark.parametrize(
@@ -54,7 +55,7 @@ def test_random_file_token_is_the_file_test(token):
     ],
 )
 def test_random_file_token_cases(token):
-    assert naming._random_file_token(token) == names_ref.random_token(token)
+    assert random_names._random_file_token(token) == names_ref.random_token(token)
 
 
 # names whose stem starts with, or is, a long run of [A-Za-z0-9_-], behind any spaces
@@ -81,7 +82,7 @@ spaces = st.sampled_from(["", " ", "\t", "\u3000", "\x1c", "\u00a0", "\n "])
 def test_random_name_takes_the_leading_run(space, head, tail, more):
     name = space + head + tail + more
     assert naming.category_of(name, []) == reference.category_of(name, []), name
-    assert naming._random_name(name) == _reference_random_name(name), name
+    assert random_names._random_name(name) == _reference_random_name(name), name
 
 
 def _reference_random_name(name: str) -> bool:
@@ -102,7 +103,7 @@ tv_pieces = st.sampled_from(
 @given(st.lists(tv_pieces, max_size=5).map("".join))
 def test_dated_gate_misses_no_dated_name(name):
     dated = reference._TV.search(name) or reference._DAILY.search(name)
-    assert naming._Name(name).dated() == bool(dated), name
+    assert tv._dated(keywords._Name(name)) == bool(dated), name
 
 
 # one name for each word of the season alternative, and for each other part
@@ -118,7 +119,7 @@ SEASON_WORDS = (
        "Show.ep12", "Show.S03E??", "Show.2013.05.03", "Show 31-12-1999"],
 )  # fmt: skip
 def test_dated_gate_passes_every_part(name):
-    assert naming._Name(name).dated()
+    assert tv._dated(keywords._Name(name))
     assert reference._TV.search(name) or reference._DAILY.search(name)
 
 
@@ -151,7 +152,7 @@ display_texts = st.lists(display_pieces | st.text(max_size=3), max_size=12).map(
 @settings(max_examples=600, deadline=None)
 @given(display_texts)
 def test_tag_scan_is_tag(text):
-    assert naming._TAG_SCAN.subn(" ", text) == naming._TAG.subn(" ", text)
+    assert display._TAG_SCAN.subn(" ", text) == display._TAG.subn(" ", text)
 
 
 # a tag right after an opening bracket (which is no tag's start), after spaces, in turns
@@ -159,7 +160,7 @@ def test_tag_scan_is_tag(text):
     "text", ["[[FULL]", "([FULL]", "< <TOWN>", "x  [FULL] [12345]y", "\u3000(req)", "[ [ #a ]"]
 )
 def test_tag_scan_starts_where_tag_does(text):
-    assert naming._TAG_SCAN.subn(" ", text) == naming._TAG.subn(" ", text)
+    assert display._TAG_SCAN.subn(" ", text) == display._TAG.subn(" ", text)
 
 
 kept_pieces = st.sampled_from(
@@ -171,7 +172,7 @@ kept_pieces = st.sampled_from(
 @settings(max_examples=800, deadline=None)
 @given(st.lists(kept_pieces, max_size=16).map(b"".join))
 def test_normalised_is_normalise(kept):
-    assert naming._normalised(kept) == subject_rules.normalise(kept, fold=False), kept
+    assert identity._normalised(kept) == subject_rules.normalise(kept, fold=False), kept
 
 
 # the pieces of the common subject shape, and what breaks it or makes the parser blank more
@@ -287,7 +288,7 @@ shaped_subjects = st.tuples(
 @settings(max_examples=2000, deadline=None)
 @given(shaped_subjects)
 def test_display_text_of_the_common_shape_is_the_reference(subject):
-    assert naming._display_text(subject) == reference.display_text(subject), subject
+    assert identity._display_text(subject) == reference.display_text(subject), subject
 
 
 @pytest.mark.parametrize(
@@ -303,8 +304,8 @@ def test_display_text_of_the_common_shape_is_the_reference(subject):
     ],
 )
 def test_common_subjects_take_the_short_way(subject):
-    assert naming._common_shape(subject) is not None
-    assert naming._display_text(subject) == reference.display_text(subject)
+    assert identity._common_shape(subject) is not None
+    assert identity._display_text(subject) == reference.display_text(subject)
 
 
 @pytest.mark.parametrize(
@@ -321,4 +322,4 @@ def test_common_subjects_take_the_short_way(subject):
     ],
 )
 def test_display_text_at_the_edges_of_the_shape(subject):
-    assert naming._display_text(subject) == reference.display_text(subject)
+    assert identity._display_text(subject) == reference.display_text(subject)

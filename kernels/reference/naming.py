@@ -7,31 +7,18 @@ tests/test_naming.py compares the two.
 from __future__ import annotations
 
 import re
+from re import IGNORECASE as _I
 
 from kernels.reference import names as names_ref
 from kernels.reference import subject as subject_rules
-from pipelines.naming import (  # what the faster module did not change: one copy
-    _ABSOLUTE,
-    _ANIME,
-    _BRACKETED_EPISODE,
-    _CAPITAL_RUN,
-    _DIGIT_RUN,
-    _EDGE,
-    _FANSUB,
-    _GROUP_CATEGORIES,
-    _I,
-    _LAST_EXT,
-    _REPLY,
-    _RESOLUTION,
-    _SEPARATORS,
-    _TAG,
-    _WRAPPED,
-    _XXX_GROUP,
-    _YEAR,
-    file_name,
-    stem,
-    to_text,
-)
+
+# what the faster modules did not change: one copy
+from pipelines.naming.categories import _YEAR, _xxx
+from pipelines.naming.display import _EDGE, _REPLY, _SEPARATORS, _TAG, _WRAPPED
+from pipelines.naming.groups import _XXX_GROUP, _by_groups
+from pipelines.naming.random_names import _CAPITAL_RUN, _DIGIT_RUN, _LAST_EXT
+from pipelines.naming.text import file_name, stem, to_text
+from pipelines.naming.tv import _ABSOLUTE, _ANIME, _BRACKETED_EPISODE, _FANSUB, _RESOLUTION
 
 
 def display_text(s: bytes) -> bytes:
@@ -118,22 +105,6 @@ _SOFTWARE = re.compile(
 )
 
 
-def _xxx(name: str) -> int:
-    if _UHD.search(name):
-        return 6045
-    if re.search(r"x264|h\.?264|1080p|720p", name, _I):
-        return 6040
-    if re.search(r"(?<![a-z])(?:xvid|divx)(?![a-z])", name, _I):
-        return 6030
-    if re.search(r"(?<![a-z])wmv(?![a-z])", name, _I):
-        return 6020
-    if re.search(r"(?<![a-z])dvd", name, _I):
-        return 6010
-    if re.search(r"(?<![a-z])(?:jpe?g|png|gif|imageset|pics?)(?![a-z])", name, _I):
-        return 6060
-    return 6000
-
-
 def _tv(name: str, anime: bool) -> int:
     if anime:
         return 5070
@@ -217,13 +188,6 @@ def _by_content(name: str) -> int:
     if _VIDEO.search(name):
         return 2000
     return 0
-
-
-def _by_groups(groups: list[str]) -> int:
-    for pattern, category in _GROUP_CATEGORIES:
-        if any(pattern.search(g) for g in groups):
-            return category
-    return 8010
 
 
 # --- usable names ----------------------------------------------------------------------
