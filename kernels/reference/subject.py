@@ -1,7 +1,7 @@
 """Plain-Python reference of kernels.subject: the same rules, written with regexes.
 
 Also the home of `identity_text`, the normalised release identity whose hash is
-identity_key, and of `display_text`, the same identity with its case kept that naming.py
+identity_key, and of `display_text`, the same identity with its case kept that pipelines.naming
 shows to people: both blank the same parts of a subject (display_text without the rest
 of the parse; tests/test_naming.py holds it to parse_kept's blanking).
 """
