@@ -16,12 +16,13 @@ from pipelines.corpus.layout import RangeRef
 from pipelines.corpus.reader import CorpusReader, RangeInfo
 from pipelines.index.range_indexer import RangeResult, index_range
 from pipelines.index.rules import Rules
-from pipelines.index.snapshot import has_snapshot, load_window
+from pipelines.index.snapshot import DamagedSnapshot, has_snapshot, load_window
 from pipelines.index.window import Window
 
 
 class OutOfOrder(Exception):
-    """A range was asked for before the group's previous range was indexed."""
+    """A range was asked for before the group's previous range was indexed (or when that
+    range's window can no longer be read back)."""
 
 
 class NotInCorpus(Exception):
@@ -78,7 +79,13 @@ def _window_after(catalog: str, p: RangeRef, ref: RangeRef) -> Window:
             f"{p.group}|{p.name}, is not materialized yet; materialize it first "
             "(a group's ranges run in article order, each carrying the window of the one before)"
         )
-    window = load_window(catalog, p.group, p.first, p.last)
+    try:
+        window = load_window(catalog, p.group, p.first, p.last)
+    except DamagedSnapshot as exc:
+        raise OutOfOrder(
+            f"cannot index {ref.group}|{ref.name}: {exc}; materialize partition "
+            f"{p.group}|{p.name} again first (it writes a new one)"
+        ) from exc
     assert window is not None  # has_snapshot said it exists
     return window
 

@@ -136,6 +136,26 @@ def test_out_of_order_is_refused_with_the_missing_partition(corpus: str, tmp_pat
     assert not Path(catalog, "releases").exists() or not any(Path(catalog, "releases").rglob("*"))
 
 
+def test_a_damaged_window_asks_for_its_partition_again(corpus: str, tmp_path: Path) -> None:
+    catalog = str(tmp_path / "catalog")
+    defs = _defs(corpus, catalog)
+    with dg.DagsterInstance.ephemeral() as instance:
+        register(instance, CorpusResource(url=corpus))
+        refs = next(iter(ranges_by_group(_keys(instance)).values()))
+        assert _run(defs, instance, range_key(refs[0])).success
+        (snapshot,) = Path(catalog, "_window").rglob("*.snapshot")
+        snapshot.write_bytes(snapshot.read_bytes()[:40])  # cut short on disk
+        result = _run(defs, instance, range_key(refs[1]))
+        assert not result.success
+        failure = result.get_step_failure_events()[0].step_failure_data.error
+        assert failure is not None
+        assert "is damaged" in failure.message and "again first" in failure.message
+        assert range_key(refs[0]) in failure.message
+        # Materialized again, it writes a readable window, and the next range goes on.
+        assert _run(defs, instance, range_key(refs[0])).success
+        assert _run(defs, instance, range_key(refs[1])).success
+
+
 def test_redo_middle_then_after_equals_straight(
     straight: tuple[str, list[str]], corpus: str, tmp_path: Path
 ) -> None:

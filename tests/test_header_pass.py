@@ -238,3 +238,13 @@ def test_restarts_and_redone_ranges_write_the_same_bytes(tmp_path):
     redo = replay(str(out / "corpus"), str(step), rules, progress=False)
     assert redo.ranges_indexed == 1
     assert _partitions(step) == want
+    # two snapshots damaged on disk, needed by the range after them: all three are indexed
+    # again, each from the window of the one before
+    assert len(snaps) >= 3
+    for snap in snaps[:2]:
+        snap.write_bytes(snap.read_bytes()[:60])
+    snaps[2].unlink()
+    total = again.ranges_resumed
+    redo = replay(str(out / "corpus"), str(step), rules, progress=False)
+    assert (redo.ranges_indexed, redo.ranges_resumed) == (3, total - 3)
+    assert _partitions(step) == want

@@ -3,7 +3,9 @@
 Groups in priority order, each group's ranges in article order with the window carried.
 A range whose snapshot exists under the same rules is done: a second run resumes after
 the last done range. A range that is not complete stops its group there (the window
-cannot carry across a hole), and the summary says so.
+cannot carry across a hole), and the summary says so. A done range whose snapshot
+cannot be read back is indexed again when the range after it needs its window (from
+the window of the range before it, and so on back).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pipelines.corpus.fs import open_fs
 from pipelines.corpus.reader import CorpusReader, RangeInfo
 from pipelines.index.range_indexer import RangeResult, index_range
 from pipelines.index.rules import Rules
-from pipelines.index.snapshot import has_snapshot, load_window
+from pipelines.index.snapshot import DamagedSnapshot, has_snapshot, load_window
 from pipelines.index.window import Window
 
 
@@ -119,22 +121,35 @@ def replay(
     for group in chosen:
         ranges, stopped = plans[group]
         window: Window | None = None
-        prev: RangeInfo | None = None
-        for info in ranges:
-            if done_under(catalog, info, version):
+        redo: set[int] = set()  # done ranges whose snapshot turned out damaged
+        i = 0
+        while i < len(ranges):
+            info = ranges[i]
+            if i not in redo and done_under(catalog, info, version):
                 summary.ranges_resumed += 1
                 bar.update(_lines(info))
-                prev, window = info, None
+                window = None
+                i += 1
                 continue
             # the window a done range left, read only when the range after it is indexed
-            if window is None and prev is not None:
-                window = load_window(catalog, group, prev.ref.first, prev.ref.last)
+            if window is None and i > 0:
+                prev = ranges[i - 1]
+                try:
+                    window = load_window(catalog, group, prev.ref.first, prev.ref.last)
+                except DamagedSnapshot as exc:
+                    # Its window is lost: index that range again, from the one before it.
+                    bar.write(f"{exc}: indexing {group} {prev.ref.name} again")
+                    summary.ranges_resumed -= 1
+                    bar.update(-_lines(prev))
+                    redo.add(i - 1)
+                    i -= 1
+                    continue
             bar.set_postfix_str(f"{group} {info.ref.name}")
             result, window = index_range(
                 reader, info, catalog, rules, priority, window, on_chunk=bar.update
             )
             summary.add(result)
-            prev = info
+            i += 1
         if stopped:
             summary.stopped.append(stopped)
     bar.close()

@@ -52,9 +52,26 @@ def load_window(
     path = snapshot_path(root, group, first, last)
     if not fs.exists(path):
         return None
-    doc = read_snapshot(fs.cat_file(path), str(path))
-    window: Window = doc["window"]
+    payload = fs.cat_file(path)
+    try:
+        doc = read_snapshot(payload, str(path))
+    except NewerSnapshot:
+        raise
+    except Exception as exc:  # cut short, bit rot: zstd, pickle or the window's own checks
+        problem = f"{type(exc).__name__}: {exc}"
+        raise DamagedSnapshot(f"window snapshot {path} is damaged: {problem}") from exc
+    window = doc.get("window")
+    if not isinstance(window, Window):
+        raise DamagedSnapshot(f"window snapshot {path} is damaged: it holds no window")
     return window
+
+
+class DamagedSnapshot(ValueError):
+    """A snapshot that cannot be read back: its range must be indexed again."""
+
+
+class NewerSnapshot(ValueError):
+    """A snapshot of a newer snapshot version: this build must not overwrite it."""
 
 
 def read_snapshot(payload: bytes, where: str = "snapshot") -> dict[str, Any]:
@@ -62,11 +79,13 @@ def read_snapshot(payload: bytes, where: str = "snapshot") -> dict[str, Any]:
     if payload.startswith(MAGIC):
         head, _, frame = payload[len(MAGIC) :].partition(b"\n")
         version = int(head) if head.isdigit() else -1
-        if version != SNAPSHOT_VERSION:
-            raise ValueError(
+        if version > SNAPSHOT_VERSION:
+            raise NewerSnapshot(
                 f"window snapshot {where} has version {head.decode(errors='replace')}, this "
                 f"indexer reads {SNAPSHOT_VERSION} and 1: a newer build wrote it"
             )
+        if version != SNAPSHOT_VERSION:
+            raise ValueError(f"window snapshot {where} has no version ({head[:20]!r})")
         doc: dict[str, Any] = pickle.loads(zstandard.ZstdDecompressor().decompress(frame))
         return doc
     body = zstandard.ZstdDecompressor().decompress(payload)
