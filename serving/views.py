@@ -53,8 +53,7 @@ class CatalogViews:
         return [
             self._prefix + p.path
             for p in listed
-            if p.size is not None
-            and self.health.problem(self.fs, table, p.path, p.size, p.mtime) is None
+            if self.health.problem(self.fs, table, p.path, p.size, p.mtime) is None
         ]
 
     def refresh(self) -> bool:

@@ -294,7 +294,8 @@ class ReleaseFilesLookup:
         problem = self.health.problem(self.fs, _TABLE, path, ident[1], ident[2])
         if problem is not None:
             raise DamagedPartition(path, problem)
-        with self._damage(ident=ident):
+        # ValueError too: not a plain Parquet file, or no release_key column
+        with self._damage(ident, (OSError, ValueError, pa.ArrowException)):
             found = _read_partition(self.fs, path, ident)
         with self._lock:
             # A replaced file (a redone range) drops the old one's footer.
@@ -327,13 +328,18 @@ class ReleaseFilesLookup:
         return lambda start, end: self.fs.cat_file(path, start=start, end=end)
 
     @contextmanager
-    def _damage(self, ident: tuple[Any, ...]) -> Iterator[None]:
-        """Reading errors inside become `DamagedPartition`, marked in `health`."""
+    def _damage(
+        self,
+        ident: tuple[Any, ...],
+        errors: tuple[type[Exception], ...] = (OSError, pa.ArrowException),
+    ) -> Iterator[None]:
+        """Reading errors inside become `DamagedPartition`, marked in `health` (not any
+        error: a bug of ours must not hide a partition until it is replaced)."""
         try:
             yield
         except FileNotFoundError:
             raise  # removed since it was listed (a compaction): not damage
-        except (OSError, ValueError, pa.ArrowException) as exc:
+        except errors as exc:
             path, size, mtime = ident
             problem = f"{type(exc).__name__}: {exc}"
             self.health.mark(_TABLE, path, size, mtime, problem)
@@ -341,7 +347,7 @@ class ReleaseFilesLookup:
 
     def _rows_in(self, path: str, key: bytes, mark: Callable[[str], None]) -> pa.Table | None:
         part = self._partition(path)[0]
-        with self._damage(ident=part.ident):
+        with self._damage(part.ident):
             return self._rows_of(part, path, key, mark)
 
     def _rows_of(
