@@ -177,11 +177,17 @@ def compacted(
 
 
 @dg.asset(deps=[compacted], group_name="catalog")
-def catalog_views(catalog: CatalogResource) -> dg.MaterializeResult:
-    """The DuckDB views the Newznab server answers from, over the whole catalog."""
+def catalog_views(
+    context: dg.AssetExecutionContext, catalog: CatalogResource
+) -> dg.MaterializeResult:
+    """The DuckDB views the Newznab server answers from, over the whole catalog
+    (damaged partitions left out, as the server leaves them out, and named)."""
     from serving.views import CatalogViews
 
     views = CatalogViews(catalog.url)
+    damaged = views.health.damaged()
+    for d in damaged:
+        context.log.warning(f"damaged partition left out: {d.path}: {d.problem}")
     con = views.con
     releases = con.execute("SELECT count(*) FROM releases").fetchone()
     versions = con.execute("SELECT count(*) FROM release_versions").fetchone()
@@ -197,5 +203,6 @@ def catalog_views(catalog: CatalogResource) -> dg.MaterializeResult:
                 )
             ),
             "catalog": catalog.url,
+            "damaged_partitions": len(damaged),
         }
     )

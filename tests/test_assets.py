@@ -226,6 +226,31 @@ def test_compaction_and_catalog_keep_the_answers(
     assert meta["releases"].value == len(keys_seen)
 
 
+def test_a_damaged_partition_is_left_out_and_named_by_compaction_and_views(
+    straight: tuple[str, list[str]], corpus: str, tmp_path: Path
+) -> None:
+    reference, _ = straight
+    catalog = str(tmp_path / "catalog")
+    shutil.copytree(reference, catalog)
+    bad = sorted(Path(catalog, "releases").rglob("*.parquet"))[0]
+    bad.write_bytes(bad.read_bytes()[:-50])  # cut short
+    defs = _defs(corpus, catalog)
+    group = bad.parent.name
+    with dg.DagsterInstance.ephemeral() as instance:
+        register(instance, CorpusResource(url=corpus))
+        compacted = defs.resolve_job_def("compact_job").execute_in_process(
+            instance=instance, partition_key=group
+        )
+        assert compacted.success
+        meta = compacted.asset_materializations_for_node("compacted")[0].metadata
+        assert meta["damaged_files"].value == 1
+        views = defs.resolve_job_def("catalog_job").execute_in_process(instance=instance)
+        assert views.success
+        meta = views.asset_materializations_for_node("catalog_views")[0].metadata
+        assert meta["damaged_partitions"].value == 1
+    assert bad.exists()  # never removed nor merged
+
+
 def test_checks_catch_duplicates_gaps_and_unreadable_files(
     straight: tuple[str, list[str]], tmp_path: Path
 ) -> None:
