@@ -19,6 +19,7 @@ from lxml import etree, html
 from pipelines.catalog.synthetic import write_synthetic_catalog
 from pipelines.nzb.writer import DTD_PATH
 from serving.app import create_app
+from serving.index.manager import IndexManager
 from serving.index.searcher import SearchQuery
 from serving.settings import Settings
 
@@ -177,3 +178,22 @@ def test_a_damaged_release_files_partition_fails_only_its_downloads(catalog, dam
         assert [(t, p) for t, p, _ in listed] == [("release_files", str(bad))]
         # Its releases are still found: only their files are unreadable.
         assert _answers(client)[0] >= {r["release_key"] for r in inside}
+
+
+def test_workers_learn_what_their_builder_found_damaged(catalog, tmp_path):
+    """`serve --workers`: a partition whose pages fail the build is left out by the
+    workers too, though their quick check passes it."""
+    bad = _partition(catalog, "releases")
+    _garble_pages(bad)
+    index_dir = str(tmp_path / "index")
+    builder = IndexManager(str(catalog), index_dir, in_process=True)
+    worker = IndexManager(str(catalog), index_dir, follow=True)
+    try:
+        builder.refresh()
+        assert [d.path for d in builder.health.damaged()] == [str(bad)]
+        worker.refresh()
+        assert [d.path for d in worker.health.damaged()] == [str(bad)]
+        assert worker.snapshot.stats()["releases"] == builder.snapshot.stats()["releases"] > 0
+    finally:
+        worker.close()
+        builder.close()

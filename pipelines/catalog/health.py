@@ -146,6 +146,20 @@ class PartitionHealth:
             found = [(p, k[2]) for p, k in self._known.items() if k[2] is not None]
             return sorted(Damage(self._tables[p], p, problem) for p, problem in found)
 
+    def to_json(self) -> list[dict[str, Any]]:
+        """The damaged versions, for another process's `load_json`."""
+        with self._lock:
+            return [
+                {"table": self._tables[p], "path": p, "size": k[0], "mtime": k[1], "problem": k[2]}
+                for p, k in sorted(self._known.items())
+                if k[2] is not None
+            ]
+
+    def load_json(self, found: list[dict[str, Any]]) -> None:
+        """Take another process's findings (a serving worker, its index builder's)."""
+        for d in found:
+            self._record(d["table"], d["path"], d["size"], d["mtime"], d["problem"])
+
     def is_damaged(self, path: str) -> bool:
         with self._lock:
             hit = self._known.get(path)

@@ -20,8 +20,10 @@ names it (`DamagedPartition`), which is then left out and the refresh tried agai
 from __future__ import annotations
 
 import concurrent.futures as cf
+import json
 import logging
 import multiprocessing
+import os
 import shutil
 import tempfile
 import threading
@@ -41,6 +43,7 @@ from serving.index.segment import Segment
 from serving.listing import list_table
 
 log = logging.getLogger(__name__)
+DAMAGE_FILE = "damaged.json"  # in index_dir: the builder's findings, for its workers
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,8 @@ class IndexManager:
         self._sources: dict[str, dict] = {}
         self._lock = threading.Lock()  # one refresh at a time
         self._pool: cf.ProcessPoolExecutor | None = None
+        self._damage_written: list[dict] = []
+        self._damage_read: int | None = None
         self.last_refresh: RefreshReport | None = None
 
     def _build(self, paths: list[dict]) -> Segment:
@@ -118,15 +123,39 @@ class IndexManager:
     def refresh(self) -> RefreshReport:
         """Bring the index up to date with the catalog; safe to call at any time."""
         if self.follow:
+            self._read_damage()
             return self._follow()
         while True:
             listed = self._listed()
             try:
-                return self._refresh(listed)
+                report = self._refresh(listed)
+                self._write_damage()
+                return report
             except DamagedPartition as exc:
                 # Left out from now on: each pass leaves out one more file, so this ends.
                 p = listed[exc.path]
                 self.health.mark("releases", exc.path, p["size"], p["mtime"], exc.problem)
+
+    def _write_damage(self) -> None:
+        """What this builder found damaged, for the workers that follow it (a build that
+        failed on a partition's pages is something their quick checks cannot see)."""
+        found = self.health.to_json()
+        if found == self._damage_written:
+            return
+        tmp = self.index_dir / f".{DAMAGE_FILE}.{os.getpid()}"
+        tmp.write_text(json.dumps(found))
+        os.replace(tmp, self.index_dir / DAMAGE_FILE)
+        self._damage_written = found
+
+    def _read_damage(self) -> None:
+        path = self.index_dir / DAMAGE_FILE
+        try:
+            stamp = path.stat().st_mtime_ns
+            if stamp != self._damage_read:
+                self.health.load_json(json.loads(path.read_text()))
+                self._damage_read = stamp
+        except (OSError, ValueError):
+            pass  # none written yet (or being replaced): the next refresh reads it
 
     def _refresh(self, listed: dict[str, dict]) -> RefreshReport:
         with self._lock:
