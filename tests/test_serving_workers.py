@@ -20,6 +20,15 @@ from pipelines.catalog.synthetic import write_synthetic_catalog
 pytestmark = pytest.mark.slow  # starts real server processes
 
 
+SERVE = [sys.executable, "-m", "pipelines.cli", "serve"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def _total(base: str) -> int:
     r = httpx.get(f"{base}/api", params={"t": "search", "apikey": "k", "limit": 1}, timeout=30)
     return int(r.text.split('total="')[1].split('"')[0])
@@ -28,11 +37,9 @@ def _total(base: str) -> int:
 def test_workers_serve_and_pick_up_a_landed_range(tmp_path):
     catalog = tmp_path / "cat"
     write_synthetic_catalog(str(catalog), 2_000, groups=1, per_range=1_000, seed=23)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    cmd = [sys.executable, "-m", "pipelines.cli", "serve", "--catalog", str(catalog),
-           "--port", str(port), "--api-key", "k", "--workers", "2", "--refresh", "0.5"]  # fmt: skip
+    port = _free_port()
+    cmd = [*SERVE, "--catalog", str(catalog), "--port", str(port), "--api-key", "k",
+           "--workers", "2", "--refresh", "0.5"]  # fmt: skip
     server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -70,11 +77,9 @@ def test_ctrl_c_while_the_workers_start_stops_everything_quietly(tmp_path, after
     KeyboardInterrupt traceback before."""
     catalog = tmp_path / "cat"
     write_synthetic_catalog(str(catalog), 500, groups=1, per_range=500, seed=23)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    cmd = [sys.executable, "-m", "pipelines.cli", "serve", "--catalog", str(catalog),
-           "--port", str(port), "--open", "--workers", "2"]  # fmt: skip
+    port = _free_port()
+    cmd = [*SERVE, "--catalog", str(catalog), "--port", str(port), "--open",
+           "--workers", "2"]  # fmt: skip
     server = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
     )
