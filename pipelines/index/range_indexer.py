@@ -139,6 +139,9 @@ def index_range(
         clock.tick("hand-out")
         if on_chunk is not None:
             on_chunk(len(chunk.lines))
+        # this chunk's text and line index (~30 MB) go before the next one is inflated,
+        # not when the loop rebinds its names: two chunks alive at once set the peak
+        del chunk, batch, handed
     clock.tick("read, inflate, scan")  # the end of the range's last chunk
     handed = window.carry()
     clock.tick("window")
