@@ -15,6 +15,7 @@ import pytest
 from pipelines.catalog.layout import partition_path
 from pipelines.catalog.schema import TABLES
 from pipelines.catalog.writer import parquet_bytes, row_group_size, write_partition
+from pipelines.corpus.fs import open_fs
 from pipelines.corpus.reader import Chunk, CorpusReader, RangeInfo, RangeReport
 from pipelines.index.bench import _write_corpus
 from pipelines.index.range_indexer import index_range
@@ -58,6 +59,19 @@ def test_a_streamed_partition_has_the_bytes_of_one_built_in_memory(tmp_path, n_r
     assert path.read_bytes() == expected
     assert written == len(expected)
     assert not _stray_files(tmp_path)
+
+
+def test_a_partition_streams_to_any_fsspec_file_system(tmp_path):
+    catalog = f"memory://{tmp_path.name}"  # fsspec's in-memory file system: no local path
+    fs, root = open_fs(catalog)
+    parts = _parts(2500, seed=4)
+    try:
+        write_partition(catalog, "release_files", GROUP, 1, 99, iter(parts))
+        assert fs.find(root) == [partition_path(root, "release_files", GROUP, 1, 99)]
+        written = fs.cat_file(fs.find(root)[0])
+        assert written == bytes(parquet_bytes(iter(parts), "release_files"))
+    finally:
+        fs.rm(root, recursive=True)
 
 
 def test_a_stream_that_fails_leaves_the_old_partition_and_no_stray_file(tmp_path):
