@@ -173,7 +173,12 @@ class CorpusReader:
                 report.note(f"chunk {entry.file} is missing")
                 continue
             chunk = self._chunk(info.ref, entry.file, entry.first, entry.last, payload, report)
+            # neither the stream nor the chunk held here while the caller works on it and
+            # the next one inflates: two chunks' buffers (~30 MB) alive at once set the
+            # header pass's memory peak
+            del payload
             yield chunk
+            del chunk
         if expect != info.ref.last + 1 and info.manifest.complete:
             report.note(f"articles {expect}-{info.ref.last} are in no chunk")
             report.mark_incomplete(expect)

@@ -15,6 +15,15 @@ share that kept heap: Arrow's default mimalloc hands freed pages back to the ker
 a few milliseconds, and the range's tables and Parquet took ~0.3 CPU-s more with it
 (three alternating pairs of the bench range's stage times: 0.61-0.85 against 1.07-1.09),
 for 13 MB more peak RSS (474 MB).
+
+What is kept is not what sets the peak. Once only one chunk was alive at a time and
+release_files went to its file as it was encoded (the pass peaked at 463-478 MB before),
+the bench range's peak barely moved with these thresholds (VmHWM of `index_range` after
+the warm-up, two runs each, faults in brackets): as set here 417-427 MB (26-38 k), a trim
+threshold of 256, 128 or 64 MB 415-428 (27-38 k), 32 MB 402-418 (119-123 k), an mmap
+threshold of 32 MB 413-414 (110 k) or 16 MB 406-408 (192-200 k), glibc's defaults 414
+(111 k). The peak is live data: ~145 MB of imports, ~85 MB of compiled kernels loaded,
+the range's segment store (~77 MB: its message-ids are ~62 MB), one chunk and its parse.
 """
 
 from __future__ import annotations
