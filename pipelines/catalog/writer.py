@@ -6,7 +6,6 @@ and the rename means readers see the old partition or the new one, never a part.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable
 from typing import Any
 
@@ -16,7 +15,7 @@ from fsspec import AbstractFileSystem
 
 from pipelines.catalog.layout import partition_path
 from pipelines.catalog.schema import TABLES
-from pipelines.corpus.fs import atomic_put, open_fs
+from pipelines.corpus.fs import atomic_open, atomic_put, open_fs
 
 # Per table: zstd level, the columns worth a dictionary (few distinct values), and
 # column encodings. The chunk store is most of the bytes: message-ids are unique, so a
@@ -114,19 +113,10 @@ def write_partition(
 
 
 def _stream_put(fs: AbstractFileSystem, path: str, parts: Iterable[pa.Table], name: str) -> int:
-    """`atomic_put` of Parquet written as it is made: under a temporary name beside path
-    (which readers ignore), renamed into place once whole; removed if anything fails."""
-    fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
-    tmp = f"{path}.tmp-{uuid.uuid4().hex}"
-    try:
-        with fs.open(tmp, "wb") as fh:
-            sink = pa.output_stream(fh, buffer_size=STREAM_BUFFER)
-            _write_parquet(sink, parts, name)
-            size = sink.tell()
-            sink.close()  # flushes its buffer into fh
-        fs.mv(tmp, path)
-    except BaseException:
-        if fs.exists(tmp):
-            fs.rm(tmp)
-        raise
+    """`atomic_put` of Parquet written as it is made."""
+    with atomic_open(fs, path) as fh:
+        sink = pa.output_stream(fh, buffer_size=STREAM_BUFFER)
+        _write_parquet(sink, parts, name)
+        size = int(sink.tell())
+        sink.close()  # flushes its buffer into fh
     return size

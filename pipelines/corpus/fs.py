@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import fsspec
@@ -18,7 +20,15 @@ def open_fs(
 
 
 def atomic_put(fs: AbstractFileSystem, path: str, payload: bytes | memoryview) -> None:
-    """Write payload under a temporary name beside path, then rename it into place.
+    """Write payload under a temporary name beside path, then rename it into place."""
+    with atomic_open(fs, path) as fh:
+        fh.write(payload)
+
+
+@contextmanager
+def atomic_open(fs: AbstractFileSystem, path: str) -> Iterator[Any]:
+    """A file to write under a temporary name beside path, renamed into place once the
+    block ends without an error; removed if it raises (or the rename fails).
 
     Readers see either the old file or the whole new one, never a part of it; a crash
     leaves at most a stray `.tmp-*` file, which readers ignore.
@@ -26,12 +36,13 @@ def atomic_put(fs: AbstractFileSystem, path: str, payload: bytes | memoryview) -
     parent = path.rsplit("/", 1)[0]
     fs.makedirs(parent, exist_ok=True)
     tmp = f"{path}.tmp-{uuid.uuid4().hex}"
-    with fs.open(tmp, "wb") as fh:
-        fh.write(payload)
     try:
+        with fs.open(tmp, "wb") as fh:
+            yield fh
         fs.mv(tmp, path)
-    except Exception:
-        fs.rm(tmp)
+    except BaseException:
+        if fs.exists(tmp):
+            fs.rm(tmp)
         raise
 
 
