@@ -4,7 +4,10 @@ Prints headers/s per core (lines / CPU seconds of the pass: inflate to Parquet w
 peak RSS of the indexing process, bytes on disk per header and per kept segment, and the
 floors measured on the same data in the same run: inflate plus one newline scan (time),
 and the kept segments' bare message-ids, one a line in posting order, compressed with
-zstd -19 (segment storage).
+zstd -19 (segment storage). Also the least any pass of this shape does, on the same
+data: inflate, the field scan and the kept message-ids' column written as release_files
+writes it (the shape floor): what the pass spends beyond it is all the parsing,
+grouping and the other columns.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ class BenchFigures:
     # minor page faults of the counted run: pages the kernel mapped and zeroed for it
     # (pipelines/index/memory.py keeps them few; many say its settings did not apply)
     page_faults: int = 0
+    shape_floor_cpu_seconds: float = 0.0
 
     def text(self) -> str:
         rate = self.lines / self.cpu_seconds
@@ -66,6 +70,7 @@ class BenchFigures:
                 f"floor (inflate + newline scan): {floor_rate:,.0f} lines/s per core "
                 f"({self.floor_cpu_seconds:.2f} CPU-s); pass / floor time: "
                 f"{self.cpu_seconds / self.floor_cpu_seconds:.2f}x",
+                *self._shape(),
                 f"peak RSS of the indexing process: {self.peak_rss_mb:,.0f} MB; "
                 f"page faults of the pass: {self.page_faults:,}",
                 f"release_files: {self.release_files_bytes:,} B = {per_seg:.2f} B/segment; "
@@ -75,6 +80,16 @@ class BenchFigures:
                 f"{self.catalog_bytes / self.lines:.2f} B/header",
             ]
         )
+
+    def _shape(self) -> list[str]:
+        if not self.shape_floor_cpu_seconds:
+            return []
+        shape = self.shape_floor_cpu_seconds
+        return [
+            f"shape floor (inflate + field scan + message-id column): {shape:.2f} CPU-s = "
+            f"{shape / self.floor_cpu_seconds:.2f}x the floor; the pass beyond it "
+            f"(parse, window, hand-out, other columns): {self.cpu_seconds - shape:.2f} CPU-s"
+        ]
 
     def _stages(self) -> list[str]:
         if not self.stage_cpu:
@@ -198,9 +213,54 @@ def _floor_child(corpus: str, queue: Any) -> None:
     queue.put(time.process_time() - started)
 
 
-def _floor_cpu(ctx: Any, corpus: Path) -> float:
+def _shape_child(corpus: str, catalog: str, queue: Any) -> None:
+    """CPU-s of the shape floor: every chunk inflated and scanned into line and field
+    offsets (`scan_chunk`, as the pass does), and the kept message-ids written as
+    release_files' `seg_ids` column with its layout. Best of 3, in a process of its own."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from kernels.scan import scan_chunk
+    from pipelines.catalog.reader import read_parquet
+    from pipelines.catalog.writer import LAYOUT
+    from pipelines.corpus.codec import inflate
+    from pipelines.corpus.fs import open_fs
+    from pipelines.corpus.reader import CorpusReader
+    from pipelines.index.memory import keep_freed_buffers
+
+    keep_freed_buffers()
+    reader = CorpusReader(corpus)
+    info = reader.complete_ranges(reader.groups()[0])[0]
+    assert info.manifest is not None
+    folder = info.ref.path(corpus)
+    chunks = [(Path(folder, e.file).read_bytes(), e.first, e.last) for e in info.manifest.chunks]
+    fs, _ = open_fs(catalog)
+    ids = pa.concat_tables(
+        read_parquet(fs, str(p), ["seg_ids"]) for p in Path(catalog).glob("release_files/*/*")
+    )
+    layout = LAYOUT["release_files"]
+    options = {
+        "compression_level": layout["compression_level"],
+        "use_dictionary": False,
+        "write_statistics": False,
+        "column_encoding": {"seg_ids.list.element": "PLAIN"},
+    }
+    scan_chunk(b"1\tx\n", 1, 1)  # compiled or loaded before the clock starts
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        for payload, first, last in chunks:
+            scan_chunk(inflate(payload).data, first, last)
+        with pq.ParquetWriter(pa.BufferOutputStream(), ids.schema, compression="zstd",
+                              **options) as writer:  # fmt: skip
+            writer.write_table(ids, row_group_size=layout["row_group_size"])
+        best = min(best, time.process_time() - started)
+    queue.put(best)
+
+
+def _child_cpu(ctx: Any, target: Any, *args: str) -> float:
     queue = ctx.Queue()
-    child = ctx.Process(target=_floor_child, args=(str(corpus), queue))
+    child = ctx.Process(target=target, args=(*args, queue))
     child.start()
     cpu: float = _result_of(child, queue)
     return cpu
@@ -259,13 +319,14 @@ def run_bench(
             child.start()
             passes.append(_result_of(child, queue))
             print(f"measuring the time floor ({attempt + 1}/{repeat}) ...", flush=True)
-            floors.append(_floor_cpu(ctx, corpus))
+            floors.append(_child_cpu(ctx, _floor_child, str(corpus)))
             if attempt:  # the catalogs are byte for byte the same: one is measured below
                 shutil.rmtree(catalog)
         headers, segments, cpu, wall, _, stages, faults = min(passes, key=lambda p: p[2])
         catalog = Path(tmp) / "catalog-0"
-        print("measuring the segment floor ...", flush=True)
+        print("measuring the segment floor and the shape floor ...", flush=True)
         floor_bytes = _floor_bytes(corpus, catalog)
+        shape = _child_cpu(ctx, _shape_child, str(corpus), str(catalog))
         size = {
             t: sum(p.stat().st_size for p in catalog.glob(f"{t}/*/*.parquet"))
             for t in ("release_files", "releases")
@@ -287,4 +348,5 @@ def run_bench(
             floor_cpu_runs=floors,
             stage_cpu=stages,
             page_faults=faults,
+            shape_floor_cpu_seconds=shape,
         )
