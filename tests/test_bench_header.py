@@ -27,7 +27,7 @@ def test_repeat_keeps_the_least_cpu_of_each_and_says_so():
     assert "by stage (CPU-s): setup " in text and "; read, inflate, scan " in text
     # the pass maps some pages (its heap grows to its peak once), and the bench says how many
     assert figures.page_faults > 0 and f"page faults of the pass: {figures.page_faults:,}" in text
-    # the shape floor is part of the pass's work: above the newline floor, below the pass
+    # the shape floor is a part of what the pass does: less than the whole
     assert 0 < figures.shape_floor_cpu_seconds < figures.cpu_seconds
     assert "shape floor (inflate + field scan + message-id column): " in text
 
