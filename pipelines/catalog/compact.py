@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from fsspec import AbstractFileSystem
 
-from pipelines.catalog.health import DamagedPartition, footer_problem
+from pipelines.catalog.health import DamagedPartition, footer_problem, reading
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import TABLES
 from pipelines.catalog.writer import parquet_bytes
@@ -159,12 +159,8 @@ def plan_buckets(files: list[PartFile], target_bytes: int) -> list[list[PartFile
 
 
 def _read(fs: AbstractFileSystem, path: str) -> pa.Table:
-    try:
+    with reading(path):
         return read_parquet(fs, path)
-    except FileNotFoundError:
-        raise
-    except (OSError, pa.ArrowException) as exc:
-        raise DamagedPartition(path, f"{type(exc).__name__}: {exc}") from exc
 
 
 def _readable_runs(

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +42,23 @@ class DamagedPartition(ValueError):
 
     def __str__(self) -> str:
         return f"damaged partition {self.path}: {self.problem}"
+
+
+# What reading a damaged file raises; a bug of ours (any other error) must not make a
+# partition look damaged, which would hide it until the file is replaced.
+READ_ERRORS: tuple[type[Exception], ...] = (OSError, pa.ArrowException)
+
+
+@contextmanager
+def reading(path: str, errors: tuple[type[Exception], ...] = READ_ERRORS) -> Iterator[None]:
+    """Reading errors inside become `DamagedPartition` naming `path`. A file removed since
+    it was listed (a compaction) is not damage: FileNotFoundError goes through."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise
+    except errors as exc:
+        raise DamagedPartition(path, f"{type(exc).__name__}: {exc}") from exc
 
 
 def ends_problem(head: bytes, tail: bytes, size: int) -> str | None:
@@ -82,8 +101,8 @@ def footer_problem(fs: Any, path: str, size: int | None = None) -> str | None:
         return found
     try:
         size = int(fs.info(path)["size"]) if size is None else size
-        tail = fs.cat_file(path, start=size - _TAIL, end=size)
-        length = int.from_bytes(tail[:4], "little")
+        # the footer with its length and magic: the quick check read the length already
+        length = int.from_bytes(fs.cat_file(path, start=size - _TAIL, end=size - 4), "little")
         footer = fs.cat_file(path, start=size - _TAIL - length, end=size)
         meta = pq.read_metadata(pa.BufferReader(footer))
         meta.schema.to_arrow_schema()

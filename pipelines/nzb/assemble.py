@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from fsspec import AbstractFileSystem
 
-from pipelines.catalog.health import DamagedPartition, PartitionHealth
+from pipelines.catalog.health import READ_ERRORS, DamagedPartition, PartitionHealth, reading
 from pipelines.nzb.writer import NzbFile, NzbFiles, load_kernel, string_buffers
 
 # What `merge_file_rows` reads of `release_files` (and the key, to pick the rows).
@@ -295,7 +295,7 @@ class ReleaseFilesLookup:
         if problem is not None:
             raise DamagedPartition(path, problem)
         # ValueError too: not a plain Parquet file, or no release_key column
-        with self._damage(ident, (OSError, ValueError, pa.ArrowException)):
+        with self._damage(ident, (*READ_ERRORS, ValueError)):
             found = _read_partition(self.fs, path, ident)
         with self._lock:
             # A replaced file (a redone range) drops the old one's footer.
@@ -329,21 +329,16 @@ class ReleaseFilesLookup:
 
     @contextmanager
     def _damage(
-        self,
-        ident: tuple[Any, ...],
-        errors: tuple[type[Exception], ...] = (OSError, pa.ArrowException),
+        self, ident: tuple[Any, ...], errors: tuple[type[Exception], ...] = READ_ERRORS
     ) -> Iterator[None]:
-        """Reading errors inside become `DamagedPartition`, marked in `health` (not any
-        error: a bug of ours must not hide a partition until it is replaced)."""
+        """`health.reading`, and the damage marked in `health` too."""
         try:
-            yield
-        except FileNotFoundError:
-            raise  # removed since it was listed (a compaction): not damage
-        except errors as exc:
+            with reading(ident[0], errors):
+                yield
+        except DamagedPartition as exc:
             path, size, mtime = ident
-            problem = f"{type(exc).__name__}: {exc}"
-            self.health.mark(_TABLE, path, size, mtime, problem)
-            raise DamagedPartition(path, problem) from exc
+            self.health.mark(_TABLE, path, size, mtime, exc.problem)
+            raise
 
     def _rows_in(self, path: str, key: bytes, mark: Callable[[str], None]) -> pa.Table | None:
         part = self._partition(path)[0]

@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from fsspec import AbstractFileSystem
 
-from pipelines.catalog.health import DamagedPartition
+from pipelines.catalog.health import reading
 from pipelines.catalog.schema import KEY, RELEASES
 from serving import text
 from serving.newznab.items import item_values
@@ -77,15 +77,10 @@ def read_partitions(fs: AbstractFileSystem, paths: Sequence[str]) -> pa.Table:
     target = pa.schema([RELEASES.field(c) if c in RELEASES.names else (c, KEY) for c in columns])
     tables = []
     for i, path in enumerate(paths):
-        try:
-            with fs.open(path, "rb") as fh:
-                pf = pq.ParquetFile(fh)
-                present = [c for c in columns if c in pf.schema_arrow.names]
-                t = pf.read(columns=present)
-        except FileNotFoundError:
-            raise  # removed since it was listed (a compaction): the next refresh sees it
-        except (OSError, pa.ArrowException) as exc:
-            raise DamagedPartition(path, f"{type(exc).__name__}: {exc}") from exc
+        with reading(path), fs.open(path, "rb") as fh:
+            pf = pq.ParquetFile(fh)
+            present = [c for c in columns if c in pf.schema_arrow.names]
+            t = pf.read(columns=present)
         for c in columns:
             if c not in present:
                 t = t.append_column(target.field(c), pa.nulls(t.num_rows, target.field(c).type))

@@ -32,10 +32,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipelines.catalog.health import DamagedPartition, PartitionHealth
+from pipelines.catalog.health import DamagedPartition, PartitionHealth, reading
 from pipelines.corpus.fs import open_fs
 from serving.index.build import build_segment
 from serving.index.searcher import RESULT_CACHE, LiveSegment, Snapshot, resolve_versions
@@ -279,13 +278,8 @@ class IndexManager:
         batches: list[list[dict]] = [[]]
         rows = 0
         for p in partitions:
-            try:
-                with fs.open(p["path"], "rb") as fh:
-                    n = pq.ParquetFile(fh).metadata.num_rows
-            except FileNotFoundError:
-                raise  # removed since it was listed (a compaction): the next refresh sees it
-            except (OSError, pa.ArrowException) as exc:
-                raise DamagedPartition(p["path"], f"{type(exc).__name__}: {exc}") from exc
+            with reading(p["path"]), fs.open(p["path"], "rb") as fh:
+                n = pq.ParquetFile(fh).metadata.num_rows
             if batches[-1] and rows + n > self.batch_rows:
                 batches.append([])
                 rows = 0
