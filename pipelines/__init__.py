@@ -1,1 +1,1 @@
-"""Plain-Python stages of the indexer: corpus I/O, capture, range indexing, NZBs, the CLI."""
+"""Plain-Python stages of the indexer: corpus I/O, capture, range indexing, NZBs."""

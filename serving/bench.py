@@ -253,7 +253,7 @@ def _start(
 ) -> tuple[subprocess.Popen, str, float]:
     """A `serve` process; returns once it answers caps (its index is built by then)."""
     port = _free_port()
-    cmd = [sys.executable, "-m", "pipelines.cli", "serve", "--catalog", catalog, "--port",
+    cmd = [sys.executable, "-m", "cli.main", "serve", "--catalog", catalog, "--port",
            str(port), "--api-key", KEY, "--refresh", "1", "--index-dir", index_dir,
            "--workers", str(workers)]  # fmt: skip
     if search_cache is not None:

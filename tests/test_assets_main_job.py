@@ -9,8 +9,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from cli.main import main
 from pipelines.catalog.compact import list_files
-from pipelines.cli import main
 from pipelines.corpus.fs import open_fs
 
 ROOT = Path(__file__).resolve().parent.parent

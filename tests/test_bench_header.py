@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipelines.cli import main
+from cli.main import main
 from pipelines.index.bench import run_bench
 from pipelines.index.range_indexer import STAGES
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from cli.main import main
 from pipelines.capture.planner import PlanSettings
 from pipelines.capture.prefetch import Capture, CaptureError, CaptureSettings
 from pipelines.capture.schedule import Limits
-from pipelines.cli import main
 from pipelines.corpus.layout import RangeRef
 from pipelines.corpus.reader import CorpusReader, RangeReport
 from pipelines.nntp.errors import AuthError, NoSuchGroup
@@ -146,7 +146,7 @@ def test_sigkill_mid_range_loses_and_duplicates_nothing(
 ) -> None:
     root = str(tmp_path / "corpus")
     args = [
-        sys.executable, "-m", "pipelines.commands.capture", "capture",
+        sys.executable, "-m", "cli.commands.capture", "capture",
         "--group", "alt.binaries.one", "--group", "alt.binaries.two",
         "--corpus", root, "--connections", "2",
         "--range-size", str(RANGE), "--chunk-size", str(CHUNK), "--headroom", "0", "--quiet",

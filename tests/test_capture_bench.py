@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.cli import main
+from cli.main import main
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 

@@ -12,8 +12,8 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+from cli.commands import generate as command
 from kernels.scan import OK, scan_chunk
-from pipelines.commands import generate as command
 from pipelines.corpus.reader import CorpusReader
 from pipelines.generate import GenerateConfig, generate_corpus, generate_range_lines
 

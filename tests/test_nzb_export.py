@@ -9,9 +9,9 @@ import duckdb
 import pytest
 from lxml import etree
 
+from cli.main import main
 from pipelines.catalog.layout import table_glob
 from pipelines.catalog.synthetic import write_synthetic_catalog
-from pipelines.cli import main
 from pipelines.nzb.writer import DTD_PATH
 
 DTD = etree.DTD(str(DTD_PATH))

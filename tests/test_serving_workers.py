@@ -20,7 +20,7 @@ from pipelines.catalog.synthetic import write_synthetic_catalog
 pytestmark = pytest.mark.slow  # starts real server processes
 
 
-SERVE = [sys.executable, "-m", "pipelines.cli", "serve"]
+SERVE = [sys.executable, "-m", "cli.main", "serve"]
 
 
 def _free_port() -> int:

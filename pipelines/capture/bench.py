@@ -46,7 +46,7 @@ class BenchRun:
 
 
 def start_server(corpus: str, rate: float, extra: list[str]) -> tuple[subprocess.Popen[str], int]:
-    module = "pipelines.commands.serve_nntp"
+    module = "cli.commands.serve_nntp"
     cmd = [sys.executable, "-m", module, "serve-nntp", corpus, "--port", "0",
            "--lines-per-second", str(rate), *extra]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)

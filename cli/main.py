@@ -1,4 +1,4 @@
-"""`usenet-indexer`: the command line. Thin wrappers over the pipeline stages."""
+"""`usenet-indexer`: the command line. Thin wrappers over the stages, the server and Dagster."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from pipelines.commands import COMMANDS
+from cli.commands import COMMANDS
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """This command alone (`python -m pipelines.commands.MODULE ...`), for child processes."""
+    """This command alone (`python -m cli.commands.MODULE ...`), for child processes."""
     parser = argparse.ArgumentParser(prog="usenet-indexer")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)

@@ -24,7 +24,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pipelines.commands._allocator import use_system_allocator
+    from cli.commands._allocator import use_system_allocator
 
     use_system_allocator()
     from pipelines.index.replay import replay
