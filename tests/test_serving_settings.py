@@ -52,6 +52,6 @@ def test_serve_command_line():
     )
     assert (args.catalog, args.api_keys, args.port, args.open) == ("c", ["a", "b"], 9000, True)
     # No --workers: one per core, at most two (the memory budget fits two).
-    from cli.commands.serve import default_workers
+    from serving.workers import default_workers
 
     assert args.workers is None and default_workers() == min(2, os.cpu_count() or 1)
