@@ -28,9 +28,9 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cli.commands._allocator import use_system_allocator
+    from pipelines.process import set_up_process
 
-    use_system_allocator()
+    set_up_process()
     from pipelines.index.bench import run_bench
 
     if args.lines < 1000:

@@ -24,9 +24,9 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cli.commands._allocator import use_system_allocator
+    from pipelines.process import set_up_process
 
-    use_system_allocator()
+    set_up_process()
     from pipelines.index.replay import replay
     from pipelines.index.rules import Rules
 

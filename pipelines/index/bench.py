@@ -43,7 +43,7 @@ class BenchFigures:
     floor_cpu_runs: list[float] = field(default_factory=list)
     stage_cpu: dict[str, float] = field(default_factory=dict)  # of the counted run
     # minor page faults of the counted run: pages the kernel mapped and zeroed for it
-    # (pipelines/index/memory.py keeps them few; many say its settings did not apply)
+    # (pipelines/process.py keeps them few; many say its settings did not apply)
     page_faults: int = 0
     shape_floor_cpu_seconds: float = 0.0
 
@@ -202,9 +202,9 @@ def _floor_child(corpus: str, queue: Any) -> None:
     its own set up as the pass's (the same allocator settings, nothing else held)."""
     from kernels.scan import _count_lines
     from pipelines.corpus.codec import inflate
-    from pipelines.index.memory import keep_freed_buffers
+    from pipelines.process import set_up_process
 
-    keep_freed_buffers()
+    set_up_process()
     payloads = [p.read_bytes() for p in sorted(Path(corpus).rglob("*.xover.*"))]
     _count_lines(np.zeros(1, np.uint8))
     started = time.process_time()
@@ -226,9 +226,9 @@ def _shape_child(corpus: str, catalog: str, queue: Any) -> None:
     from pipelines.corpus.codec import inflate
     from pipelines.corpus.fs import open_fs
     from pipelines.corpus.reader import CorpusReader
-    from pipelines.index.memory import keep_freed_buffers
+    from pipelines.process import set_up_process
 
-    keep_freed_buffers()
+    set_up_process()
     reader = CorpusReader(corpus)
     info = reader.complete_ranges(reader.groups()[0])[0]
     assert info.manifest is not None

@@ -19,12 +19,12 @@ from pipelines.catalog import schema
 from pipelines.catalog.compact import uncompact_range
 from pipelines.catalog.writer import write_partition
 from pipelines.corpus.reader import CorpusReader, RangeInfo, RangeReport
-from pipelines.index.memory import keep_freed_buffers
 from pipelines.index.output import Output
 from pipelines.index.parse import RULE_BAD_LINE, Drops, group_context, parse_chunk
 from pipelines.index.rules import Rules
 from pipelines.index.snapshot import save_window
 from pipelines.index.window import Window
+from pipelines.process import set_up_process
 
 # the stages of a range's CPU, in the order they run
 STAGES = (
@@ -111,7 +111,7 @@ def index_range(
     on_chunk: Callable[[int], None] | None = None,
 ) -> tuple[RangeResult, Window]:
     """Index one range; `window` is the state the group's previous range left (None: first)."""
-    keep_freed_buffers()  # before the clock: a one-off setting of the process
+    set_up_process()  # before the clock: a one-off setting of the process
     started, cpu_started = time.perf_counter(), time.process_time()
     ref = info.ref
     version = rules.fingerprint

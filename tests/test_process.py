@@ -1,4 +1,4 @@
-"""pipelines.index.memory: a freed chunk-sized buffer is reused, not faulted in again."""
+"""pipelines.process: a freed chunk-sized buffer is reused, not faulted in again; Arrow's pool."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 _CHILD = """
 import resource, sys
 import numpy as np
-from pipelines.index.memory import keep_freed_buffers
+from pipelines.process import set_up_process
 if sys.argv[1] == "keep":
-    assert keep_freed_buffers()
+    assert set_up_process()
 size = 48 << 20
 def faults_of_a_filled_buffer():
     before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -50,7 +50,7 @@ def test_setting_twice_is_harmless() -> None:
         [
             sys.executable,
             "-c",
-            "import pyarrow as pa; from pipelines.index.memory import keep_freed_buffers as k;"
+            "import pyarrow as pa; from pipelines.process import set_up_process as k;"
             "print(k(), k(), pa.default_memory_pool().backend_name)",
         ],
         capture_output=True,
@@ -61,3 +61,24 @@ def test_setting_twice_is_harmless() -> None:
     assert first == second
     # where glibc's settings apply, Arrow's buffers share its kept heap
     assert pool == ("system" if first == "True" else pool)
+
+
+def _pool_for_children(env: dict[str, str]) -> str:
+    code = (
+        "import os; from pipelines.process import set_up_process; set_up_process();"
+        "print(os.environ.get('ARROW_DEFAULT_MEMORY_POOL'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    return out.stdout.strip()
+
+
+def test_arrow_allocates_from_the_c_library_in_children_too() -> None:
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    # set before Arrow is loaded, in the environment the process's children inherit
+    assert _pool_for_children(env) == "system"
+    # a user's own choice wins
+    assert _pool_for_children({**env, "ARROW_DEFAULT_MEMORY_POOL": "jemalloc"}) == "jemalloc"

@@ -1,10 +1,25 @@
-"""The process's allocator, set once for the header pass: freed chunk buffers are reused.
+"""The process's set-up for the header pass, one function that every entry point calls.
 
-Every chunk allocates and frees buffers of its own size: the inflated text (~20 MB), the
-line index (~9 MB) and dozens of per-line arrays (~0.5 MB each). glibc's defaults serve a
-block above its mmap threshold (128 kB, rising with freed blocks to at most 32 MB) with a
-fresh mapping, and give a heap's free top above its trim threshold back to the kernel, so
-each next chunk faulted its pages in again, zeroed by the kernel. Measured on the bench's
+`set_up_process()` is called by the commands that index (`replay`, `bench`) before they
+import Arrow, by `index_range` (so Dagster's run processes and every other caller get it)
+and by the benchmark's floor processes. It does two things, once a process.
+
+Arrow's buffers come from the C library's malloc rather than Arrow's mimalloc pool.
+mimalloc keeps the pages of freed buffers for reuse; a range builds its big tables once,
+at its end, so the kept pages only raise the peak: on a 2 M-line range the indexing
+process peaked 60-80 MB lower with the system allocator, at the same speed
+(docs/BENCHMARKS.md). Arrow reads the choice when it loads, hence the environment when
+Arrow is not loaded yet (children such as the benchmark's indexing process inherit it);
+a user's own ARROW_DEFAULT_MEMORY_POOL wins there. Where glibc's thresholds apply (below),
+Arrow's default pool is set to the system one as well. (The garbage collector is not set
+here: `index_range` makes it run less often while a range is indexed, and only then.)
+
+Freed chunk buffers are reused. Every chunk allocates and frees buffers of its own size:
+the inflated text (~20 MB), the line index (~9 MB) and dozens of per-line arrays (~0.5 MB
+each). glibc's defaults serve a block above its mmap threshold (128 kB, rising with freed
+blocks to at most 32 MB) with a fresh mapping, and give a heap's free top above its trim
+threshold back to the kernel, so each next chunk faulted its pages in again, zeroed by the
+kernel. Measured on the bench's
 2 M-line range: inflating its 30 chunks took 136 k page faults and 1.0 CPU-s, 6 k and
 0.68 CPU-s with these settings; the whole pass went from 170 k faults to 36 k (the heap
 growing to its peak once), and its peak RSS stayed at 461 MB, since what is kept is what
@@ -30,9 +45,9 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 import platform
-
-import pyarrow as pa
+import sys
 
 # mallopt's parameters (malloc.h)
 M_TRIM_THRESHOLD = -1
@@ -45,12 +60,17 @@ TRIM_THRESHOLD = 1 << 30
 _applied: bool | None = None
 
 
-def keep_freed_buffers() -> bool:
-    """Set glibc's thresholds (once a process); False where the C library is not glibc."""
+def set_up_process() -> bool:
+    """Set Arrow's allocator and glibc's thresholds (once a process); True where glibc's
+    apply, False where the C library is not glibc."""
     global _applied
+    if "pyarrow" not in sys.modules:
+        os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     if _applied is None:
         _applied = _set_thresholds()
         if _applied:
+            import pyarrow as pa
+
             pa.set_memory_pool(pa.system_memory_pool())
     return _applied
 
