@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
@@ -82,9 +82,16 @@ def test_search_parameters_are_validated_not_trusted(client, q, cat, limit, offs
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(path=st.text(max_size=60), t=NASTY)
+@example(path="..", t="").via("a client normalised /nzb/.. to /, the HTML home page")
+@example(path=".", t="")
 def test_rss_nzb_and_pages_survive_anything(client, path, t):
     _well_formed(client.get("/rss", params={"t": t, "apikey": "k1"}))
-    segment = quote(path, safe="")  # any text, as one URL path segment
+    # Any text as one URL path segment: "/" and every character a URL gives a meaning to
+    # percent-encoded, and the dots too. A segment "." or ".." is syntax (RFC 3986 5.2.4:
+    # the client removes it, /nzb/.. is /); written %2E it is data, which the client sends
+    # as it is and the server decodes.
+    segment = quote(path, safe="").replace(".", "%2E")
+    assert client.build_request("GET", "/nzb/" + segment).url.raw_path == f"/nzb/{segment}".encode()
     r = client.get("/nzb/" + segment, params={"apikey": "k1"})
     assert r.status_code in (200, 404)
     if r.status_code == 200:
