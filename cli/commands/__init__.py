@@ -3,6 +3,12 @@
 Modules import their heavy dependencies inside `run`, so `--help` stays instant.
 """
 
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from typing import Any
+
 # The order here is the order `usenet-indexer --help` lists them.
 COMMANDS = [
     "cli.commands.corpus",
@@ -17,3 +23,13 @@ COMMANDS = [
     "cli.commands.bench_capture",
     "cli.commands.demo",
 ]
+
+
+def run_alone(add_parser: Callable[[Any], None], argv: Sequence[str] | None = None) -> int:
+    """One command without the others (`python -m cli.commands.MODULE COMMAND ...`): what
+    child processes start (serve-nntp for the capture bench, capture in the tests), as
+    they need no other command's module."""
+    parser = argparse.ArgumentParser(prog="usenet-indexer")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return int(args.run(args) or 0)

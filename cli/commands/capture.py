@@ -142,13 +142,7 @@ def run(args: argparse.Namespace) -> int:
     return 130 if summary.stopped == "interrupted" else 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """This command alone (`python -m cli.commands.MODULE ...`), for child processes."""
-    parser = argparse.ArgumentParser(prog="usenet-indexer")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return int(args.run(args) or 0)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    from cli.commands import run_alone
+
+    sys.exit(run_alone(add_parser))
