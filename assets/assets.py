@@ -182,7 +182,7 @@ def catalog_views(
 ) -> dg.MaterializeResult:
     """The DuckDB views the Newznab server answers from, over the whole catalog
     (damaged partitions left out, as the server leaves them out, and named)."""
-    from serving.views import CatalogViews
+    from pipelines.catalog.views import CatalogViews
 
     views = CatalogViews(catalog.url)
     damaged = views.health.damaged()

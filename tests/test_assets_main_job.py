@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.catalog.compact import list_files
+from pipelines.catalog.partitions import list_group as list_files
 from pipelines.cli import main
 from pipelines.corpus.fs import open_fs
 

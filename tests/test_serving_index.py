@@ -217,7 +217,7 @@ def test_a_tombstone_hides_its_release_everywhere(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from serving.views import CatalogViews
+    from pipelines.catalog.views import CatalogViews
 
     root = str(tmp_path / "cat")
     write_synthetic_catalog(root, 1_000, groups=1, per_range=1_000, seed=9)

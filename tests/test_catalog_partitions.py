@@ -9,9 +9,9 @@ import fsspec
 import pytest
 
 from pipelines.catalog.layout import table_glob
+from pipelines.catalog.partitions import list_table
 from pipelines.catalog.synthetic import write_synthetic_catalog
 from pipelines.corpus.fs import is_temporary
-from serving.listing import list_table
 
 
 @pytest.fixture(scope="module")
