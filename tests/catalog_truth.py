@@ -8,6 +8,8 @@ from pathlib import Path
 
 import duckdb
 
+from pipelines.catalog.versions import newest_sql
+
 
 @dataclass
 class CatalogView:
@@ -25,21 +27,12 @@ def load_catalog(catalog: Path) -> CatalogView:
     def newest(table: str) -> dict[bytes, dict]:
         if not list((catalog / table).glob("*/*.parquet")):
             return {}
-        rows = (
-            con.sql(
-                f"""
-            SELECT * FROM read_parquet('{catalog}/{table}/*/*.parquet')
-            QUALIFY row_number() OVER (
-                PARTITION BY release_key ORDER BY finished DESC, written_range DESC) = 1
-            """
-            )
-            .to_arrow_table()
-            .to_pylist()
-        )
-        return {r["release_key"]: r for r in rows}
+        # a finished tombstone (merged_into) hides a release that went into another
+        source = f"read_parquet('{catalog}/{table}/*/*.parquet')"
+        sql = newest_sql(source, hide_merged=table == "releases")
+        return {r["release_key"]: r for r in con.sql(sql).to_arrow_table().to_pylist()}
 
-    # a finished tombstone (merged_into) hides a release that went into another
-    releases = {k: r for k, r in newest("releases").items() if r.get("merged_into") is None}
+    releases = newest("releases")
     pending = newest("pending_releases")
     visible = releases.keys() | pending.keys()
     ids_of: dict[bytes, set[str]] = defaultdict(set)
