@@ -1,7 +1,7 @@
 """Assets: the header pass per (group, range), compaction per group, and the catalog.
 
 Each asset is a thin wrapper around one stage in pipelines/: `index_range` (through
-indexing.py), `compact_group`, and the serving views. What they record as metadata is
+indexing.py), `compact_group`, and the catalog's DuckDB views. What they record as metadata is
 what an operator reads in the UI.
 """
 
@@ -180,9 +180,11 @@ def compacted(
 def catalog_views(
     context: dg.AssetExecutionContext, catalog: CatalogResource
 ) -> dg.MaterializeResult:
-    """The DuckDB views the Newznab server answers from, over the whole catalog
-    (damaged partitions left out, as the server leaves them out, and named)."""
-    from serving.views import CatalogViews
+    """The catalog's DuckDB views over every readable partition (the newest version of
+    each release, counted per group; damaged partitions left out and named), which the
+    server's status page also reads: its searches, feeds and pages answer from its search
+    index and its NZB downloads from the `release_files` Parquet files."""
+    from pipelines.catalog.views import CatalogViews
 
     views = CatalogViews(catalog.url)
     damaged = views.health.damaged()

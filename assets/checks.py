@@ -17,8 +17,8 @@ import dagster as dg
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipelines.catalog.compact import list_files
 from pipelines.catalog.layout import partition_path
+from pipelines.catalog.partitions import list_group as list_files
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import TABLES
 from pipelines.corpus.fs import open_fs

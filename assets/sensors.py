@@ -23,7 +23,7 @@ import dagster as dg
 from assets.jobs import index_job
 from assets.partitions import GROUPS, RANGES, parse_range_key, range_key, ranges_by_group
 from assets.resources import CatalogResource, CorpusResource, RulesResource
-from pipelines.catalog.compact import list_files
+from pipelines.catalog.partitions import list_group as list_files
 from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import open_fs
 from pipelines.corpus.layout import RangeRef

@@ -13,21 +13,16 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 
 from pipelines.catalog.health import PartitionHealth
-from pipelines.nzb.assemble import (
-    Mark,
-    ReleaseFilesLookup,
-    head_meta,
-    load_kernels,
-    merge_file_rows,
-    merge_release_rows,
-)
+from pipelines.catalog.versions import newest_sql
+from pipelines.catalog.views import CatalogViews
+from pipelines.nzb.assemble import head_meta, merge_file_rows, merge_release_rows
+from pipelines.nzb.lookup import Mark, ReleaseFilesLookup, load_kernels
 from pipelines.nzb.writer import NzbFile, write_nzb
 from serving import categories
 from serving.index.manager import IndexManager
 from serving.index.searcher import Snapshot
 from serving.limits import KeyLimits
 from serving.settings import Settings
-from serving.views import CatalogViews
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +96,31 @@ class Catalog:
         self.limits.close()
         self.index.close()
         self.views.close()
+
+    def status(self) -> dict[str, Any]:
+        """The status page's figures (from the DuckDB views): ranges indexed per group,
+        the last runs, pending releases (newest versions), versions stored, partitions."""
+        views = self.views
+        per_group = views.query(
+            'SELECT "group", count(*) AS ranges, min(range_first) AS first, '
+            "max(range_last) AS last, sum(headers)::BIGINT AS headers, "
+            "sum(segments_kept)::BIGINT AS segments, "
+            "max(indexed_at) AS indexed_at FROM ranges GROUP BY 1 ORDER BY 1"
+        ).to_pylist()
+        last_runs = views.query(
+            'SELECT * FROM ranges ORDER BY indexed_at DESC, "group", range_first DESC LIMIT 20'
+        ).to_pylist()
+        newest_pending = newest_sql("pending_releases", hide_merged=False)
+        pending = views.query(f"SELECT count(*) AS n FROM ({newest_pending})").to_pylist()
+        versions = views.query("SELECT count(*) AS n FROM release_versions").to_pylist()
+        return {
+            "groups": per_group,
+            "last_runs": last_runs,
+            "pending": pending[0]["n"],
+            "versions": versions[0]["n"],
+            "partitions": {t: len(p) for t, p in views.files.items()},
+            "damaged": self.health.damaged(),
+        }
 
     def release(self, key: bytes, columns: list[str] | None = None) -> dict[str, Any] | None:
         return self.snapshot.find(key, columns)

@@ -125,7 +125,7 @@ def categories_page(request: Request, catalog: CatalogDep) -> HTMLResponse:
 @router.get("/status")
 def status_page(request: Request, catalog: CatalogDep) -> HTMLResponse:
     stats = catalog.snapshot.stats()
-    status = catalog.views.status()
+    status = catalog.status()
     return _render(
         request, catalog, "status.html", stats=stats, status=status,
         refresh=catalog.index.last_refresh, error=catalog.last_error,

@@ -59,7 +59,7 @@ def serve(settings: Settings, workers: int, listen: Listen) -> int:
 def preload_kernels() -> None:
     """The NZB kernels compiled into numba's cache once, by a short-lived process (LLVM's
     memory would stay with this one): the workers then load them from the cache."""
-    load = "from pipelines.nzb.assemble import load_kernels; load_kernels()"
+    load = "from pipelines.nzb.lookup import load_kernels; load_kernels()"
     # Its own process group: a Ctrl-C reaches only this process, which ends it quietly
     # (subprocess.run kills it), instead of the child printing a KeyboardInterrupt.
     subprocess.run([sys.executable, "-c", load], check=False, process_group=0)

@@ -7,6 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+import fsspec
+
+from pipelines.catalog.partitions import list_table
+from pipelines.catalog.versions import newest_sql
+from pipelines.catalog.views import parquet_sql
 
 
 @dataclass
@@ -21,32 +26,26 @@ class CatalogView:
 
 def load_catalog(catalog: Path) -> CatalogView:
     con = duckdb.connect()
+    fs = fsspec.filesystem("file")
+
+    def rows_of(table: str) -> str | None:
+        paths = [p.path for p in list_table(fs, str(catalog), table, stat=False)]
+        return parquet_sql(paths) if paths else None
 
     def newest(table: str) -> dict[bytes, dict]:
-        if not list((catalog / table).glob("*/*.parquet")):
+        source = rows_of(table)
+        if source is None:
             return {}
-        rows = (
-            con.sql(
-                f"""
-            SELECT * FROM read_parquet('{catalog}/{table}/*/*.parquet')
-            QUALIFY row_number() OVER (
-                PARTITION BY release_key ORDER BY finished DESC, written_range DESC) = 1
-            """
-            )
-            .to_arrow_table()
-            .to_pylist()
-        )
-        return {r["release_key"]: r for r in rows}
+        # a finished tombstone (merged_into) hides a release that went into another
+        sql = newest_sql(source, hide_merged=table == "releases")
+        return {r["release_key"]: r for r in con.sql(sql).to_arrow_table().to_pylist()}
 
-    # a finished tombstone (merged_into) hides a release that went into another
-    releases = {k: r for k, r in newest("releases").items() if r.get("merged_into") is None}
+    releases = newest("releases")
     pending = newest("pending_releases")
     visible = releases.keys() | pending.keys()
     ids_of: dict[bytes, set[str]] = defaultdict(set)
     release_of: dict[str, set[bytes]] = defaultdict(set)
-    files = con.sql(
-        f"SELECT release_key, seg_ids FROM read_parquet('{catalog}/release_files/*/*.parquet')"
-    ).to_arrow_table()
+    files = con.sql(f"SELECT release_key, seg_ids FROM {rows_of('release_files')}").to_arrow_table()
     for key, ids in zip(
         files.column("release_key").to_pylist(), files.column("seg_ids").to_pylist(), strict=True
     ):

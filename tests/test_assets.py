@@ -18,7 +18,7 @@ from assets import build_defs
 from assets.launch import register
 from assets.partitions import RANGES, parse_range_key, range_key, ranges_by_group
 from assets.resources import CatalogResource, CorpusResource, RulesResource
-from pipelines.catalog.compact import list_files
+from pipelines.catalog.partitions import list_group as list_files
 from pipelines.corpus.fs import open_fs
 from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index.replay import replay

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from cli.main import main
-from pipelines.catalog.compact import list_files
+from pipelines.catalog.partitions import list_group as list_files
 from pipelines.corpus.fs import open_fs
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,9 +15,9 @@ from pipelines.catalog.compact import (
     RANGE_COLUMN,
     SORT_KEYS,
     compact_group,
-    list_files,
     uncompact_range,
 )
+from pipelines.catalog.partitions import list_group
 from pipelines.catalog.schema import TABLES
 from pipelines.catalog.writer import write_partition
 from pipelines.corpus.fs import open_fs
@@ -64,7 +64,7 @@ def _content(catalog: str, table: str, group: str) -> list[tuple]:
     """Every row of the table and group, as a sorted list: what any view can see."""
     fs, root = open_fs(catalog)
     rows: list[tuple] = []
-    for f in list_files(fs, root, table, group):
+    for f in list_group(fs, root, table, group):
         rows.extend(tuple(sorted(r.items())) for r in pq.read_table(f.path).to_pylist())
     return sorted(rows, key=repr)
 
@@ -83,7 +83,7 @@ def test_compaction_keeps_every_row_and_sorts(catalog: str) -> None:
     result = compact_group(catalog, GROUPS[0], target_bytes=1 << 30)
     fs, root = open_fs(catalog)
     for table in COMPACTED_TABLES:
-        files = list_files(fs, root, table, GROUPS[0])
+        files = list_group(fs, root, table, GROUPS[0])
         assert [(f.compact, f.first, f.last) for f in files] == [(True, 10_000, 15_999)]
         rows = pq.read_table(files[0].path)
         keys = SORT_KEYS[table]
@@ -91,7 +91,7 @@ def test_compaction_keeps_every_row_and_sorts(catalog: str) -> None:
         assert result.tables[table].files_merged == 6
         assert result.tables[table].rows_moved == 120
         # the other group is untouched
-        assert len(list_files(fs, root, table, GROUPS[1])) == 6
+        assert len(list_group(fs, root, table, GROUPS[1])) == 6
     after = {(t, g): _content(catalog, t, g) for t in COMPACTED_TABLES for g in GROUPS}
     assert after == before
     again = compact_group(catalog, GROUPS[0], target_bytes=1 << 30)
@@ -100,16 +100,16 @@ def test_compaction_keeps_every_row_and_sorts(catalog: str) -> None:
 
 def test_target_size_makes_several_files_and_new_ranges_join(catalog: str) -> None:
     fs, root = open_fs(catalog)
-    one = list_files(fs, root, "releases", GROUPS[0])[0].size
+    one = list_group(fs, root, "releases", GROUPS[0])[0].size
     compact_group(catalog, GROUPS[0], target_bytes=one * 2, tables=("releases",))
-    files = list_files(fs, root, "releases", GROUPS[0])
+    files = list_group(fs, root, "releases", GROUPS[0])
     assert 2 <= len(files) <= 3 and files[0].compact
     # small files keep merging as ranges arrive; content never changes
     before = _content(catalog, "releases", GROUPS[0])
     _write_range(catalog, GROUPS[0], 16_000)
     _write_range(catalog, GROUPS[0], 17_000)
     compact_group(catalog, GROUPS[0], target_bytes=one * 2, tables=("releases",))
-    after = list_files(fs, root, "releases", GROUPS[0])
+    after = list_group(fs, root, "releases", GROUPS[0])
     assert len(after) <= len(files) + 1 and after[-1].last == 17_999
     assert sum(not f.compact for f in after) <= 1  # at most the newest waits alone
     added = _rows("releases", GROUPS[0], 16_000, 20, 0).to_pylist()
@@ -174,7 +174,7 @@ def test_a_partition_replaced_during_compaction_stops_it(
     with pytest.raises(RuntimeError, match="changed while compacting"):
         compact_group(catalog, group, target_bytes=1 << 30, tables=("releases",))
     fs, root = open_fs(catalog)
-    assert not any(f.compact for f in list_files(fs, root, "releases", group))
+    assert not any(f.compact for f in list_group(fs, root, "releases", group))
     assert _content(catalog, "releases", group) != before  # the redo's rows stay
 
 
@@ -182,7 +182,7 @@ def test_damaged_files_are_neither_merged_nor_removed(catalog: str) -> None:
     """A file cut short ends a run; one whose pages do not read fails only its run."""
     group = GROUPS[0]
     fs, root = open_fs(catalog)
-    files = list_files(fs, root, "releases", group)
+    files = list_group(fs, root, "releases", group)
     cut, garbled = Path(files[2].path), Path(files[4].path)
     cut.write_bytes(cut.read_bytes()[:-100])
     data = bytearray(garbled.read_bytes())
@@ -201,7 +201,7 @@ def test_damaged_files_are_neither_merged_nor_removed(catalog: str) -> None:
     assert "magic" in stats.damaged[str(cut)]
     assert str(cut) in result.text() and str(garbled) in result.text()
     assert all(p.read_bytes() == data for p, data in kept.items())  # left as they were
-    after = list_files(fs, root, "releases", group)
+    after = list_group(fs, root, "releases", group)
     # 0-1 merged; 2 cut short; 3 alone; the run 4-5 failed on 4's pages and stays.
     assert [(f.compact, f.first) for f in after] == [
         (True, 10_000), (False, 12_000), (False, 13_000), (False, 14_000), (False, 15_000),

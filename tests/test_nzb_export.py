@@ -12,6 +12,7 @@ from lxml import etree
 from cli.main import main
 from pipelines.catalog.layout import table_glob
 from pipelines.catalog.synthetic import write_synthetic_catalog
+from pipelines.catalog.versions import newest_sql
 from pipelines.nzb.writer import DTD_PATH
 
 DTD = etree.DTD(str(DTD_PATH))
@@ -29,11 +30,8 @@ def test_every_release_gets_a_valid_nzb_with_all_its_segments(catalog, tmp_path,
     assert main(["nzb", "--catalog", catalog, "--out", str(out)]) == 0
     assert "wrote 1500 NZB files" in capsys.readouterr().out
     glob = table_glob(catalog, "releases")
-    newest = duckdb.sql(
-        f"SELECT release_key, segments, finished FROM read_parquet('{glob}') "
-        "QUALIFY row_number() OVER (PARTITION BY release_key ORDER BY finished DESC, "
-        "written_range DESC) = 1"
-    ).fetchall()
+    versions = newest_sql(f"read_parquet('{glob}')")
+    newest = duckdb.sql(f"SELECT release_key, segments, finished FROM ({versions})").fetchall()
     assert len(newest) == 1500 == len(list(out.glob("*.nzb")))
     for key, segments, _finished in newest:
         path = out / f"{bytes(key).hex()}.nzb"
@@ -71,11 +69,10 @@ def test_an_unreadable_partition_is_named_and_costs_only_its_releases(catalog, t
     err = capsys.readouterr().err
     assert f"unreadable partition {victim}" in err
     glob = table_glob(str(copy), "releases")
+    versions = newest_sql(f"read_parquet('{glob}')")
     newest = duckdb.sql(
-        f"SELECT release_key, segments, first_article, "
-        f"greatest(last_article, written_range) FROM read_parquet('{glob}') "
-        "QUALIFY row_number() OVER (PARTITION BY release_key ORDER BY finished DESC, "
-        "written_range DESC) = 1"
+        "SELECT release_key, segments, first_article, "
+        f"greatest(last_article, written_range) FROM ({versions})"
     ).fetchall()
     touching = {bytes(k) for k, _s, a, z in newest if a <= last and first <= z}
     assert 0 < len(touching) < len(newest)

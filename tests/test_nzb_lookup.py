@@ -14,9 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipelines.catalog.partitions import list_group
 from pipelines.catalog.synthetic import write_synthetic_catalog
-from pipelines.nzb import assemble
-from pipelines.nzb.assemble import MERGED_COLUMNS, ReleaseFilesLookup
+from pipelines.nzb import footers
+from pipelines.nzb import lookup as nzb_lookup
+from pipelines.nzb.assemble import MERGED_COLUMNS
+from pipelines.nzb.byte_ranges import ByteRanges, chunk_span
+from pipelines.nzb.lookup import ReleaseFilesLookup
 
 ROW_GROUP = 257
 
@@ -36,9 +40,7 @@ def catalog(tmp_path_factory) -> tuple[str, list[str], list[Path]]:
 def _expected(root: str, group: str, key: bytes) -> pa.Table:
     """A plain read: every partition of the group, whole, filtered on the key."""
     tables = []
-    for part in assemble.partition_files(
-        fsspec.filesystem("file"), f"{root}/release_files/{group}"
-    ):
+    for part in list_group(fsspec.filesystem("file"), root, "release_files", group):
         table = pq.read_table(part.path, columns=MERGED_COLUMNS)
         tables.append(
             table.filter(pc.equal(table.column("release_key"), pa.scalar(key, pa.binary(20))))
@@ -77,7 +79,7 @@ def test_a_footer_that_does_not_split_is_read_whole(catalog, monkeypatch):
     def refuse(footer):
         raise ValueError("no")
 
-    monkeypatch.setattr(assemble, "row_group_spans", refuse)
+    monkeypatch.setattr(footers, "row_group_spans", refuse)
     lookup = ReleaseFilesLookup(fsspec.filesystem("file"), root)
     for group, key in _some_keys(parts)[:6]:
         got = lookup.rows(group, key, 0, 1 << 62)
@@ -120,13 +122,13 @@ def test_each_row_group_read_is_one_read_of_its_column_chunks(catalog, monkeypat
     """A cold row group costs one read (a pread, a ranged GET), not a fault per page."""
     root, groups, parts = catalog
     reads: list[tuple[str, int, int]] = []
-    plain = assemble._pread
+    plain = nzb_lookup.pread
 
     def counted(path: str, start: int, end: int) -> bytes:
         reads.append((path, start, end))
         return plain(path, start, end)
 
-    monkeypatch.setattr(assemble, "_pread", counted)
+    monkeypatch.setattr(nzb_lookup, "pread", counted)
     lookup = ReleaseFilesLookup(fsspec.filesystem("file"), root)
     lookup.warm(groups)
     for group, key in _some_keys(parts):
@@ -143,7 +145,7 @@ def test_each_row_group_read_is_one_read_of_its_column_chunks(catalog, monkeypat
         assert len(reads) == len(candidates) >= 1
         for path, i in candidates:
             meta = pq.ParquetFile(path).metadata
-            assert (path, *assemble.chunk_span(meta.row_group(i), MERGED_COLUMNS)) in reads
+            assert (path, *chunk_span(meta.row_group(i), MERGED_COLUMNS)) in reads
 
 
 @settings(max_examples=60, deadline=None)
@@ -163,7 +165,7 @@ def test_byte_ranges_read_like_a_file(data, ahead, ops):
         calls.append((start, end))
         return data[start:end]
 
-    got = assemble.ByteRanges(read, len(data))
+    got = ByteRanges(read, len(data))
     got.read_ahead(*ahead)
     held = (max(0, ahead[0]), min(ahead[1], len(data)))
     calls.clear()

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from pipelines.catalog.layout import table_glob
 from pipelines.catalog.synthetic import GROUPS, write_synthetic_catalog
+from pipelines.catalog.versions import newest_sql
 from serving import text
 from serving.index.manager import IndexManager
 from serving.index.searcher import SearchQuery
@@ -39,11 +40,8 @@ def manager(catalog):
 @pytest.fixture(scope="module")
 def newest(catalog) -> list[dict]:
     """The reference: newest version per key by the catalog's rule, newest posting first."""
-    sql = f"""
-        SELECT * FROM read_parquet('{table_glob(catalog, "releases")}')
-        QUALIFY row_number() OVER (
-            PARTITION BY release_key ORDER BY finished DESC, written_range DESC) = 1
-        ORDER BY posted_first DESC, release_key"""
+    newest = newest_sql(f"read_parquet('{table_glob(catalog, 'releases')}')")
+    sql = f"{newest} ORDER BY posted_first DESC, release_key"
     return duckdb.sql(sql).to_arrow_table().to_pylist()
 
 
@@ -217,7 +215,7 @@ def test_a_tombstone_hides_its_release_everywhere(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from serving.views import CatalogViews
+    from pipelines.catalog.views import CatalogViews
 
     root = str(tmp_path / "cat")
     write_synthetic_catalog(root, 1_000, groups=1, per_range=1_000, seed=9)

@@ -29,13 +29,13 @@ import pyarrow.compute as pc
 from fsspec import AbstractFileSystem
 
 from pipelines.catalog.health import DamagedPartition, footer_problem, reading
+from pipelines.catalog.layout import compact_path
+from pipelines.catalog.partitions import Partition, list_group
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import TABLES
 from pipelines.catalog.writer import parquet_bytes
-from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
-from pipelines.corpus.layout import parse_span, span_name
+from pipelines.corpus.fs import atomic_put, open_fs
 
-COMPACT_PREFIX = "compact-"
 DEFAULT_TARGET_BYTES = 64 << 20  # large enough for DuckDB, small enough to rewrite quickly
 
 # The column that names the range a row was written by (its first article).
@@ -60,17 +60,6 @@ SORT_KEYS = {
 }
 
 COMPACTED_TABLES = tuple(RANGE_COLUMN)
-
-
-@dataclass(frozen=True)
-class PartFile:
-    """One Parquet file of a table and group: a range's partition or a compact file."""
-
-    path: str
-    first: int
-    last: int
-    size: int
-    compact: bool
 
 
 @dataclass
@@ -110,45 +99,26 @@ class CompactionResult:
         return line + "".join(damaged)
 
 
-def compact_path(root: str, table: str, group: str, first: int, last: int) -> str:
-    return f"{root.rstrip('/')}/{table}/{group}/{COMPACT_PREFIX}{span_name(first, last)}.parquet"
+def _bytes(f: Partition) -> int:
+    return f.size or 0  # listed with stat: always known
 
 
-def list_files(fs: AbstractFileSystem, root: str, table: str, group: str) -> list[PartFile]:
-    """The table's files for the group in article order (temporaries skipped)."""
-    folder = f"{root.rstrip('/')}/{table}/{group}"
-    if not fs.isdir(folder):
-        return []
-    found = []
-    for info in fs.ls(folder, detail=True):
-        name = str(info["name"]).rsplit("/", 1)[-1]
-        if is_temporary(name) or not name.endswith(".parquet"):
-            continue
-        stem = name[: -len(".parquet")]
-        compact = stem.startswith(COMPACT_PREFIX)
-        span = parse_span(stem[len(COMPACT_PREFIX) :] if compact else stem)
-        if span is None:
-            continue
-        found.append(PartFile(str(info["name"]), span[0], span[1], int(info["size"]), compact))
-    return sorted(found, key=lambda f: (f.first, f.last))
-
-
-def plan_buckets(files: list[PartFile], target_bytes: int) -> list[list[PartFile]]:
+def plan_buckets(files: list[Partition], target_bytes: int) -> list[list[Partition]]:
     """Runs of neighbouring small files to merge, each about target_bytes (at least 2 files).
 
     A file already at the target size ends a run: big files are never rewritten.
     """
-    buckets: list[list[PartFile]] = []
-    run: list[PartFile] = []
+    buckets: list[list[Partition]] = []
+    run: list[Partition] = []
     size = 0
     for f in files:
-        if f.size >= target_bytes:
+        if _bytes(f) >= target_bytes:
             if len(run) > 1:
                 buckets.append(run)
             run, size = [], 0
             continue
         run.append(f)
-        size += f.size
+        size += _bytes(f)
         if size >= target_bytes:
             if len(run) > 1:
                 buckets.append(run)
@@ -164,10 +134,10 @@ def _read(fs: AbstractFileSystem, path: str) -> pa.Table:
 
 
 def _readable_runs(
-    fs: AbstractFileSystem, files: list[PartFile], damaged: dict[str, str]
-) -> list[list[PartFile]]:
+    fs: AbstractFileSystem, files: list[Partition], damaged: dict[str, str]
+) -> list[list[Partition]]:
     """The files between damaged ones (noted in `damaged`), in article order."""
-    runs: list[list[PartFile]] = [[]]
+    runs: list[list[Partition]] = [[]]
     for f in files:
         problem = footer_problem(fs, f.path, f.size)
         if problem is None:
@@ -178,14 +148,14 @@ def _readable_runs(
     return [run for run in runs if run]
 
 
-def _unchanged(fs: AbstractFileSystem, f: PartFile) -> bool:
+def _unchanged(fs: AbstractFileSystem, f: Partition) -> bool:
     try:
         return int(fs.info(f.path)["size"]) == f.size
     except FileNotFoundError:
         return False
 
 
-def _merge(fs: AbstractFileSystem, root: str, table: str, group: str, run: list[PartFile]) -> int:
+def _merge(fs: AbstractFileSystem, root: str, table: str, group: str, run: list[Partition]) -> int:
     """Write the run's rows as one sorted compact file, then remove the run; returns rows."""
     schema = TABLES[table]
     merged = pa.concat_tables([_read(fs, f.path).cast(schema) for f in run])
@@ -223,8 +193,8 @@ def compact_group(
     fs, root = open_fs(catalog, storage_options)
     result = CompactionResult(group)
     for table in tables:
-        files = list_files(fs, root, table, group)
-        stats = TableCompaction(files_before=len(files), bytes_before=sum(f.size for f in files))
+        files = list_group(fs, root, table, group)
+        stats = TableCompaction(files_before=len(files), bytes_before=sum(map(_bytes, files)))
         for readable in _readable_runs(fs, files, stats.damaged):
             for run in plan_buckets(readable, target_bytes):
                 try:
@@ -233,9 +203,9 @@ def compact_group(
                     stats.damaged[exc.path] = exc.problem
                     continue
                 stats.files_merged += len(run)
-        after = list_files(fs, root, table, group)
+        after = list_group(fs, root, table, group)
         stats.files_after = len(after)
-        stats.bytes_after = sum(f.size for f in after)
+        stats.bytes_after = sum(map(_bytes, after))
         result.tables[table] = stats
     result.seconds = time.perf_counter() - started
     return result
@@ -255,7 +225,7 @@ def uncompact_range(
     fs, root = open_fs(catalog, storage_options)
     removed = 0
     for table, column in RANGE_COLUMN.items():
-        for f in list_files(fs, root, table, group):
+        for f in list_group(fs, root, table, group):
             if not f.compact or not f.first <= first <= f.last:
                 continue
             rows = _read(fs, f.path).cast(TABLES[table])

@@ -2,16 +2,25 @@
 
 One file per table, group and range, written once and replaced whole when a range is
 redone. Compaction writes `<catalog>/<table>/<group>/compact-<first>-<last>.parquet`
-covering many ranges and removes the per-range files it replaced.
+covering many ranges and removes the per-range files it replaced. Which of the files
+found there are partitions: `partitions.py`.
 """
 
 from __future__ import annotations
 
 from pipelines.corpus.layout import span_name
 
+COMPACT_PREFIX = "compact-"
+
 
 def partition_path(catalog: str, table: str, group: str, first: int, last: int) -> str:
     return f"{catalog.rstrip('/')}/{table}/{group}/{span_name(first, last)}.parquet"
+
+
+def compact_path(catalog: str, table: str, group: str, first: int, last: int) -> str:
+    """A compact file covering the ranges of first..last."""
+    name = f"{COMPACT_PREFIX}{span_name(first, last)}.parquet"
+    return f"{catalog.rstrip('/')}/{table}/{group}/{name}"
 
 
 def table_glob(catalog: str, table: str) -> str:

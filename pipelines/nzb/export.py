@@ -18,22 +18,14 @@ import numpy as np
 import pyarrow as pa
 from tqdm import tqdm
 
-from pipelines.catalog.layout import table_glob
+from pipelines.catalog.partitions import list_group, list_table
 from pipelines.catalog.reader import read_parquet
-from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
+from pipelines.catalog.versions import MERGED, newest_sql
+from pipelines.catalog.views import columns_of, connect, parquet_sql
+from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.nzb import categories
-from pipelines.nzb.assemble import head_meta, merge_release_rows, partition_files
+from pipelines.nzb.assemble import head_meta, merge_release_rows
 from pipelines.nzb.writer import NzbFiles, write_nzb
-
-_NEWEST = """
-SELECT release_key, name, "group", category, first_article,
-       greatest(last_article, written_range) AS upper
-FROM read_parquet({files}, union_by_name = true)
-{where}
-QUALIFY row_number() OVER (PARTITION BY release_key ORDER BY finished DESC, written_range DESC) = 1
-  AND {visible}
-ORDER BY "group", upper
-"""
 
 
 @dataclass
@@ -54,26 +46,22 @@ class CatalogUnreadable(ValueError):
 
 
 def _newest(fs, root: str, keys: Sequence[bytes] | None) -> pa.Table:
-    paths = [p for p in fs.glob(table_glob(root, "releases")) if not is_temporary(p)]
+    paths = list_table(fs, root, "releases", stat=False)
     if not paths:
         return pa.table({"release_key": pa.array([], pa.binary(20))})
-    con = duckdb.connect()
-    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
-    prefix = "" if protocol in ("file", "local") else f"{protocol}://"
-    if prefix:
-        con.register_filesystem(fs)
-    files = "[" + ", ".join("'" + (prefix + p).replace("'", "''") + "'" for p in paths) + "]"
-    where = ""
+    con, prefix = connect(fs)
+    source = parquet_sql([prefix + p.path for p in paths])
+    # A finished tombstone (`merged_into` set) hides its release: no NZB for it.
+    hide = MERGED in columns_of(con, source)
     params: list = []
     if keys:
-        where = "WHERE release_key IN (SELECT unnest(?))"
+        source = f"(SELECT * FROM {source} WHERE release_key IN (SELECT unnest(?)))"
         params = [list(keys)]
-    described = con.sql(f"DESCRIBE SELECT * FROM read_parquet({files}, union_by_name = true)")
-    # A finished tombstone (`merged_into` set) hides its release: no NZB for it.
-    visible = (
-        "merged_into IS NULL" if "merged_into" in {r[0] for r in described.fetchall()} else "true"
+    newest = newest_sql(source, hide_merged=hide)
+    sql = (
+        'SELECT release_key, name, "group", category, first_article, '
+        f'greatest(last_article, written_range) AS upper FROM ({newest}) ORDER BY "group", upper'
     )
-    sql = _NEWEST.format(files=files, where=where, visible=visible)
     return con.sql(sql, params=params or None).to_arrow_table()
 
 
@@ -119,7 +107,7 @@ def _export_group(fs, root, group, rows, out_fs, out_root, summary, bar) -> None
         bar.update(1)
 
     i = 0
-    for part in partition_files(fs, f"{root}/release_files/{group}"):
+    for part in list_group(fs, root, "release_files", group, stat=False):
         try:
             table = read_parquet(fs, part.path)
         except (OSError, pa.ArrowException) as exc:

@@ -32,6 +32,7 @@ from fsspec import AbstractFileSystem
 
 from pipelines.catalog.health import reading
 from pipelines.catalog.schema import KEY, RELEASES
+from pipelines.catalog.versions import MERGED, hidden, key_array, newest_rows, rank_of
 from serving import text
 from serving.newznab.items import item_values
 
@@ -40,7 +41,6 @@ ROW_COLUMNS = [
     "first_article", "last_article", "files", "file_total", "segments", "bytes", "complete",
     "has_par2", "source", "category", "finished", "members", "written_range",
 ]  # fmt: skip
-MERGED = "merged_into"  # a tombstone's target; such versions hide the release
 # Feed items are prepared this many rows at a time: one string array of 2 M items could
 # pass the 2 GB a 32-bit-offset string array holds.
 ITEM_CHUNK = 1 << 20
@@ -50,20 +50,6 @@ BITSET_SHARE = 32  # a term in more than 1/32 of the rows also gets a bitset
 def _column(rows: pa.Table, name: str, fill: object) -> np.ndarray:
     """A column as numpy with nulls filled (a tombstone row carries only its key)."""
     return pc.fill_null(rows.column(name), fill).to_numpy(zero_copy_only=False)
-
-
-def version_rank(finished: np.ndarray, written_range: np.ndarray) -> np.ndarray:
-    """The newest version has the highest rank: finished first, then the latest range."""
-    return (finished.astype(np.int64) << 62) | written_range.astype(np.int64)
-
-
-def key_array(col: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """A fixed_size_binary(20) column as a numpy 'S20' array (one copy at most)."""
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-    buf = arr.buffers()[1]
-    assert buf is not None
-    start = arr.offset * 20
-    return np.frombuffer(buf, dtype="S20", count=len(arr), offset=start).copy()
 
 
 def read_partitions(fs: AbstractFileSystem, paths: Sequence[str]) -> pa.Table:
@@ -94,18 +80,12 @@ def read_partitions(fs: AbstractFileSystem, paths: Sequence[str]) -> pa.Table:
 
 
 def newest_versions(rows: pa.Table) -> pa.Table:
-    """One row per release key (its newest version), ordered newest posting first."""
+    """One row per release key (its newest version, `versions.newest_rows`), ordered
+    newest posting first."""
     if rows.num_rows == 0:
         return rows
-    finished = _column(rows, "finished", False)
-    written = _column(rows, "written_range", 0)
-    rank = version_rank(finished, written)
     keys = key_array(rows.column("release_key"))
-    order = np.lexsort((-rank, keys))
-    sorted_keys = keys[order]
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = sorted_keys[1:] != sorted_keys[:-1]
-    keep = order[first]
+    keep = newest_rows(rows, keys)
     posted = _column(rows, "posted_first", 0)[keep]
     # Newest first; the key breaks ties so the order is the same on every build.
     newest = keep[np.lexsort((keys[keep], -posted))]
@@ -232,9 +212,8 @@ def write_segment(rows: pa.Table, sources: Sequence[dict], out: str | os.PathLik
     save("file", rows.column("file").to_numpy().astype(np.int32))
     # Tombstones stay in the segment (they must outrank older versions elsewhere) but are
     # never shown: the server starts each segment's dead mask from this.
-    save("hidden", rows.column(MERGED).is_valid().to_numpy(zero_copy_only=False))
-    finished = _column(rows, "finished", False)
-    save("rank", version_rank(finished, _column(rows, "written_range", 0)))
+    save("hidden", hidden(rows))
+    save("rank", rank_of(rows))
     keys = key_array(rows.column("release_key"))
     key_order = np.argsort(keys, kind="stable").astype(np.uint32)
     save("keys", keys[key_order])

@@ -35,11 +35,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from pipelines.catalog.health import DamagedPartition, PartitionHealth, reading
+from pipelines.catalog.partitions import list_table
 from pipelines.corpus.fs import open_fs
 from serving.index.build import build_segment
 from serving.index.searcher import RESULT_CACHE, LiveSegment, Snapshot, resolve_versions
 from serving.index.segment import Segment
-from serving.listing import list_table
 
 log = logging.getLogger(__name__)
 DAMAGE_FILE = "damaged.json"  # in index_dir: the builder's findings, for its workers

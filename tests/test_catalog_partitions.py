@@ -9,9 +9,9 @@ import fsspec
 import pytest
 
 from pipelines.catalog.layout import table_glob
+from pipelines.catalog.partitions import list_group, list_table, parse_name
 from pipelines.catalog.synthetic import write_synthetic_catalog
 from pipelines.corpus.fs import is_temporary
-from serving.listing import list_table
 
 
 @pytest.fixture(scope="module")
@@ -53,3 +53,35 @@ def test_other_file_systems_go_through_fsspec(catalog):
     assert [(p.path[len("/cat") :], p.size) for p in got] == [
         (p.path[len(catalog) :], p.size) for p in local
     ]
+
+
+def test_only_span_named_files_are_partitions():
+    assert parse_name("0-1999.parquet") == (0, 1999, False)
+    assert parse_name("compact-0-5999.parquet") == (0, 5999, True)
+    for name in ("0-1999.parquet.tmp-ab12", "notes.parquet", "9-3.parquet", "0-1999.snapshot"):
+        assert parse_name(name) is None, name
+
+
+def test_a_group_lists_oldest_span_first_on_every_file_system(catalog, tmp_path):
+    local = fsspec.filesystem("file")
+    group = sorted(Path(catalog, "releases").iterdir())[0].name
+    extra = Path(catalog, "releases", group, "notes.parquet")
+    extra.write_bytes(b"not a partition")
+    try:
+        got = list_group(local, catalog, "releases", group)
+    finally:
+        extra.unlink()
+    assert got == sorted(got, key=lambda p: (p.first, p.last))
+    assert [p.path for p in got] == [
+        p.path for p in list_table(local, catalog, "releases") if f"/{group}/" in p.path
+    ]
+    memory = fsspec.filesystem("memory")
+    for p in got:
+        memory.pipe(f"/cat{p.path[len(catalog) :]}", Path(p.path).read_bytes())
+    listed = list_group(memory, "/cat", "releases", group)
+    assert [(p.first, p.last, p.size) for p in listed] == [(p.first, p.last, p.size) for p in got]
+    assert [p.path for p in list_group(memory, "/cat", "releases", group, stat=False)] == [
+        p.path for p in listed
+    ]
+    assert list_group(local, catalog, "releases", "no.such.group") == []
+    assert list_group(memory, "/cat", "releases", "no.such.group") == []

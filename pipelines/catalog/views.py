@@ -7,28 +7,53 @@ A damaged partition (`pipelines.catalog.health`) is left out of the listing: Duc
 every listed file's footer when a view is made, so one truncated file failed them all.
 
 - `release_versions`: every row of `releases`; `releases`: the newest version of each
-  key (finished first, then the latest range); `release_files`, `ranges`,
-  `pending_releases`: the tables as written; `groups` and `categories`: counts.
+  key, tombstoned keys hidden (`versions.newest_sql`); `release_files`, `ranges`,
+  `pending_releases`: the tables as written; `groups` and `categories`: counts of
+  `releases`.
+
+The server's status page and the Dagster `catalog_views` asset read these; searches,
+feeds, pages and downloads do not (the search index and `pipelines.nzb.lookup` serve
+them, docs/SERVING.md).
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+from fsspec import AbstractFileSystem
 
 from pipelines.catalog.health import PartitionHealth, footer_problem
+from pipelines.catalog.partitions import is_local, list_table, stat_of
 from pipelines.catalog.schema import TABLES
+from pipelines.catalog.versions import MERGED, newest_sql
 from pipelines.corpus.fs import open_fs
-from serving.listing import from_info, list_table
 
 VIEW_TABLES = ["releases", "release_files", "ranges", "pending_releases"]
 
 
-def _quote(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
+def connect(fs: AbstractFileSystem) -> tuple[duckdb.DuckDBPyConnection, str]:
+    """A DuckDB connection that reads `fs`, and the prefix `fs`'s paths take in its SQL."""
+    con = duckdb.connect()
+    if is_local(fs):
+        return con, ""
+    con.register_filesystem(fs)
+    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+    return con, f"{protocol}://"
+
+
+def parquet_sql(paths: Sequence[str]) -> str:
+    """The SQL relation of these Parquet files' rows. union_by_name: partitions written
+    before a column was added lack it."""
+    files = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
+    return f"read_parquet([{files}], union_by_name = true)"
+
+
+def columns_of(con: duckdb.DuckDBPyConnection, relation: str) -> set[str]:
+    return {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {relation}").fetchall()}
 
 
 class CatalogViews:
@@ -36,12 +61,8 @@ class CatalogViews:
         self.catalog = catalog
         self.health = health or PartitionHealth()
         self.fs, self.root = open_fs(catalog)
-        self.con = duckdb.connect()
+        self.con, self._prefix = connect(self.fs)
         self.con.execute("SET threads TO 1")  # requests run in parallel; queries stay small
-        protocol = self.fs.protocol if isinstance(self.fs.protocol, str) else self.fs.protocol[0]
-        self._prefix = "" if protocol in ("file", "local") else f"{protocol}://"
-        if self._prefix:
-            self.con.register_filesystem(self.fs)
         self._lock = threading.Lock()
         self.files: dict[str, list[str]] = {}
         self.refresh()
@@ -77,37 +98,30 @@ class CatalogViews:
         for table, paths in listing.items():
             for path in paths:
                 bare = path.removeprefix(self._prefix)
-                listed = from_info(bare, self.fs.info(bare))
-                problem = footer_problem(self.fs, bare, listed.size)
+                size, mtime = stat_of(self.fs.info(bare))
+                problem = footer_problem(self.fs, bare, size)
                 if problem is not None:
-                    self.health.mark(table, bare, listed.size, listed.mtime, problem)
+                    self.health.mark(table, bare, size, mtime, problem)
                     found = True
         return found
 
     def _create(self, listing: dict[str, list[str]]) -> None:
         with self._lock:
             for table, paths in listing.items():
-                source = "releases" if table == "releases" else table
                 name = "release_versions" if table == "releases" else table
                 if paths:
-                    files = ", ".join(_quote(p) for p in paths)
-                    # union_by_name: partitions written before a column was added lack it
-                    sql = f"SELECT * FROM read_parquet([{files}], union_by_name = true)"
+                    sql = f"SELECT * FROM {parquet_sql(paths)}"
                 else:
                     # A real (empty) table: registered Arrow objects are not seen by cursors.
-                    empty = f"_empty_{source}"
-                    self.con.register("_schema", TABLES[source].empty_table())
+                    empty = f"_empty_{table}"
+                    self.con.register("_schema", TABLES[table].empty_table())
                     self.con.execute(f"CREATE OR REPLACE TABLE {empty} AS FROM _schema")
                     self.con.unregister("_schema")
                     sql = f"SELECT * FROM {empty}"
                 self.con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
-            columns = {r[0] for r in self.con.execute("DESCRIBE release_versions").fetchall()}
-            # A finished tombstone (`merged_into` set: it went into an album) hides the key.
-            hide = "WHERE merged_into IS NULL" if "merged_into" in columns else ""
+            hide = MERGED in columns_of(self.con, "release_versions")
             self.con.execute(
-                "CREATE OR REPLACE VIEW releases AS SELECT * FROM (SELECT * FROM release_versions "
-                "QUALIFY row_number() OVER (PARTITION BY release_key "
-                f"ORDER BY finished DESC, written_range DESC) = 1) {hide}"
+                f"CREATE OR REPLACE VIEW releases AS {newest_sql('release_versions', hide)}"
             )
             self.con.execute(
                 'CREATE OR REPLACE VIEW groups AS SELECT "group", count(*) AS releases, '
@@ -127,28 +141,6 @@ class CatalogViews:
             return cursor.sql(sql, params=params or None).to_arrow_table()
         finally:
             cursor.close()
-
-    def status(self) -> dict[str, Any]:
-        """The status page's figures: ranges indexed per group and the last runs."""
-        per_group = self.query(
-            'SELECT "group", count(*) AS ranges, min(range_first) AS first, '
-            "max(range_last) AS last, sum(headers)::BIGINT AS headers, "
-            "sum(segments_kept)::BIGINT AS segments, "
-            "max(indexed_at) AS indexed_at FROM ranges GROUP BY 1 ORDER BY 1"
-        ).to_pylist()
-        last_runs = self.query(
-            'SELECT * FROM ranges ORDER BY indexed_at DESC, "group", range_first DESC LIMIT 20'
-        ).to_pylist()
-        pending = self.query("SELECT count(*) AS n FROM pending_releases").to_pylist()[0]["n"]
-        versions = self.query("SELECT count(*) AS n FROM release_versions").to_pylist()[0]["n"]
-        return {
-            "groups": per_group,
-            "last_runs": last_runs,
-            "pending": pending,
-            "versions": versions,
-            "partitions": {t: len(p) for t, p in self.files.items()},
-            "damaged": self.health.damaged(),
-        }
 
     def close(self) -> None:
         self.con.close()

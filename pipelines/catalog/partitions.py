@@ -1,0 +1,135 @@
+"""Which partitions a catalog table has: the one listing every reader uses.
+
+A partition is a whole Parquet file named for the article span it covers
+(`layout.py`): `<table>/<group>/<first>-<last>.parquet`, or `compact-<first>-<last>.parquet`
+after compaction. Anything else in a table's folders is not a partition: a `.tmp-*`
+file being written, a file of another name. The serving views, the search index, the
+NZB lookup and export, compaction and the asset checks all list through here.
+
+A server lists every `refresh_seconds` (1 s in the bench), in every worker: through
+fsspec's glob and one `info` per file that cost ~12 ms of CPU a second per worker for
+100 partitions, holding the GIL while a download or a search waited. On a local catalog
+one `scandir` per group folder gives the same paths, sizes and modification times for a
+fraction of that; other file systems go through fsspec.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from fsspec import AbstractFileSystem
+
+from pipelines.catalog.layout import COMPACT_PREFIX, table_glob
+from pipelines.corpus.fs import is_temporary
+from pipelines.corpus.layout import parse_span
+
+SUFFIX = ".parquet"
+
+
+@dataclass(frozen=True, order=True)
+class Partition:
+    """One partition and the article span it covers; its size and modification time
+    (as fsspec's `info` gives it, in text) when listed with `stat`."""
+
+    first: int
+    last: int
+    path: str
+    compact: bool = False
+    size: int | None = None
+    mtime: str = ""
+
+
+def parse_name(name: str) -> tuple[int, int, bool] | None:
+    """`"0-1999.parquet"` -> (0, 1999, False), `"compact-0-5999.parquet"` -> (0, 5999,
+    True); None for any other name (a temporary file, another file)."""
+    if not name.endswith(SUFFIX) or is_temporary(name):
+        return None
+    stem = name[: -len(SUFFIX)]
+    compact = stem.startswith(COMPACT_PREFIX)
+    span = parse_span(stem[len(COMPACT_PREFIX) :] if compact else stem)
+    return None if span is None else (span[0], span[1], compact)
+
+
+def is_local(fs: AbstractFileSystem) -> bool:
+    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+    return protocol in ("file", "local")
+
+
+def stat_of(info: dict[str, Any]) -> tuple[int | None, str]:
+    """Size and modification time (in text) from an fsspec `info` of any file system."""
+    mtime = info.get("mtime") or info.get("LastModified") or info.get("updated")
+    return info.get("size"), str(mtime)
+
+
+def _partition(path: str, size: int | None = None, mtime: str = "") -> Partition | None:
+    parsed = parse_name(path.rsplit("/", 1)[-1])
+    if parsed is None:
+        return None
+    first, last, compact = parsed
+    return Partition(first, last, path, compact, size, mtime)
+
+
+def _scan(folder: str, stat: bool) -> list[Partition]:
+    """The partitions in one local folder (a group's), in no particular order."""
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:  # no such table or group, or removed while listing
+        return []
+    found = []
+    for entry in entries:
+        part = _partition(f"{folder}/{entry.name}")
+        if part is None:
+            continue
+        if stat:
+            try:
+                info = entry.stat()
+            except FileNotFoundError:
+                continue
+            part = Partition(part.first, part.last, part.path, part.compact,
+                             info.st_size, str(info.st_mtime))  # fmt: skip
+        found.append(part)
+    return found
+
+
+def _parse(found: list[str] | dict[str, dict[str, Any]], stat: bool) -> list[Partition]:
+    """Partitions from an fsspec listing: paths, or paths with their `info`."""
+    parts = []
+    for path in found:
+        size, mtime = stat_of(found[path]) if stat and isinstance(found, dict) else (None, "")
+        part = _partition(str(path), size, mtime)
+        if part is not None:
+            parts.append(part)
+    return parts
+
+
+def list_table(fs: AbstractFileSystem, root: str, table: str, stat: bool = True) -> list[Partition]:
+    """Every partition of `table`, every group, sorted by path."""
+    if not is_local(fs):
+        # detail: sizes and mtimes come with the listing (one request on object stores)
+        found = _parse(fs.glob(table_glob(root, table), detail=stat), stat)
+        return sorted(found, key=lambda p: p.path)
+    base = f"{root.rstrip('/')}/{table}"
+    try:
+        groups = [e.name for e in os.scandir(base) if e.is_dir()]
+    except FileNotFoundError:
+        return []
+    found = [p for group in groups for p in _scan(f"{base}/{group}", stat)]
+    return sorted(found, key=lambda p: p.path)
+
+
+def list_group(
+    fs: AbstractFileSystem, root: str, table: str, group: str, stat: bool = True
+) -> list[Partition]:
+    """The partitions of `table` for `group`, oldest span first."""
+    folder = f"{root.rstrip('/')}/{table}/{group}"
+    if is_local(fs):
+        return sorted(_scan(folder, stat))
+    try:
+        listed = fs.ls(folder, detail=stat)
+    except FileNotFoundError:
+        return []
+    if stat:
+        return sorted(_parse({str(i["name"]): i for i in listed}, stat))
+    return sorted(_parse([str(p) for p in listed], stat))
