@@ -12,10 +12,11 @@ from assets import build_defs
 from assets.launch import register
 from assets.partitions import GROUPS, RANGES, range_key, ranges_by_group
 from assets.resources import CatalogResource, CorpusResource, RulesResource
-from assets.sensors import corpus_sensor, index_sensor, stale_reason
+from assets.sensors import corpus_sensor, index_sensor
 from pipelines.corpus.layout import RangeRef
 from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index.rules import GarbageSignature, Rules
+from pipelines.index.schedule import stale_reason
 
 
 @pytest.fixture
