@@ -38,7 +38,7 @@ from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.corpus.layout import RangeRef
 from pipelines.corpus.reader import CorpusReader, RangeInfo
 from pipelines.index.range_indexer import RangeResult
-from pipelines.index.rules import Rules
+from pipelines.index.rules import Rules, fingerprint_of
 from pipelines.index.snapshot import DamagedSnapshot, has_snapshot, load_window
 from pipelines.index.window import Window
 
@@ -69,11 +69,11 @@ def recorded_rules(catalog: str, fingerprint: str) -> dict[str, Any] | None:
     path = rules_path(root, fingerprint)
     try:
         doc = json.loads(fs.cat_file(path))
-        if Rules.from_json(doc).fingerprint != fingerprint:
-            return None
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError):
         return None
-    return dict(doc)
+    if not isinstance(doc, dict) or fingerprint_of(doc) != fingerprint:
+        return None
+    return doc
 
 
 def stale_reason(
