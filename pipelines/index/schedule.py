@@ -224,7 +224,8 @@ class GroupSchedule:
             if why is not None:
                 return f"{why} ({version} -> {self.version})"
         if before is not None and before.log and before.rules_version != version:
-            # the same second: the later one is the one not under the current rules' stamp
+            # indexed_at counts seconds: on a tie, a range not under the current rules is
+            # the older of the two (the other was indexed again under newer ones)
             later = before.indexed_at > state.indexed_at or (
                 before.indexed_at == state.indexed_at and version != self.version
             )
