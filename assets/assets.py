@@ -1,8 +1,8 @@
 """Assets: the header pass per (group, range), compaction per group, and the catalog.
 
-Each asset is a thin wrapper around one stage in pipelines/: `index_range` (through
-indexing.py), `compact_group`, and the catalog's DuckDB views. What they record as metadata is
-what an operator reads in the UI.
+Each asset is a thin wrapper around one stage in pipelines/: `index_groups` (which calls
+`index_range` per range), `compact_group`, and the catalog's DuckDB views. What they record as
+metadata is what an operator reads in the UI.
 """
 
 from typing import Any
@@ -10,13 +10,14 @@ from typing import Any
 import dagster as dg
 
 from assets.checks import CHECK_SPECS, check_results
-from assets.indexing import GroupJob, index_groups
 from assets.partitions import GROUPS, RANGES, range_key, ranges_by_group
 from assets.resources import CatalogResource, CorpusResource, RulesResource
 from assets.sensors import busy_groups
 from pipelines.catalog.compact import DEFAULT_TARGET_BYTES, compact_group
 from pipelines.corpus.layout import RangeRef
 from pipelines.index.range_indexer import RangeResult
+from pipelines.index.runs import GroupJob, index_groups
+from pipelines.index.schedule import OutOfOrder, RangeTotals
 
 HEADER_PASS_GROUP = "header_pass"
 
@@ -114,39 +115,51 @@ def header_pass(
     results, failures = index_groups(jobs, config.parallel_groups, log_range)
     if failures:
         raise dg.Failure(
-            description="; ".join(failures),
+            description="; ".join(f"{group}: {_failure(exc)}" for group, exc in failures),
             metadata={"ranges_indexed": len(results)},
         )
     refs = [RangeRef(r.group, r.first, r.last) for r in results]
     yield from check_results(catalog.url, refs)
+    totals = RangeTotals.of(results)
     for name in HEADER_PASS_OUTPUTS:
         table = "_window" if name == "window_snapshots" else name
         meta: dict[str, Any] = {
-            "bytes_written": sum(r.bytes_written.get(table, 0) for r in results),
+            "bytes_written": totals.bytes_written.get(table, 0),
             "rules_version": rule_set.fingerprint,
-            "ranges": len(results),
+            "ranges": totals.ranges,
         }
         if name == "releases":
-            meta.update(_range_metadata(results[0]) if single else _totals(results))
+            meta.update(_range_metadata(results[0]) if single else _totals(totals))
         yield dg.MaterializeResult(asset_key=name, metadata=meta)
 
 
-def _totals(results: list[RangeResult]) -> dict[str, Any]:
-    seconds = sum(r.seconds for r in results)
-    headers = sum(r.headers for r in results)
+def _failure(exc: Exception) -> str:
+    """What stopped a group, in partition keys."""
+    if not isinstance(exc, OutOfOrder):
+        return str(exc)
+    key, before = range_key(exc.ref), range_key(exc.before)
+    if exc.lost:
+        return (
+            f"cannot index {key}: {exc.lost}; materialize partition {before} again first "
+            "(it writes a new one)"
+        )
+    return (
+        f"cannot index {key}: the group's previous range, partition {before}, is not "
+        "materialized yet; materialize it first (a group's ranges run in article order, "
+        "each carrying the window of the one before)"
+    )
+
+
+def _totals(t: RangeTotals) -> dict[str, Any]:
     meta: dict[str, Any] = {
-        "headers": headers,
-        "releases_finished": sum(r.releases_finished for r in results),
-        "releases_provisional": sum(r.releases_provisional for r in results),
-        "pending": sum(r.pending for r in results),
-        "bad_lines": sum(r.bad_lines for r in results),
-        "headers_per_second": dg.MetadataValue.float(round(headers / seconds, 1) if seconds else 0),
+        "headers": t.headers,
+        "releases_finished": t.releases_finished,
+        "releases_provisional": t.releases_provisional,
+        "pending": t.pending,
+        "bad_lines": t.bad_lines,
+        "headers_per_second": dg.MetadataValue.float(round(t.headers_per_second, 1)),
     }
-    drops: dict[str, int] = {}
-    for r in results:
-        for rule, n in r.drops.items():
-            drops[rule] = drops.get(rule, 0) + n
-    meta.update({f"drops/{rule}": n for rule, n in sorted(drops.items())})
+    meta.update({f"drops/{rule}": n for rule, n in sorted(t.drops.items())})
     return meta
 
 

@@ -20,7 +20,8 @@ from tqdm import tqdm
 from assets.definitions import build_defs
 from assets.partitions import GROUPS, RANGES, range_key, ranges_by_group
 from assets.resources import CatalogResource, CorpusResource, RulesResource
-from assets.sensors import GROUP_TAG, new_partitions, next_range
+from assets.sensors import GROUP_TAG, new_partitions
+from pipelines.index.schedule import GroupSchedule, RangeTotals, range_logged
 
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
@@ -42,22 +43,20 @@ concurrency:
 
 @dataclass
 class MainJobSummary:
-    ranges_run: int = 0
+    totals: RangeTotals = field(default_factory=RangeTotals)  # of the ranges run
     ranges_done_before: int = 0
     failed: list[str] = field(default_factory=list)
-    headers: int = 0
     releases: int = 0
-    index_seconds: float = 0.0  # inside the header pass, without Dagster's run overhead
     compaction: list[str] = field(default_factory=list)
     seconds: float = 0.0
     catalog_metadata: dict[str, object] = field(default_factory=dict)
 
     def text(self) -> str:
-        rate = self.headers / self.index_seconds if self.index_seconds else 0.0
+        t = self.totals  # its seconds: inside the header pass, without Dagster's overhead
         lines = [
-            f"materialized {self.ranges_run} range partitions ({self.ranges_done_before} were "
-            f"already done) in {self.seconds:.1f} s: {self.headers:,} headers, "
-            f"{self.index_seconds:.1f} s in the header pass ({rate:,.0f} headers/s); "
+            f"materialized {t.ranges} range partitions ({self.ranges_done_before} were "
+            f"already done) in {self.seconds:.1f} s: {t.headers:,} headers, "
+            f"{t.seconds:.1f} s in the header pass ({t.headers_per_second:,.0f} headers/s); "
             f"the catalog shows {self.releases:,} releases"
         ]
         lines += [f"compacted {c}" for c in self.compaction]
@@ -110,13 +109,10 @@ def run_main_job(
     total = sum(len(refs) for refs in by_group.values())
     bar = tqdm(total=total, unit="range", desc="header pass", disable=not progress)
     index_job = defs.resolve_job_def("index_job")
-    known = {rules.fingerprint: rules.to_json()}
     for group, refs in by_group.items():
-        while True:
-            ref, _why, _ = next_range(catalog, refs, rules, known)
-            if ref is None:
-                break
-            key = range_key(ref)
+        schedule = GroupSchedule(catalog, refs, rules)
+        while (due := schedule.next_due()) is not None:
+            key = range_key(due.ref)
             bar.set_postfix_str(key)
             result = index_job.execute_in_process(
                 instance=instance,
@@ -128,13 +124,11 @@ def run_main_job(
             if not result.success:
                 summary.failed.append(f"{key} (run {result.run_id})")
                 break
-            meta = _releases_metadata(result)
-            summary.headers += int(meta.get("headers", 0))
-            summary.index_seconds += float(meta.get("seconds", 0.0))
-            summary.ranges_run += 1
+            schedule.indexed(due.ref)
+            summary.totals.add(range_logged(schedule.states[due.ref]))
             bar.update(1)
     bar.close()
-    summary.ranges_done_before = total - summary.ranges_run
+    summary.ranges_done_before = total - summary.totals.ranges
     if not summary.failed:
         compact_job = defs.resolve_job_def("compact_job")
         for group in by_group:
@@ -158,14 +152,3 @@ def run_main_job(
     if out is not None:
         out.write(summary.text() + "\n")
     return summary
-
-
-def _releases_metadata(result: dg.ExecuteInProcessResult) -> dict[str, float]:
-    for mat in result.asset_materializations_for_node("header_pass"):
-        if mat.asset_key == dg.AssetKey("releases"):
-            return {
-                k: float(v.value)
-                for k, v in mat.metadata.items()
-                if isinstance(v.value, int | float) and not isinstance(v.value, bool)
-            }
-    return {}

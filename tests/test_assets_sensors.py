@@ -12,7 +12,7 @@ from assets import build_defs
 from assets.launch import register
 from assets.partitions import GROUPS, RANGES, range_key, ranges_by_group
 from assets.resources import CatalogResource, CorpusResource, RulesResource
-from assets.sensors import corpus_sensor, index_sensor, stale_reason
+from assets.sensors import corpus_sensor, index_sensor
 from pipelines.corpus.layout import RangeRef
 from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index.rules import GarbageSignature, Rules
@@ -163,21 +163,3 @@ def test_index_sensor_walks_each_group_in_order_and_marks_stale(
         result = _index_tick(instance, catalog, str(new), cursor)
         keys = [r.partition_key for r in result.run_requests or []]
         assert keys == [range_key(by_group[target][0])]
-
-
-def test_stale_reason_names_what_a_change_touches() -> None:
-    old = Rules().to_json()
-    group = "alt.binaries.a"
-    assert stale_reason(None, old, group, set()) is not None
-    assert stale_reason(old, old, group, {"crosspost"}) is not None  # same content: version only
-    assert stale_reason(old, dict(old, version="2"), group, set()) is not None
-    assert stale_reason(old, dict(old, upload_gap=60), group, set()) is not None
-    assert stale_reason(old, dict(old, sample_every=10), group, set()) is None
-    assert stale_reason(old, dict(old, sample_every=10), group, {"crosspost"}) is not None
-    sig = {"poster": "p", "group": "alt.binaries.b", "tool": "", "reason": ""}
-    added = dict(old, garbage=[sig])
-    assert stale_reason(old, added, group, set()) is None  # scoped to another group
-    assert stale_reason(old, added, "alt.binaries.b", set()) is not None
-    # removing a signature matters only where it fired
-    assert stale_reason(added, old, "alt.binaries.b", {"crosspost"}) is None
-    assert stale_reason(added, old, "alt.binaries.b", {"garbage_signature"}) is not None

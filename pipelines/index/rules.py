@@ -1,7 +1,8 @@
 """The rule set a range runs with: window timings, group priorities, garbage signatures.
 
-Versioned: every partition a range writes is stamped with the version, and a changed
-rule marks the ranges where it fired stale (the Dagster layer compares the stamps).
+Versioned: every partition a range writes is stamped with the fingerprint, and a changed
+rule marks the ranges where it fired stale (`pipelines.index.schedule` compares the rule
+set a range ran with, recorded in the catalog, with the current one).
 """
 
 from __future__ import annotations
@@ -43,8 +44,7 @@ class Rules:
     @property
     def fingerprint(self) -> str:
         """The version and a hash of the content: two rule sets with one version still differ."""
-        body = json.dumps(self.to_json(), sort_keys=True).encode()
-        return f"{self.version}-{hashlib.sha1(body).hexdigest()[:10]}"
+        return fingerprint_of(self.to_json())
 
     def priority(self, corpus_groups: list[str]) -> list[str]:
         """Indexed groups in priority order: the configured ones, then the rest by name."""
@@ -85,3 +85,9 @@ class Rules:
         if not isinstance(doc, dict):
             raise ValueError(f"rules file {path} is not a JSON object")
         return cls.from_json(doc)
+
+
+def fingerprint_of(doc: dict[str, Any]) -> str:
+    """The fingerprint of a rule set's JSON document (`Rules.to_json`)."""
+    body = json.dumps(doc, sort_keys=True).encode()
+    return f"{doc.get('version', '')}-{hashlib.sha1(body).hexdigest()[:10]}"

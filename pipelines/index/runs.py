@@ -1,0 +1,98 @@
+"""How a run indexes its ranges: each group's in article order, groups side by side.
+
+What a Dagster run (one partition or a backfill of many) does with its ranges: each
+group's ranges in article order, carrying the window from one to the next; the first
+starts from the window the group's previous range left (`schedule.start_window`), and a
+group whose previous range is not indexed (or whose window is lost) is refused.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from pipelines.corpus.layout import RangeRef
+from pipelines.corpus.reader import CorpusReader
+from pipelines.index.range_indexer import RangeResult, index_range
+from pipelines.index.rules import Rules
+from pipelines.index.schedule import (
+    NotInCorpus,
+    OutOfOrder,
+    previous_range,
+    record_rules,
+    start_window,
+)
+from pipelines.index.window import Window
+
+
+@dataclass(frozen=True)
+class GroupJob:
+    corpus: str
+    catalog: str
+    rules: Rules
+    group: str
+    refs: tuple[RangeRef, ...]
+
+
+def index_group(
+    job: GroupJob, on_range: Callable[[RangeResult], None] | None = None
+) -> list[RangeResult]:
+    """Index job.refs (one group, article order), carrying the window from range to range."""
+    reader = CorpusReader(job.corpus)
+    priority = job.rules.priority(reader.groups())
+    record_rules(job.catalog, job.rules)
+    results = []
+    window: Window | None = None
+    carried_from: RangeRef | None = None
+    for ref in sorted(job.refs, key=lambda r: r.first):
+        info, prev = previous_range(reader, ref)
+        if prev is None or carried_from != prev.ref:
+            window = start_window(job.catalog, ref, prev.ref if prev else None)
+        result, window = index_range(reader, info, job.catalog, job.rules, priority, window)
+        carried_from = ref
+        results.append(result)
+        if on_range is not None:
+            on_range(result)
+    return results
+
+
+# what stops a group's run; the other groups go on
+GROUP_FAILURES = (OutOfOrder, NotInCorpus, ValueError)
+
+
+def index_groups(
+    jobs: list[GroupJob],
+    workers: int,
+    on_range: Callable[[RangeResult], None] | None = None,
+) -> tuple[list[RangeResult], list[tuple[str, Exception]]]:
+    """Run the groups' jobs, up to `workers` groups at once in worker processes.
+
+    A group that fails stops at its failing range; the others go on. Returns the results
+    and, per failed group, the group and what stopped it.
+    """
+    results: list[RangeResult] = []
+    failures: list[tuple[str, Exception]] = []
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            try:
+                results.extend(index_group(job, on_range))
+            except GROUP_FAILURES as exc:
+                failures.append((job.group, exc))
+        return results, failures
+    # spawn, not fork: the parent runs threads (Dagster's), which fork would copy mid-lock
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
+        futures = [(job, pool.submit(index_group, job)) for job in jobs]
+        for job, future in futures:
+            try:
+                done = future.result()
+            except GROUP_FAILURES as exc:
+                failures.append((job.group, exc))
+                continue
+            results.extend(done)
+            if on_range is not None:
+                for r in done:
+                    on_range(r)
+    return results, failures
