@@ -13,7 +13,8 @@ def add_parser(sub: Any) -> None:
         help="index every complete range of a corpus into the Parquet catalog",
         description="Runs the header pass over every complete range of the chosen groups: "
         "groups in priority order, ranges in article order, the window carried from range "
-        "to range. Resumes after the last range a previous run finished with the same rules.",
+        "to range. Indexes only the ranges that are due: not indexed yet, or touched by a rule "
+        "change since (and the ranges after one redone, whose window changed).",
     )
     p.add_argument("corpus", help="corpus root: a folder or an fsspec URL")
     p.add_argument("--catalog", required=True, help="catalog root: a folder or an fsspec URL")
