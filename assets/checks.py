@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.catalog.layout import partition_path
-from pipelines.catalog.partitions import list_group as list_files
+from pipelines.catalog.partitions import list_group
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import TABLES
 from pipelines.corpus.fs import open_fs
@@ -53,7 +53,7 @@ def duplicate_finished_keys(catalog: str, group: str) -> list[str]:
     """Hex keys of finished releases written more than once in the group (all files)."""
     fs, root = open_fs(catalog)
     seen: Counter[bytes] = Counter()
-    for f in list_files(fs, root, "releases", group):
+    for f in list_group(fs, root, "releases", group):
         rows = _read(fs, f.path, ["release_key", "finished"])
         finished = rows.filter(pc.equal(rows["finished"], True))
         seen.update(finished["release_key"].to_pylist())

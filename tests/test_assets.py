@@ -18,7 +18,7 @@ from assets import build_defs
 from assets.launch import register
 from assets.partitions import RANGES, parse_range_key, range_key, ranges_by_group
 from assets.resources import CatalogResource, CorpusResource, RulesResource
-from pipelines.catalog.partitions import list_group as list_files
+from pipelines.catalog.partitions import list_group
 from pipelines.corpus.fs import open_fs
 from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index.replay import replay
@@ -60,7 +60,7 @@ def _content(catalog: str, table: str) -> list[str]:
     fs, root = open_fs(catalog)
     rows: list[str] = []
     for group in sorted(p.rsplit("/", 1)[-1] for p in fs.ls(f"{root}/{table}")):
-        for f in list_files(fs, root, table, group):
+        for f in list_group(fs, root, table, group):
             rows.extend(repr(sorted(r.items())) for r in pq.read_table(f.path).to_pylist())
     return sorted(rows)
 
@@ -218,7 +218,7 @@ def test_compaction_and_catalog_keep_the_answers(
         meta = views.asset_materializations_for_node("catalog_views")[0].metadata
     fs, root = open_fs(catalog)
     for group in groups:
-        files = list_files(fs, root, "releases", group)
+        files = list_group(fs, root, "releases", group)
         assert len(files) == 1 and files[0].compact
     assert {t: _content(catalog, t) for t in COMPARED} == before
     finished = [r for r in pq.read_table(f"{reference}/releases").to_pylist()]

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from cli.main import main
-from pipelines.catalog.partitions import list_group as list_files
+from pipelines.catalog.partitions import list_group
 from pipelines.corpus.fs import open_fs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +36,7 @@ def test_demo_indexes_compacts_and_resumes(
     groups = sorted(p.rsplit("/", 1)[-1] for p in fs.ls(f"{root}/releases"))
     assert len(groups) == 2
     for group in groups:  # compacted: one sorted file per group
-        files = list_files(fs, root, "releases", group)
+        files = list_group(fs, root, "releases", group)
         assert len(files) == 1 and files[0].compact
     releases = pq.read_table(f"{catalog}/releases").num_rows
     assert releases > 0

@@ -31,7 +31,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipelines.catalog.compact import list_files
+from pipelines.catalog.partitions import list_group
 from pipelines.catalog.layout import partition_path, snapshot_path
 from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import atomic_put, open_fs
@@ -250,7 +250,7 @@ class GroupSchedule:
     def _read_rule_counts(self, group: str) -> None:
         fs, root = open_fs(self.catalog)
         self._fired = {}
-        for f in list_files(fs, root, "rule_counts", group):
+        for f in list_group(fs, root, "rule_counts", group):
             try:
                 rows = read_parquet(fs, f.path, ["range_first", "rule", "count"]).to_pylist()
             except (OSError, pa.ArrowException):
