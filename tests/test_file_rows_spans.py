@@ -1,4 +1,4 @@
-"""The output's segment spans: rows to spans of consecutive rows and back."""
+"""release_files rows' segment spans: rows to spans of consecutive rows and back."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kernels.file_segments import file_segments
-from pipelines.index.output import _spans
+from pipelines.index.file_rows import spans_of
 
 
 def _places(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -20,7 +20,7 @@ def _places(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 @given(st.sets(st.integers(0, 200), min_size=1))
 def test_spans_lay_out_the_rows_again(rows_set):
     rows = np.array(sorted(rows_set), np.int64)
-    starts, lengths = _spans(rows)
+    starts, lengths = spans_of(rows)
     assert (lengths > 0).all()
     # maximal: a gap between each span and the next
     assert (starts[1:] > starts[:-1] + lengths[:-1]).all()
