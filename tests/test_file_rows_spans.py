@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels.file_segments import file_segments
@@ -17,6 +17,8 @@ def _places(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return file_segments(numbers, sizes, starts, lengths, np.array([lengths.sum()]))[0]
 
 
+# no deadline: the first example loads file_segments' compiled kernel (~0.3 s)
+@settings(deadline=None)
 @given(st.sets(st.integers(0, 200), min_size=1))
 def test_spans_lay_out_the_rows_again(rows_set):
     rows = np.array(sorted(rows_set), np.int64)
@@ -27,6 +29,7 @@ def test_spans_lay_out_the_rows_again(rows_set):
     assert _places(starts, lengths).tolist() == rows.tolist()
 
 
+@settings(deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 5)), max_size=20))
 def test_places_of_spans_in_order(spans):
     starts = np.array([s for s, _ in spans], np.int64)
