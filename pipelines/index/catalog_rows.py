@@ -47,8 +47,6 @@ class CatalogRows:
 
     def __init__(self, group: str, written_range: int, rules_version: str) -> None:
         self.group = group
-        self.written_range = written_range
-        self.rules_version = rules_version
         self.releases = ReleaseRows(group, written_range, rules_version)
         self.files = FileRows(written_range)
         self.finished = 0  # versions of releases written, finished and provisional
