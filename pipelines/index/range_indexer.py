@@ -91,7 +91,7 @@ def _fewer_collections() -> Iterator[None]:
     A range keeps tens of thousands of files, releases and rows alive at once, and the
     collector's default thresholds rescan them (and everything numba and Arrow keep)
     again and again: on a 2 M-line range that was a third of the window's and the
-    output's time. The collector stays on, just rarer.
+    catalog rows' time. The collector stays on, just rarer.
     """
     old = gc.get_threshold()
     gc.set_threshold(max(old[0], 50_000), max(old[1], 20), max(old[2], 100))
