@@ -1,24 +1,60 @@
 """A chunk's segments as rows: the lines in play, then the kept ones in file-run order.
 
 The header pass reads a dozen values for each line it keeps, from three places: per line
-of the chunk (poster hash, size, date, article number, message-id bounds), per line in
-play of the subjects (part counter) and per subject class (keys, file counter, extension
-class). Taken one numpy fancy index a column, that was ~25 passes over ~50 k rows a chunk,
-each with its temporary; here it is two loops, one for the rows whose file runs are cut
-(`in_play`) and one for the rows the window takes, in run order (`kept`).
+of the chunk (`Lines`: poster hash, size, date, article number, message-id bounds), per
+line in play of the subjects (`Live`: its line, class and part counter) and per subject
+class (`Classes`: keys, file counter, extension class). Taken one numpy fancy index a
+column, that was ~25 passes over ~50 k rows a chunk, each with its temporary; here it is
+two loops, one for the rows whose file runs are cut (`in_play`) and one for the rows the
+window takes, in run order (`kept`).
+
+Each bundle is a NamedTuple of equally long, contiguous 1-D arrays: numba compiles an
+attribute of one to the same load as an array passed on its own.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
 from kernels.hashing import _mix2, leaf_kernel
 
 
-@dataclass(frozen=True)
-class InPlay:
+class Lines(NamedTuple):
+    """One row a line of the chunk."""
+
+    poster: np.ndarray  # uint64 From hash
+    nbytes: np.ndarray  # int64 `:bytes`, <= 0 where not a number
+    date: np.ndarray  # int64 effective date
+    number: np.ndarray  # int64 article number
+    mid_start: np.ndarray  # int64 bounds of the message-id field in the chunk
+    mid_end: np.ndarray  # int64
+
+
+class Live(NamedTuple):
+    """One row a live line (not dropped before its subject was parsed)."""
+
+    line: np.ndarray  # int64 line of the chunk
+    cls: np.ndarray  # int64 row of the subject table
+    part: np.ndarray  # int64 part counter
+    part_total: np.ndarray  # int64
+
+
+class Classes(NamedTuple):
+    """One row a subject class (a row of the subject table)."""
+
+    file_key: np.ndarray  # uint64
+    ident: np.ndarray  # uint64 release identity
+    source: np.ndarray  # uint8
+    file_index: np.ndarray  # int32
+    file_total: np.ndarray  # int32
+    ext_class: np.ndarray  # uint8
+    volume: np.ndarray  # int32
+    random_name: np.ndarray  # bool
+
+
+class InPlay(NamedTuple):
     """One row a line in play, in chunk order (the input of kernels.grouping.file_runs)."""
 
     line: np.ndarray  # int64 line of the chunk
@@ -33,8 +69,7 @@ class InPlay:
     article: np.ndarray  # int64 article number
 
 
-@dataclass(frozen=True)
-class Kept:
+class Kept(NamedTuple):
     """One row a kept segment, in file-run order (SegmentBatch's per-segment columns)."""
 
     line: np.ndarray  # int64 line of the chunk
@@ -57,183 +92,133 @@ class Kept:
     mid_end: np.ndarray  # int64
 
 
+I64, U64, I32, U8 = np.int64, np.uint64, np.int32, np.uint8
+# each bundle's column types, in field order
+_DTYPES: dict[type, tuple[type, ...]] = {
+    Lines: (U64, I64, I64, I64, I64, I64),
+    Live: (I64, I64, I64, I64),
+    Classes: (U64, U64, U8, I32, I32, U8, I32, np.bool_),
+    InPlay: (I64, I64, U64, U64, U64, I64, I64, I64, I64, I64),
+    Kept: (I64, I64, U64, U64, U64, U8, I32, I32, I32, I32, U8, I32, np.bool_, I64, I64,
+           I64, I64, I64),
+}  # fmt: skip
+
+
 @leaf_kernel
 def _outside(i, n):
     return i < 0 or i >= n
 
 
 @leaf_kernel
-def _in_play(
-    pos, live_line, live_cls, live_part, live_part_total,
-    line_poster, line_nbytes, line_date, line_number, cls_file_key, cls_ident,
-    line, cls, poster, file_key, ident, nbytes, date, part, part_total, article,
-):  # fmt: skip
-    n_live = live_line.shape[0]
-    n_lines = line_poster.shape[0]
-    n_cls = cls_file_key.shape[0]
+def _row(rows, j, of, n_lines, n_cls, out):
+    """Row rows[j] of `of` (a bundle with line and cls columns), its line and its class,
+    the two written to out's at j; -1 for the row where any falls outside its table."""
+    r = rows[j]
+    if _outside(r, of.line.shape[0]):
+        return -1, 0, 0
+    li = of.line[r]
+    c = of.cls[r]
+    if _outside(li, n_lines) or _outside(c, n_cls):
+        return -1, 0, 0
+    out.line[j] = li
+    out.cls[j] = c
+    return r, li, c
+
+
+@leaf_kernel
+def _in_play(pos, live, lines, classes, out):
     for j in range(pos.shape[0]):
-        p = pos[j]
-        if _outside(p, n_live):
+        p, li, c = _row(pos, j, live, len(lines.poster), len(classes.ident), out)
+        if p < 0:
             return j
-        li = live_line[p]
-        c = live_cls[p]
-        if _outside(li, n_lines) or _outside(c, n_cls):
-            return j
-        line[j] = li
-        cls[j] = c
-        h = line_poster[li]
-        poster[j] = h
-        file_key[j] = _mix2(h, cls_file_key[c])
-        ident[j] = _mix2(h, cls_ident[c])
-        b = line_nbytes[li]
-        nbytes[j] = b if b > 0 else 0
-        date[j] = line_date[li]
-        part[j] = live_part[p]
-        part_total[j] = live_part_total[p]
-        article[j] = line_number[li]
+        h = lines.poster[li]
+        out.poster[j] = h
+        out.file_key[j] = _mix2(h, classes.file_key[c])
+        out.ident[j] = _mix2(h, classes.ident[c])
+        b = lines.nbytes[li]
+        out.nbytes[j] = b if b > 0 else 0
+        out.date[j] = lines.date[li]
+        out.part[j] = live.part[p]
+        out.part_total[j] = live.part_total[p]
+        out.article[j] = lines.number[li]
     return -1
 
 
 @leaf_kernel
-def _kept(
-    keep, p_line, p_cls, p_file_key, p_ident, p_poster, p_nbytes, p_date, p_part,
-    p_part_total, p_article, cls_source, cls_file_index, cls_file_total, cls_ext_class,
-    cls_volume, cls_random_name, mid_start_of_line, mid_end_of_line,
-    line, cls, file_key, ident, poster, source, number, part_total, file_index, file_total,
-    ext_class, volume, random_name, nbytes, article, date, mid_start, mid_end,
-):  # fmt: skip
-    n_play = p_line.shape[0]
-    n_cls = cls_source.shape[0]
-    n_lines = mid_start_of_line.shape[0]
+def _kept(keep, play, lines, classes, out):
     for j in range(keep.shape[0]):
-        k = keep[j]
-        if _outside(k, n_play):
+        k, li, c = _row(keep, j, play, len(lines.mid_start), len(classes.source), out)
+        if k < 0:
             return j
-        li = p_line[k]
-        c = p_cls[k]
-        if _outside(li, n_lines) or _outside(c, n_cls):
-            return j
-        line[j] = li
-        cls[j] = c
-        file_key[j] = p_file_key[k]
-        ident[j] = p_ident[k]
-        poster[j] = p_poster[k]
-        number[j] = p_part[k]
-        part_total[j] = p_part_total[k]
-        nbytes[j] = p_nbytes[k]
-        article[j] = p_article[k]
-        date[j] = p_date[k]
-        source[j] = cls_source[c]
-        file_index[j] = cls_file_index[c]
-        file_total[j] = cls_file_total[c]
-        ext_class[j] = cls_ext_class[c]
-        volume[j] = cls_volume[c]
-        random_name[j] = cls_random_name[c]
-        mid_start[j] = mid_start_of_line[li]
-        mid_end[j] = mid_end_of_line[li]
+        out.file_key[j] = play.file_key[k]
+        out.ident[j] = play.ident[k]
+        out.poster[j] = play.poster[k]
+        out.number[j] = play.part[k]
+        out.part_total[j] = play.part_total[k]
+        out.nbytes[j] = play.nbytes[k]
+        out.article[j] = play.article[k]
+        out.date[j] = play.date[k]
+        out.source[j] = classes.source[c]
+        out.file_index[j] = classes.file_index[c]
+        out.file_total[j] = classes.file_total[c]
+        out.ext_class[j] = classes.ext_class[c]
+        out.volume[j] = classes.volume[c]
+        out.random_name[j] = classes.random_name[c]
+        out.mid_start[j] = lines.mid_start[li]
+        out.mid_end[j] = lines.mid_end[li]
     return -1
 
 
-def _as(a: np.ndarray, dtype: type) -> np.ndarray:
-    return np.ascontiguousarray(a, dtype=dtype)
+B = TypeVar("B", Lines, Live, Classes, InPlay, Kept)
 
 
-def in_play(
-    pos: np.ndarray,
-    live_line: np.ndarray,
-    live_cls: np.ndarray,
-    live_part: np.ndarray,
-    live_part_total: np.ndarray,
-    line_poster: np.ndarray,
-    line_nbytes: np.ndarray,
-    line_date: np.ndarray,
-    line_number: np.ndarray,
-    cls_file_key: np.ndarray,
-    cls_ident: np.ndarray,
-) -> InPlay:
-    """The rows `pos` of the live lines (live_* one a live line: its line of the chunk,
-    its subject class, its counter), with their line's and their class's values."""
-    n = len(pos)
-    live = [_as(live_line, np.int64), _as(live_cls, np.int64)]
-    live += [_as(live_part, np.int64), _as(live_part_total, np.int64)]
-    if len({len(a) for a in live}) > 1:
-        raise ValueError("the live lines' columns differ in length")
-    per_line = [_as(line_poster, np.uint64), _as(line_nbytes, np.int64)]
-    per_line += [_as(line_date, np.int64), _as(line_number, np.int64)]
-    if len({len(a) for a in per_line}) > 1:
-        raise ValueError("the chunk's line columns differ in length")
-    per_cls = [_as(cls_file_key, np.uint64), _as(cls_ident, np.uint64)]
-    if len(per_cls[0]) != len(per_cls[1]):
-        raise ValueError("the subject classes' columns differ in length")
-    out = InPlay(
-        line=np.empty(n, np.int64),
-        cls=np.empty(n, np.int64),
-        poster=np.empty(n, np.uint64),
-        file_key=np.empty(n, np.uint64),
-        ident=np.empty(n, np.uint64),
-        nbytes=np.empty(n, np.int64),
-        date=np.empty(n, np.int64),
-        part=np.empty(n, np.int64),
-        part_total=np.empty(n, np.int64),
-        article=np.empty(n, np.int64),
-    )
-    bad = _in_play(_as(pos, np.int64), *live, *per_line, *per_cls, *_columns(out))
-    if bad >= 0:
-        raise IndexError(f"row {bad} in play points past the live lines, chunk or classes")
-    return out
+def typed(bundle: B) -> B:
+    """The bundle with each column contiguous and of its type (no copy of a column that
+    is); ValueError if its columns differ in length."""
+    columns: list[np.ndarray] = [
+        np.ascontiguousarray(a, dtype=t) for a, t in zip(bundle, _DTYPES[type(bundle)], strict=True)
+    ]
+    if len({len(a) for a in columns}) > 1:
+        raise ValueError(f"{_WHAT[type(bundle)]}' columns differ in length")
+    return type(bundle)(*columns)
 
 
-def kept(
-    keep: np.ndarray,
-    play: InPlay,
-    cls_source: np.ndarray,
-    cls_file_index: np.ndarray,
-    cls_file_total: np.ndarray,
-    cls_ext_class: np.ndarray,
-    cls_volume: np.ndarray,
-    cls_random_name: np.ndarray,
-    mid_start_of_line: np.ndarray,
-    mid_end_of_line: np.ndarray,
-) -> Kept:
+_WHAT = {
+    Lines: "the chunk's lines",
+    Live: "the live lines",
+    Classes: "the subject classes",
+    InPlay: "the rows in play",
+    Kept: "the kept rows",
+}
+
+
+def _empty(kind: type[B], n: int) -> B:
+    return kind(*(np.empty(n, t) for t in _DTYPES[kind]))
+
+
+def in_play(pos: np.ndarray, live: Live, lines: Lines, classes: Classes) -> InPlay:
+    """The rows `pos` of the live lines, with their line's and their class's values."""
+    error = "row {} in play points past the live lines, chunk or classes"
+    return _rows(_in_play, InPlay, pos, typed(live), lines, classes, error)
+
+
+def kept(keep: np.ndarray, play: InPlay, lines: Lines, classes: Classes) -> Kept:
     """The rows `keep` of the lines in play (file-run order), with their class's values
     and their message-id's bounds."""
-    n = len(keep)
-    per_cls = [_as(cls_source, np.uint8), _as(cls_file_index, np.int32)]
-    per_cls += [_as(cls_file_total, np.int32), _as(cls_ext_class, np.uint8)]
-    per_cls += [_as(cls_volume, np.int32), _as(cls_random_name, np.bool_)]
-    if len({len(a) for a in per_cls}) > 1:
-        raise ValueError("the subject classes' columns differ in length")
-    mids = [_as(mid_start_of_line, np.int64), _as(mid_end_of_line, np.int64)]
-    if len(mids[0]) != len(mids[1]):
-        raise ValueError("message-id bounds differ in length")
-    out = Kept(
-        line=np.empty(n, np.int64),
-        cls=np.empty(n, np.int64),
-        file_key=np.empty(n, np.uint64),
-        ident=np.empty(n, np.uint64),
-        poster=np.empty(n, np.uint64),
-        source=np.empty(n, np.uint8),
-        number=np.empty(n, np.int32),
-        part_total=np.empty(n, np.int32),
-        file_index=np.empty(n, np.int32),
-        file_total=np.empty(n, np.int32),
-        ext_class=np.empty(n, np.uint8),
-        volume=np.empty(n, np.int32),
-        random_name=np.empty(n, np.bool_),
-        nbytes=np.empty(n, np.int64),
-        article=np.empty(n, np.int64),
-        date=np.empty(n, np.int64),
-        mid_start=np.empty(n, np.int64),
-        mid_end=np.empty(n, np.int64),
-    )
-    # the in-play columns in _kept's order
-    p = [play.line, play.cls, play.file_key, play.ident, play.poster, play.nbytes]
-    p += [play.date, play.part, play.part_total, play.article]
-    bad = _kept(_as(keep, np.int64), *p, *per_cls, *mids, *_columns(out))
+    error = "kept row {} points past the rows in play, chunk or classes"
+    return _rows(_kept, Kept, keep, typed(play), lines, classes, error)
+
+
+R = TypeVar("R", InPlay, Kept)
+
+
+def _rows(
+    kernel: Any, kind: type[R], rows: np.ndarray, source: Any, lines: Lines, classes: Classes,
+    error: str,
+) -> R:  # fmt: skip
+    """The kernel's rows `rows` of `source`, into a new bundle of `kind`."""
+    out = _empty(kind, len(rows))
+    bad = kernel(np.ascontiguousarray(rows, np.int64), source, typed(lines), typed(classes), out)
     if bad >= 0:
-        raise IndexError(f"kept row {bad} points past the rows in play, chunk or classes")
+        raise IndexError(error.format(bad))
     return out
-
-
-def _columns(out: InPlay | Kept) -> list[np.ndarray]:
-    return [getattr(out, name) for name in out.__dataclass_fields__]

@@ -55,42 +55,38 @@ def chunks(draw):
     return lines, live, cls, pos, keep
 
 
+# the dtypes the header pass hands over (the wrappers convert the rest)
+LINE_DTYPES = {"poster": np.uint64, "nbytes": np.int64, "date": np.int64, "number": np.int64}
+LINE_DTYPES |= {"mid_start": np.int64, "mid_end": np.int64}
+LIVE_DTYPES = {"line": np.int64, "cls": np.int64, "part": np.int32, "part_total": np.int32}
+CLS_DTYPES = {"file_key": np.uint64, "ident": np.uint64}
+CLS_DTYPES |= {name: dtype for name, (dtype, _values) in CLS_COLUMNS.items()}
+
+
+def _bundle(kind, columns, dtypes):
+    return kind(**{name: np.array(columns[name], dtypes[name]) for name in kind._fields})
+
+
 def _in_play(lines, live, cls, pos):
     return segment_rows.in_play(
         np.array(pos, np.int64),
-        np.array(live["line"], np.int64),
-        np.array(live["cls"], np.int64),
-        np.array(live["part"], np.int32),
-        np.array(live["part_total"], np.int32),
-        np.array(lines["poster"], np.uint64),
-        np.array(lines["nbytes"], np.int64),
-        np.array(lines["date"], np.int64),
-        np.array(lines["number"], np.int64),
-        np.array(cls["file_key"], np.uint64),
-        np.array(cls["ident"], np.uint64),
+        _bundle(segment_rows.Live, live, LIVE_DTYPES),
+        _bundle(segment_rows.Lines, lines, LINE_DTYPES),
+        _bundle(segment_rows.Classes, cls, CLS_DTYPES),
     )
 
 
 def _kept(play, lines, cls, keep):
-    column: dict[str, np.ndarray] = {
-        name: np.array(cls[name], dtype) for name, (dtype, _values) in CLS_COLUMNS.items()
-    }
     return segment_rows.kept(
         np.array(keep, np.int64),
         play,
-        column["source"],
-        column["file_index"],
-        column["file_total"],
-        column["ext_class"],
-        column["volume"],
-        column["random_name"],
-        np.array(lines["mid_start"], np.int64),
-        np.array(lines["mid_end"], np.int64),
+        _bundle(segment_rows.Lines, lines, LINE_DTYPES),
+        _bundle(segment_rows.Classes, cls, CLS_DTYPES),
     )
 
 
 def _rows(out) -> list[dict[str, int]]:
-    names = list(out.__dataclass_fields__)
+    names = list(out._fields)
     columns = [getattr(out, name).tolist() for name in names]
     return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
 
@@ -100,15 +96,11 @@ def _rows(out) -> list[dict[str, int]]:
 def test_rows_match_reference(case):
     lines, live, cls, pos, keep = case
     play = _in_play(lines, live, cls, pos)
-    expected_play = ref.in_play(
-        pos, live["line"], live["cls"], live["part"], live["part_total"], lines["poster"],
-        lines["nbytes"], lines["date"], lines["number"], cls["file_key"], cls["ident"],
-    )  # fmt: skip
+    expected_play = ref.in_play(pos, live, lines, cls)
     assert _rows(play) == expected_play
     got = _kept(play, lines, cls, keep)
-    per_cls = {name: cls[name] for name in CLS_COLUMNS}
-    expected = ref.kept(keep, expected_play, per_cls, lines["mid_start"], lines["mid_end"])
-    assert _rows(got) == [{k: row[k] for k in got.__dataclass_fields__} for row in expected]
+    expected = ref.kept(keep, expected_play, lines, cls)
+    assert _rows(got) == [{k: row[k] for k in got._fields} for row in expected]
     # the columns SegmentBatch declares
     assert got.number.dtype == np.int32 and got.source.dtype == np.uint8
     assert got.random_name.dtype == np.bool_ and got.file_key.dtype == np.uint64
@@ -143,7 +135,7 @@ def test_kept_refuses_rows_out_of_bounds():
     play = _in_play(lines, live, cls, [0, 1])
     with pytest.raises(IndexError, match="kept row 1"):
         _kept(play, lines, cls, [1, 2])
-    short = {**lines, "mid_start": [1], "mid_end": [1]}  # the chunk's lines: fewer than play
+    short = {k: [1] for k in lines}  # the chunk's lines: fewer than play reads
     with pytest.raises(IndexError, match="kept row 0"):
         _kept(play, short, cls, [1])
 
@@ -152,12 +144,12 @@ def test_columns_of_different_lengths_are_refused():
     lines, live, cls = _small()
     with pytest.raises(ValueError, match="live lines"):
         _in_play(lines, {**live, "part": [1]}, cls, [0])
-    with pytest.raises(ValueError, match="line columns"):
+    with pytest.raises(ValueError, match="chunk's lines"):
         _in_play({**lines, "date": [1]}, live, cls, [0])
     with pytest.raises(ValueError, match="classes"):
         _in_play(lines, live, {**cls, "ident": [1]}, [0])
     play = _in_play(lines, live, cls, [0, 1])
     with pytest.raises(ValueError, match="classes"):
         _kept(play, lines, {**cls, "volume": [1]}, [0])
-    with pytest.raises(ValueError, match="message-id"):
+    with pytest.raises(ValueError, match="chunk's lines"):
         _kept(play, {**lines, "mid_end": [1]}, cls, [0])

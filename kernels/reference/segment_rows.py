@@ -1,50 +1,43 @@
-"""Plain-Python reference of kernels.segment_rows: the same rows, one index at a time."""
+"""Plain-Python reference of kernels.segment_rows: the same rows, one index at a time.
+
+The bundles (`Lines`, `Live`, `Classes`) as mappings of a list per column name."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from kernels.reference.hashing import mix
+
+Columns = Mapping[str, Sequence[int]]
+KEPT_FROM_CLASS = ("source", "file_index", "file_total", "ext_class", "volume", "random_name")
 
 
 def in_play(
-    pos: list[int],
-    live_line: list[int],
-    live_cls: list[int],
-    live_part: list[int],
-    live_part_total: list[int],
-    line_poster: list[int],
-    line_nbytes: list[int],
-    line_date: list[int],
-    line_number: list[int],
-    cls_file_key: list[int],
-    cls_ident: list[int],
+    pos: list[int], live: Columns, lines: Columns, classes: Columns
 ) -> list[dict[str, int]]:
     rows = []
     for p in pos:
-        line, cls = live_line[p], live_cls[p]
-        poster = line_poster[line]
+        line, cls = live["line"][p], live["cls"][p]
+        poster = lines["poster"][line]
         rows.append(
             {
                 "line": line,
                 "cls": cls,
                 "poster": poster,
-                "file_key": mix(poster, cls_file_key[cls]),
-                "ident": mix(poster, cls_ident[cls]),
-                "nbytes": max(line_nbytes[line], 0),
-                "date": line_date[line],
-                "part": live_part[p],
-                "part_total": live_part_total[p],
-                "article": line_number[line],
+                "file_key": mix(poster, classes["file_key"][cls]),
+                "ident": mix(poster, classes["ident"][cls]),
+                "nbytes": max(lines["nbytes"][line], 0),
+                "date": lines["date"][line],
+                "part": live["part"][p],
+                "part_total": live["part_total"][p],
+                "article": lines["number"][line],
             }
         )
     return rows
 
 
 def kept(
-    keep: list[int],
-    play: list[dict[str, int]],
-    per_cls: dict[str, list[int]],
-    mid_start_of_line: list[int],
-    mid_end_of_line: list[int],
+    keep: list[int], play: list[dict[str, int]], lines: Columns, classes: Columns
 ) -> list[dict[str, int]]:
     rows = []
     for k in keep:
@@ -62,9 +55,9 @@ def kept(
                 "nbytes": row["nbytes"],
                 "article": row["article"],
                 "date": row["date"],
-                **{name: column[cls] for name, column in per_cls.items()},
-                "mid_start": mid_start_of_line[row["line"]],
-                "mid_end": mid_end_of_line[row["line"]],
+                **{name: classes[name][cls] for name in KEPT_FROM_CLASS},
+                "mid_start": lines["mid_start"][row["line"]],
+                "mid_end": lines["mid_end"][row["line"]],
             }
         )
     return rows

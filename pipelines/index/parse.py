@@ -188,10 +188,31 @@ def parse_chunk(
     # nothing but a nameless counter: the file itself is the release
     stem = table.stem_key
     ident_of = np.where(by_stem, np.where(stem != 0, stem, table.file_key), identity)
-    play = segment_rows.in_play(
-        pos, lrows, row, part, part_total, lf.poster, lf.nbytes, effective, ix.number,
-        table.file_key, ident_of,
-    )  # fmt: skip
+    # the chunk's lines and the subject classes as the segment rows read them
+    lines = segment_rows.typed(
+        segment_rows.Lines(
+            poster=lf.poster,
+            nbytes=lf.nbytes,
+            date=effective,
+            number=ix.number,
+            mid_start=fs[:, sc.F_MESSAGE_ID],
+            mid_end=fe[:, sc.F_MESSAGE_ID],
+        )
+    )
+    classes = segment_rows.typed(
+        segment_rows.Classes(
+            file_key=table.file_key,
+            ident=ident_of,
+            source=source_of,
+            file_index=table.file_index,
+            file_total=table.file_total,
+            ext_class=table.ext_class,
+            volume=table.volume,
+            random_name=table.random_name,
+        )
+    )
+    live_lines = segment_rows.Live(line=lrows, cls=row, part=part, part_total=part_total)
+    play = segment_rows.in_play(pos, live_lines, lines, classes)
     runs = file_runs(
         play.file_key, play.date, play.part, play.article, play.nbytes, rules.upload_gap
     )
@@ -205,10 +226,7 @@ def parse_chunk(
     else:
         keep, bounds = runs.order, runs.bounds
 
-    kept = segment_rows.kept(
-        keep, play, source_of, table.file_index, table.file_total, table.ext_class,
-        table.volume, table.random_name, fs[:, sc.F_MESSAGE_ID], fe[:, sc.F_MESSAGE_ID],
-    )  # fmt: skip
+    kept = segment_rows.kept(keep, play, lines, classes)
     sel = kept.line
     mid_data, mid_offsets = spans.gather_stripped(data, kept.mid_start, kept.mid_end)
     message_id = pa.Array.from_buffers(

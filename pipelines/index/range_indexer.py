@@ -19,8 +19,9 @@ from pipelines.catalog import schema
 from pipelines.catalog.compact import uncompact_range
 from pipelines.catalog.writer import write_partition
 from pipelines.corpus.reader import CorpusReader, RangeInfo, RangeReport
-from pipelines.index.output import Output
+from pipelines.index.catalog_rows import CatalogRows
 from pipelines.index.parse import RULE_BAD_LINE, Drops, group_context, parse_chunk
+from pipelines.index.rule_rows import rule_counts, rule_samples
 from pipelines.index.rules import Rules
 from pipelines.index.snapshot import save_window
 from pipelines.index.window import Window
@@ -90,7 +91,7 @@ def _fewer_collections() -> Iterator[None]:
     A range keeps tens of thousands of files, releases and rows alive at once, and the
     collector's default thresholds rescan them (and everything numba and Arrow keep)
     again and again: on a 2 M-line range that was a third of the window's and the
-    output's time. The collector stays on, just rarer.
+    catalog rows' time. The collector stays on, just rarer.
     """
     old = gc.get_threshold()
     gc.set_threshold(max(old[0], 50_000), max(old[1], 20), max(old[2], 100))
@@ -120,7 +121,7 @@ def index_range(
     # a redone range's old rows may sit in compact files: take them out first
     uncompact_range(catalog, ref.group, ref.first, ref.last)
     ctx = group_context(ref.group, priority, rules)
-    out = Output(ref.group, ref.first, version)
+    out = CatalogRows(ref.group, ref.first, version)
     drops = Drops()
     report = RangeReport(ref.group, ref.first, ref.last)
     kept = 0
@@ -164,12 +165,12 @@ def index_range(
             result.drops[rule] = result.drops.get(rule, 0) + n
     result.releases_finished = out.finished
     result.releases_provisional = out.provisional
-    result.files = out.files_written
-    result.pending = len(out.pending)
+    result.files = out.files.written
+    result.pending = len(out.releases.pending)
 
     tables = out.tables()
-    tables["rule_counts"] = _rule_counts(ref.group, ref.first, ref.last, version, drops)
-    tables["rule_samples"] = _rule_samples(ref.group, ref.first, drops)
+    tables["rule_counts"] = rule_counts(ref.group, ref.first, ref.last, version, drops)
+    tables["rule_samples"] = rule_samples(ref.group, ref.first, drops)
     for name, table in tables.items():
         result.bytes_written[name] = write_partition(
             catalog, name, ref.group, ref.first, ref.last, table
@@ -189,31 +190,6 @@ def index_range(
     # times (stage_cpu, the same dict) count the whole range
     clock.tick("range log, snapshot")
     return result, window
-
-
-def _rule_counts(group: str, first: int, last: int, version: str, drops: Drops) -> pa.Table:
-    rows = [
-        {
-            "group": group,
-            "range_first": first,
-            "range_last": last,
-            "rule": rule,
-            "detail": detail,
-            "count": n,
-            "rules_version": version,
-        }
-        for (rule, detail), n in sorted(drops.counts.items())
-    ]
-    return pa.Table.from_pylist(rows, schema.RULE_COUNTS)
-
-
-def _rule_samples(group: str, first: int, drops: Drops) -> pa.Table:
-    n = drops.sampled()
-    columns = {"group": [group] * n, "range_first": [first] * n, **drops.samples}
-    return pa.table(
-        {f.name: pa.array(columns[f.name], f.type) for f in schema.RULE_SAMPLES},
-        schema=schema.RULE_SAMPLES,
-    )
 
 
 def _range_row(r: RangeResult) -> pa.Table:

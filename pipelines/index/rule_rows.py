@@ -1,0 +1,34 @@
+"""The rows of `rule_counts` and `rule_samples`: what each rule dropped in a range, and
+the lines it dropped that were kept in full (`pipelines.index.parse.Drops`)."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from pipelines.catalog import schema
+from pipelines.index.parse import Drops
+
+
+def rule_counts(group: str, first: int, last: int, version: str, drops: Drops) -> pa.Table:
+    rows = [
+        {
+            "group": group,
+            "range_first": first,
+            "range_last": last,
+            "rule": rule,
+            "detail": detail,
+            "count": n,
+            "rules_version": version,
+        }
+        for (rule, detail), n in sorted(drops.counts.items())
+    ]
+    return pa.Table.from_pylist(rows, schema.RULE_COUNTS)
+
+
+def rule_samples(group: str, first: int, drops: Drops) -> pa.Table:
+    n = drops.sampled()
+    columns = {"group": [group] * n, "range_first": [first] * n, **drops.samples}
+    return pa.table(
+        {f.name: pa.array(columns[f.name], f.type) for f in schema.RULE_SAMPLES},
+        schema=schema.RULE_SAMPLES,
+    )
