@@ -109,7 +109,7 @@ def test_rows_match_reference(case):
     per_cls = {name: cls[name] for name in CLS_COLUMNS}
     expected = ref.kept(keep, expected_play, per_cls, lines["mid_start"], lines["mid_end"])
     assert _rows(got) == [{k: row[k] for k in got.__dataclass_fields__} for row in expected]
-    # the columns SegmentBatch declares
+    # the columns ParsedChunk declares
     assert got.number.dtype == np.int32 and got.source.dtype == np.uint8
     assert got.random_name.dtype == np.bool_ and got.file_key.dtype == np.uint64
 

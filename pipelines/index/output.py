@@ -25,9 +25,9 @@ from kernels.xref_numbers import strip_article_numbers
 from pipelines import naming
 from pipelines.catalog import schema
 from pipelines.catalog.writer import row_group_size
-from pipelines.index.albums import OpenFile, OpenRelease
-from pipelines.index.batch import SOURCE_ALBUM, SOURCE_NAMES, SOURCE_STEM, SegmentBatch
 from pipelines.index.handout import FileBlock, HandOut, pick
+from pipelines.index.parsed_chunk import SOURCE_ALBUM, SOURCE_NAMES, SOURCE_STEM, ParsedChunk
+from pipelines.index.release import OpenFile, OpenRelease
 
 MAX_MEMBERS = 20
 TOOLS = (b"ngpost", b"nyuu", b"powerpost", b"jbinup", b"camelsystem")
@@ -128,7 +128,7 @@ class Output:
     # reused by a new one and hand it the old batch's place (and segments)
     _stored: dict[int, int] = field(default_factory=dict)  # id(batch) -> its first place
     _store_size: int = 0
-    _batches: list[SegmentBatch] = field(default_factory=list)
+    _batches: list[ParsedChunk] = field(default_factory=list)
     _numbers: list[np.ndarray] = field(default_factory=list)
     _sizes: list[np.ndarray] = field(default_factory=list)
     _ids: list[pa.Array] = field(default_factory=list)
@@ -337,7 +337,7 @@ class Output:
         row_of[written] = self.files_written + np.arange(len(written))
         self.files_written += len(written)
         seqs, batch_of_span = np.unique(block.span_seq, return_inverse=True)
-        places = np.array([self._store(block.batches[q]) for q in seqs.tolist()], np.int64)
+        places = np.array([self._store(block.chunks[q]) for q in seqs.tolist()], np.int64)
         self._span_blocks.append(
             (
                 row_of[block.span_file],
@@ -411,7 +411,7 @@ class Output:
         row = self.files_written
         self.files_written += 1
         for p in pieces:
-            place = self._store(p.batch)
+            place = self._store(p.chunk)
             if p.rows is None:
                 self.span_file.append(row)
                 self.span_start.append(place + p.start)
@@ -431,7 +431,7 @@ class Output:
         c["file_index"].append(f.file_index if f.file_index > 0 else None)
         c["part_total"].append(f.part_total)
 
-    def _store(self, batch: SegmentBatch) -> int:
+    def _store(self, batch: ParsedChunk) -> int:
         """Where the batch's first segment sits in this range's segment store (its columns
         kept once)."""
         first = self._stored.get(id(batch))

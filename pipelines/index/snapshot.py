@@ -89,7 +89,7 @@ def read_snapshot(payload: bytes, where: str = "snapshot") -> dict[str, Any]:
         doc: dict[str, Any] = pickle.loads(zstandard.ZstdDecompressor().decompress(frame))
         return doc
     body = zstandard.ZstdDecompressor().decompress(payload)
-    from pipelines.index.window_v1 import load_v1  # only for catalogs of older builds
+    raise ValueError("version 1")
 
     doc = load_v1(body)
     if doc.get("version") != 1:
