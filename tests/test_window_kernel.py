@@ -25,6 +25,7 @@ from pipelines.index.parse import Drops, group_context, parse_chunk
 from pipelines.index.parsed_chunk import SOURCE_STEM, SOURCE_SUBJECT, ParsedChunk
 from pipelines.index.release import OpenFile, OpenRelease
 from pipelines.index.rules import Rules
+from pipelines.index.snapshot import read_snapshot, snapshot_bytes
 from pipelines.index.window import Window
 
 HOUR = 3600
@@ -74,8 +75,8 @@ def _hand_out(
 
 
 def _run(windows: list[Any], ranges: list[list[ParsedChunk]], frontiers: list[list[int]]) -> list:
-    """Feed both windows range by range (stored and loaded between ranges, as replay
-    does), recording every hand-out."""
+    """Feed both windows range by range (stored and loaded between ranges, the window
+    through its snapshot), recording every hand-out."""
     logs: list[list] = [[] for _ in windows]
     for chunks, moves in zip(ranges, frontiers, strict=True):
         seqs = {id(b): i for i, b in enumerate(chunks)}
@@ -85,7 +86,12 @@ def _run(windows: list[Any], ranges: list[list[ParsedChunk]], frontiers: list[li
                 w.add(chunk)
                 logs[i].append(("finished", _hand_out(w.finish_due(), seqs, w, True)))
             logs[i].append(("carried", _hand_out(w.carry(), seqs, w, False)))
-            windows[i] = pickle.loads(pickle.dumps(w))
+            if isinstance(w, Window):  # through the snapshot's bytes, as replay does
+                payload = snapshot_bytes(w, "v")
+                windows[i] = read_snapshot(payload)["window"]
+                assert snapshot_bytes(windows[i], "v") == payload  # save, load, save
+            else:
+                windows[i] = pickle.loads(pickle.dumps(w))
             windows[i].rules = w.rules
     return logs
 

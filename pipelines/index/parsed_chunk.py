@@ -59,12 +59,19 @@ class ParsedChunk:
 
     def take(self, rows: np.ndarray) -> ParsedChunk:
         """A slim chunk of just these rows (carried segments of one file)."""
+        return ParsedChunk.of_segments(
+            self.number[rows], self.nbytes[rows], self.message_id.take(pa.array(rows))
+        )
+
+    @staticmethod
+    def of_segments(number: np.ndarray, nbytes: np.ndarray, message_id: pa.Array) -> ParsedChunk:
+        """A slim chunk of one run holding just these segments (a file's carried copies)."""
         empty = np.zeros(0, np.int64)
         columns = {name: empty for name in _PER_SEGMENT}
-        columns.update(number=self.number[rows], nbytes=self.nbytes[rows])
+        columns.update(number=number, nbytes=nbytes)
         return ParsedChunk(
-            bounds=np.array([0, len(rows)], np.int64),
-            message_id=self.message_id.take(pa.array(rows)),
+            bounds=np.array([0, len(number)], np.int64),
+            message_id=message_id,
             run_first_date=empty,
             run_last_date=empty,
             run_first_article=empty,
