@@ -22,7 +22,7 @@ from pipelines.index.parsed_chunk import ParsedChunk
 from pipelines.index.release import OpenFile, OpenRelease, Piece
 from pipelines.index.rules import Rules
 from pipelines.index.window import Window
-from pipelines.index.window_tables import MIN_FILES, MIN_POOL, MIN_RELEASES, WindowTables, grown
+from pipelines.index.window_tables import WindowTables
 
 # the tables of a snapshot, in the order they are stored
 TABLES = (
@@ -41,6 +41,7 @@ _OPEN_FILE_INTS = (
 _OPEN_RELEASE_INTS = (
     "source", "first_date", "last_date", "first_article", "last_article", "file_total",
 )  # fmt: skip
+_GROWN = ("files", "releases", "pool", "ident_entries", "sibling_entries")
 _I64, _U64, _BIN = pa.int64(), pa.uint64(), pa.binary()
 
 
@@ -116,6 +117,9 @@ def to_tables(window: Window) -> tuple[dict[str, Any], dict[str, pa.Table]]:
         "chunks_placed": window.chunks_placed,
         "counts": dict(zip(wk.COUNTER_NAMES, c.tolist(), strict=True)),
         "frontier": {name: int(getattr(f, name)) for name in _FRONTIER_SCALARS},
+        # the arrays' lengths, unused rows included: a loaded window grows (and rebuilds
+        # its maps) exactly when the saved one would have
+        "capacity": {name: len(getattr(t, name)) for name in _GROWN},
     }
     return head, tables
 
@@ -258,18 +262,20 @@ def from_tables(head: dict[str, Any], tables: dict[str, pa.Table]) -> Window:
     n = files.num_rows
     if n != counts[wk.N_FILES] or tables["releases"].num_rows != counts[wk.N_RELEASES]:
         raise ValueError("the file or release rows disagree with the counters")
-    used = int(counts[wk.POOL_USED])
-    pool = np.zeros(max(MIN_POOL, 2 * used), np.uint8)
-    pool[:used] = tables["pool"].column("seen").to_numpy()
+    capacity = head["capacity"]
     t = WindowTables(
-        files=grown(_from_records(files, wk.FILE), MIN_FILES),
-        releases=grown(_from_records(tables["releases"], wk.RELEASE), MIN_RELEASES),
-        pool=pool,
+        files=_rows(_from_records(files, wk.FILE), capacity["files"]),
+        releases=_rows(_from_records(tables["releases"], wk.RELEASE), capacity["releases"]),
+        pool=_rows(tables["pool"].column("seen").to_numpy(), capacity["pool"]),
         file_map=_from_records(tables["file_map"], wk.FILE_SLOT),
         ident_map=_from_records(tables["ident_map"], wk.CHAIN_SLOT),
-        ident_entries=_entries(tables["ident_entries"]),
+        ident_entries=_rows(
+            _from_records(tables["ident_entries"], wk.ENTRY), capacity["ident_entries"]
+        ),
         sibling_map=_from_records(tables["sibling_map"], wk.CHAIN_SLOT),
-        sibling_entries=_entries(tables["sibling_entries"]),
+        sibling_entries=_rows(
+            _from_records(tables["sibling_entries"], wk.ENTRY), capacity["sibling_entries"]
+        ),
         pairs=_from_records(tables["pairs"], wk.PAIR),
         counts=counts,
     )
@@ -306,10 +312,12 @@ def from_tables(head: dict[str, Any], tables: dict[str, pa.Table]) -> Window:
     return w
 
 
-def _entries(table: pa.Table) -> np.ndarray:
-    rows = _from_records(table, wk.ENTRY)
-    out = np.zeros(max(64, 2 * len(rows)), wk.ENTRY)
-    out[: len(rows)] = rows
+def _rows(used: np.ndarray, capacity: int) -> np.ndarray:
+    """The used rows in an array of the saved length (the rest zeros, as unused rows are)."""
+    if capacity < len(used):
+        raise ValueError(f"{len(used)} rows for a capacity of {capacity}")
+    out = np.zeros(capacity, used.dtype)
+    out[: len(used)] = used
     return out
 
 
