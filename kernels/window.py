@@ -15,6 +15,9 @@ A chunk's runs come in as `ChunkRuns` and the kernel's verdicts go out as `RunsP
 named tuples of the parse's own column arrays (struct of arrays, no copy; the hash maps
 are arrays of structs, since a probe reads a slot's key and value together).
 
+One module of ~600 lines on purpose: the hash maps, the placing loop, finishing and
+compacting share the dtypes and counters, and the loop inlines the maps' probes.
+
 The rules are `kernels.reference.window`'s, run for run; `tests/test_window_kernel.py`
 compares the two. Tables have room made by the caller before a call (`ensure`), except
 the bitmap pool, whose need shows only run by run: the kernel stops before the run that
