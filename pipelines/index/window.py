@@ -51,6 +51,10 @@ class _Placed:
 
 @dataclass
 class Window:
+    """A group's carried window: `add` a parsed chunk, `finish_due` what the frontier
+    passed, `carry` the rest at a range's end; between ranges it is stored as a snapshot
+    (`pipelines.index.snapshot`)."""
+
     rules: Rules
     frontier: FrontierState = field(default_factory=FrontierState)
     tables: WindowTables = field(default_factory=WindowTables)
