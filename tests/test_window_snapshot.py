@@ -96,7 +96,7 @@ def test_an_older_or_damaged_snapshot_makes_its_range_be_indexed_again(tmp_path,
         MAGIC + b"%d\n" % SNAPSHOT_VERSION + b"not a zstd frame",
     ):
         snaps[1].write_bytes(payload)
-        with pytest.raises(DamagedSnapshot):
+        with pytest.raises(DamagedSnapshot, match="is damaged"):
             load_window(str(catalog), group, first, last)
         # the range after it needs its window: both are indexed again
         snaps[2].unlink()

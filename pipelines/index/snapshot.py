@@ -101,8 +101,8 @@ def read_snapshot(payload: bytes, where: str = "snapshot") -> dict[str, Any]:
     if not payload.startswith(MAGIC):
         # version 1 was a bare zstd frame of a pickle
         raise DamagedSnapshot(
-            f"window snapshot {where} is of an older format (version 1) or damaged: "
-            "its range is indexed again"
+            f"window snapshot {where} is damaged: no header (an older format, version 1, "
+            "or not a snapshot)"
         )
     line, _, frame = payload[len(MAGIC) :].partition(b"\n")
     version = int(line) if line.isdigit() else -1
@@ -113,8 +113,8 @@ def read_snapshot(payload: bytes, where: str = "snapshot") -> dict[str, Any]:
         )
     if version != SNAPSHOT_VERSION:
         raise DamagedSnapshot(
-            f"window snapshot {where} has version {line[:20].decode(errors='replace')}, "
-            f"older than {SNAPSHOT_VERSION} or none: its range is indexed again"
+            f"window snapshot {where} is damaged: version {line[:20].decode(errors='replace')}"
+            f", an older format than {SNAPSHOT_VERSION} (or none)"
         )
     body = zstandard.ZstdDecompressor().decompress(frame)
     sections = _sections(body)
