@@ -78,8 +78,8 @@ def to_tables(window: Window) -> tuple[dict[str, Any], dict[str, pa.Table]]:
         t.files[:n],
         {
             **{name: pa.array(getattr(window, name), _BIN) for name in _TEXTS},
-            "first_part_id": pa.array([k and k[0] for k in kept], _BIN),
-            "last_part_id": pa.array([k and k[1] for k in kept], _BIN),
+            "first_part_id": pa.array([None if k is None else k[0] for k in kept], _BIN),
+            "last_part_id": pa.array([None if k is None else k[1] for k in kept], _BIN),
         },
     )
     f = window.frontier
