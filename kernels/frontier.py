@@ -53,16 +53,6 @@ class FrontierState:
     poster_keys: np.ndarray = field(default_factory=lambda: np.zeros(POSTER_SLOTS, np.uint64))
     poster_dates: np.ndarray = field(default_factory=lambda: np.zeros(POSTER_SLOTS, np.int64))
 
-    def __setstate__(self, state: dict) -> None:
-        # a snapshot of a build before the posters' table: start with an empty one
-        self.__dict__.update(state)
-        if "poster_keys" not in state:
-            self.poster_keys = np.zeros(POSTER_SLOTS, np.uint64)
-            self.poster_dates = np.zeros(POSTER_SLOTS, np.int64)
-        if "ring_posters" not in state:  # one poster for all: the plain median, as then
-            self.ring_posters = np.zeros(RING, np.uint64)
-            self.odd_posters = np.zeros(RING, np.uint64)
-
 
 @kernel
 def _poster_slot(poster):

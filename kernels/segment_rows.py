@@ -70,7 +70,7 @@ class InPlay(NamedTuple):
 
 
 class Kept(NamedTuple):
-    """One row a kept segment, in file-run order (SegmentBatch's per-segment columns)."""
+    """One row a kept segment, in file-run order (ParsedChunk's per-segment columns)."""
 
     line: np.ndarray  # int64 line of the chunk
     cls: np.ndarray  # int64 row of the subject table

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pickle
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -97,20 +95,6 @@ def test_posters_and_dates_of_one_length():
         fk.advance(
             fk.FrontierState(), np.array([BASE, BASE]), np.ones(2, bool), np.ones(1, np.uint64)
         )
-
-
-def test_a_snapshot_from_before_the_posters_table_loads():
-    state = fk.FrontierState()
-    fk.advance(state, np.array([BASE, BASE + 1]), np.ones(2, bool), np.array([3, 3], np.uint64))
-    old = {
-        k: v
-        for k, v in pickle.loads(pickle.dumps(state)).__dict__.items()
-        if not k.startswith("poster_")
-    }
-    restored = fk.FrontierState.__new__(fk.FrontierState)
-    restored.__setstate__(old)
-    assert restored.frontier == state.frontier and not restored.poster_keys.any()
-    assert fk.advance(restored, np.array([5]), np.ones(1, bool)).tolist() == [BASE + 1]
 
 
 def test_jump_after_a_long_pause_moves_the_frontier():

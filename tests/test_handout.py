@@ -60,9 +60,9 @@ def test_a_block_makes_the_rows_its_releases_make_as_objects(tmp_path: Path, see
             block, objects = (CatalogRows(group, info.ref.first, "v") for _ in range(2))
             report = RangeReport(group, info.ref.first, info.ref.last)
             for chunk in reader.read_range(info, report):
-                batch = parse_chunk(chunk, ctx, rules, window.frontier, Drops())
-                window.add(batch)
-                batch.slim()
+                parsed = parse_chunk(chunk, ctx, rules, window.frontier, Drops())
+                window.add(parsed)
+                parsed.slim()
                 handed[True] += _both(window.finish_due(), True, window, block, objects)
             handed[False] += _both(window.carry(), False, window, block, objects)
             got, want = _tables(block), _tables(objects)

@@ -101,7 +101,7 @@ def test_rows_match_reference(case):
     got = _kept(play, lines, cls, keep)
     expected = ref.kept(keep, expected_play, lines, cls)
     assert _rows(got) == [{k: row[k] for k in got._fields} for row in expected]
-    # the columns SegmentBatch declares
+    # the columns ParsedChunk declares
     assert got.number.dtype == np.int32 and got.source.dtype == np.uint8
     assert got.random_name.dtype == np.bool_ and got.file_key.dtype == np.uint64
 

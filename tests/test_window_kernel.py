@@ -1,5 +1,5 @@
 """The window's kernel (`pipelines.index.window`) against its reference
-(`kernels.reference.window`): the same batches in, the same releases out, handed out at
+(`kernels.reference.window`): the same parsed chunks in, the same releases out, handed out at
 the same moments, on hypothesis-made run streams and on generated ranges."""
 
 from __future__ import annotations
@@ -20,11 +20,13 @@ from kernels.reference.window import ReferenceWindow
 from pipelines.corpus.reader import CorpusReader, RangeReport
 from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index import window as window_module
-from pipelines.index.albums import OpenFile, OpenRelease
-from pipelines.index.batch import SOURCE_STEM, SOURCE_SUBJECT, SegmentBatch
+from pipelines.index.handout import HandOut
 from pipelines.index.parse import Drops, group_context, parse_chunk
+from pipelines.index.parsed_chunk import SOURCE_STEM, SOURCE_SUBJECT, ParsedChunk
+from pipelines.index.release import OpenFile, OpenRelease
 from pipelines.index.rules import Rules
-from pipelines.index.window import HandOut, Window
+from pipelines.index.snapshot import read_snapshot, snapshot_bytes
+from pipelines.index.window import Window
 
 HOUR = 3600
 RULES = Rules(batch_total_min=6, batch_uploads_min=2, album_max_files=4)
@@ -36,8 +38,8 @@ def _file(f: OpenFile, seqs: dict[int, int]) -> tuple[Any, ...]:
         f.ext_class, f.volume, f.random_name, f.first_date, f.last_date, f.first_article,
         f.last_article, f.nbytes, f.count, f.first_part_id, f.last_part, f.last_part_id,
         # segment by segment: how they are cut into pieces is the window's own business
-        [(seqs[id(p.batch)], row) for p in f.pieces for row in p.indices().tolist()],
-        [(p.batch.number[row], p.batch.message_id[row].as_py())
+        [(seqs[id(p.chunk)], row) for p in f.pieces for row in p.indices().tolist()],
+        [(p.chunk.number[row], p.chunk.message_id[row].as_py())
          for p in f.carried for row in p.indices().tolist()],
     )  # fmt: skip
 
@@ -72,25 +74,30 @@ def _hand_out(
     return out
 
 
-def _run(windows: list[Any], ranges: list[list[SegmentBatch]], frontiers: list[list[int]]) -> list:
-    """Feed both windows range by range (stored and loaded between ranges, as replay
-    does), recording every hand-out."""
+def _run(windows: list[Any], ranges: list[list[ParsedChunk]], frontiers: list[list[int]]) -> list:
+    """Feed both windows range by range (stored and loaded between ranges, the window
+    through its snapshot), recording every hand-out."""
     logs: list[list] = [[] for _ in windows]
-    for batches, moves in zip(ranges, frontiers, strict=True):
-        seqs = {id(b): i for i, b in enumerate(batches)}
+    for chunks, moves in zip(ranges, frontiers, strict=True):
+        seqs = {id(b): i for i, b in enumerate(chunks)}
         for i, w in enumerate(windows):
-            for batch, frontier in zip(batches, moves, strict=True):
+            for chunk, frontier in zip(chunks, moves, strict=True):
                 w.frontier.frontier = frontier
-                w.add(batch)
+                w.add(chunk)
                 logs[i].append(("finished", _hand_out(w.finish_due(), seqs, w, True)))
             logs[i].append(("carried", _hand_out(w.carry(), seqs, w, False)))
-            windows[i] = pickle.loads(pickle.dumps(w))
+            if isinstance(w, Window):  # through the snapshot's bytes, as replay does
+                payload = snapshot_bytes(w, "v")
+                windows[i] = read_snapshot(payload)["window"]
+                assert snapshot_bytes(windows[i], "v") == payload  # save, load, save
+            else:
+                windows[i] = pickle.loads(pickle.dumps(w))
             windows[i].rules = w.rules
     return logs
 
 
-def _batch(runs: list[dict]) -> SegmentBatch:
-    """A batch of these runs (rows of part numbers each)."""
+def _chunk(runs: list[dict]) -> ParsedChunk:
+    """A parsed chunk of these runs (rows of part numbers each)."""
     lengths = [len(r["numbers"]) for r in runs]
     bounds = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
 
@@ -99,7 +106,7 @@ def _batch(runs: list[dict]) -> SegmentBatch:
 
     numbers = np.concatenate([np.array(r["numbers"], np.int32) for r in runs] or [[]])
     rows = int(bounds[-1])
-    return SegmentBatch(
+    return ParsedChunk(
         bounds=bounds,
         file_key=per_row("key", np.uint64),
         ident=per_row("ident", np.uint64),
@@ -151,7 +158,7 @@ _run_spec = st.fixed_dictionaries(
 def _runs_of(
     specs: list[dict], start_article: int, start_date: int, shuffle: int = 0
 ) -> tuple[list[dict], int, int]:
-    """Runs of these specs; with `shuffle`, the batch's article numbers are dealt out at
+    """Runs of these specs; with `shuffle`, the chunk's article numbers are dealt out at
     random (files posted at the same time interleave), runs then in first-article order."""
     total = sum(len(s["parts"]) for s in specs)
     numbers_of = np.arange(start_article, start_article + total)
@@ -200,12 +207,12 @@ def test_the_kernel_window_hands_out_what_the_reference_does(ranges_spec, shuffl
     ranges, frontiers = [], []
     article, date = 1, 1_700_000_000
     for range_spec in ranges_spec:
-        batches, moves = [], []
+        chunks, moves = [], []
         for specs in range_spec:
             runs, article, date = _runs_of(specs, article, date, shuffle)
-            batches.append(_batch(runs))
+            chunks.append(_chunk(runs))
             moves.append(date)
-        ranges.append(batches)
+        ranges.append(chunks)
         frontiers.append(moves)
     got, want = _run([Window(RULES), ReferenceWindow(RULES)], ranges, frontiers)
     assert got == want
@@ -214,14 +221,14 @@ def test_the_kernel_window_hands_out_what_the_reference_does(ranges_spec, shuffl
 @pytest.mark.parametrize("compact_at", [1 << 16, 64])
 def test_tables_grow_and_compact_without_losing_a_file(monkeypatch, compact_at):
     """Thousands of files over three ranges: the tables grow (maps rebuilt, the pool
-    regrown mid-batch) and are compacted between ranges (and, at 64, within them), and
+    regrown mid-chunk) and are compacted between ranges (and, at 64, within them), and
     still match."""
     monkeypatch.setattr(window_module, "COMPACT_FILES", compact_at)
     rng = np.random.default_rng(5)
     ranges, frontiers = [], []
     article, date = 1, 1_700_000_000
     for _ in range(3):
-        batches, moves = [], []
+        chunks, moves = [], []
         for _ in range(6):
             specs = []
             for _ in range(300):
@@ -242,9 +249,9 @@ def test_tables_grow_and_compact_without_losing_a_file(monkeypatch, compact_at):
                     }
                 )
             runs, article, date = _runs_of(specs, article, date, 7)
-            batches.append(_batch(runs))
+            chunks.append(_chunk(runs))
             moves.append(date - 20 * HOUR)
-        ranges.append(batches)
+        ranges.append(chunks)
         frontiers.append(moves)
     got, want = _run([Window(RULES), ReferenceWindow(RULES)], ranges, frontiers)
     assert got == want
@@ -254,7 +261,7 @@ def test_tables_grow_and_compact_without_losing_a_file(monkeypatch, compact_at):
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [4, 9])
 def test_on_generated_ranges(tmp_path: Path, seed: int):
-    """Real parsed batches of a generated group, range after range."""
+    """Real parsed chunks of a generated group, range after range."""
     cfg = GenerateConfig(groups=2, articles=30_000, seed=seed, range_size=10_000, chunk=2_500)
     generate_corpus(str(tmp_path), cfg, progress=False)
     meta = json.loads((tmp_path / "generate.json").read_text())
@@ -266,12 +273,12 @@ def test_on_generated_ranges(tmp_path: Path, seed: int):
         ranges, frontiers = [], []
         ctx = group_context(group, priority, rules)
         for info in reader.complete_ranges(group):
-            batches, moves = [], []
+            chunks, moves = [], []
             report = RangeReport(group, info.ref.first, info.ref.last)
             for chunk in reader.read_range(info, report):
-                batches.append(parse_chunk(chunk, ctx, rules, windows[0].frontier, Drops()))
+                chunks.append(parse_chunk(chunk, ctx, rules, windows[0].frontier, Drops()))
                 moves.append(windows[0].frontier.frontier)
-            ranges.append(batches)
+            ranges.append(chunks)
             frontiers.append(moves)
         windows[0].frontier.frontier = 0
         got, want = _run(windows, ranges, frontiers)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from pipelines.index.batch import SOURCE_SUBJECT
+from pipelines.index.parsed_chunk import SOURCE_SUBJECT
 
 # the file counter of a subject: [i/N], (i/N), i/N, File i of N
 FILE_COUNTER = re.compile(rb"[\[(]?\s*\d+\s*/\s*\d+\s*[\])]?|file\s+\d+\s+of\s+\d+", re.I)

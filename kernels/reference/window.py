@@ -18,17 +18,10 @@ import numpy as np
 
 from kernels.frontier import FrontierState
 from kernels.reference.siblings import sibling_key
-from pipelines.index.albums import (
-    Albums,
-    OpenFile,
-    OpenRelease,
-    Piece,
-    album_key,
-    count_batch,
-    is_batch_total,
-    keep_copies,
-)
-from pipelines.index.batch import SegmentBatch
+from pipelines.index.albums import Albums, album_key, keep_copies
+from pipelines.index.batch_counters import count_batch, is_batch_total
+from pipelines.index.parsed_chunk import ParsedChunk
+from pipelines.index.release import OpenFile, OpenRelease, Piece
 from pipelines.index.rules import Rules
 
 
@@ -73,51 +66,51 @@ class ReferenceWindow:
     batch_uploads: dict[tuple[int, int], set[int]] = field(default_factory=dict)
     position: int = 0
 
-    def add(self, batch: SegmentBatch) -> None:
-        for r in range(batch.runs):
-            a, b = int(batch.bounds[r]), int(batch.bounds[r + 1])
-            key = int(batch.file_key[a])
-            first_date = int(batch.run_first_date[r])
+    def add(self, chunk: ParsedChunk) -> None:
+        for r in range(chunk.runs):
+            a, b = int(chunk.bounds[r]), int(chunk.bounds[r + 1])
+            key = int(chunk.file_key[a])
+            first_date = int(chunk.run_first_date[r])
             f = self.files.get(key)
-            if f is None or self._is_repost(f, batch.number[a:b], first_date):
-                f = self._new_file(batch, r)
-                self._place(f, batch, r)
-            self._extend(f, batch, r)
-        if len(batch.article):
-            self.position = max(self.position, int(batch.article.max()))
+            if f is None or self._is_repost(f, chunk.number[a:b], first_date):
+                f = self._new_file(chunk, r)
+                self._place(f, chunk, r)
+            self._extend(f, chunk, r)
+        if len(chunk.article):
+            self.position = max(self.position, int(chunk.article.max()))
 
     def _is_repost(self, f: _File, numbers: np.ndarray, first_date: int) -> bool:
         if first_date <= f.last_date + self.rules.upload_gap:
             return False
         return f.complete or bool(f.seen[numbers[numbers < len(f.seen)]].any())
 
-    def _new_file(self, batch: SegmentBatch, r: int) -> _File:
-        a = int(batch.bounds[r])
+    def _new_file(self, chunk: ParsedChunk, r: int) -> _File:
+        a = int(chunk.bounds[r])
         f = _File(
-            key=int(batch.file_key[a]),
-            subject=batch.run_subject[r],
-            poster=batch.run_poster[r],
-            name=batch.run_name[r],
-            xref=batch.run_xref[r],
-            file_index=int(batch.file_index[a]),
-            file_total=int(batch.file_total[a]),
-            part_total=int(batch.part_total[a]),
-            ext_class=int(batch.ext_class[a]),
-            volume=int(batch.volume[a]),
-            random_name=bool(batch.random_name[a]),
-            first_date=int(batch.run_first_date[r]),
-            last_date=int(batch.run_first_date[r]),
-            first_article=int(batch.run_first_article[r]),
-            last_article=int(batch.run_first_article[r]),
+            key=int(chunk.file_key[a]),
+            subject=chunk.run_subject[r],
+            poster=chunk.run_poster[r],
+            name=chunk.run_name[r],
+            xref=chunk.run_xref[r],
+            file_index=int(chunk.file_index[a]),
+            file_total=int(chunk.file_total[a]),
+            part_total=int(chunk.part_total[a]),
+            ext_class=int(chunk.ext_class[a]),
+            volume=int(chunk.volume[a]),
+            random_name=bool(chunk.random_name[a]),
+            first_date=int(chunk.run_first_date[r]),
+            last_date=int(chunk.run_first_date[r]),
+            first_article=int(chunk.run_first_article[r]),
+            last_article=int(chunk.run_first_article[r]),
         )
         self.files[f.key] = f
         return f
 
-    def _place(self, f: _File, batch: SegmentBatch, r: int) -> None:
-        a = int(batch.bounds[r])
-        ident = int(batch.ident[a])
-        poster_key = int(batch.poster_key[a])
-        source = int(batch.source[a])
+    def _place(self, f: _File, chunk: ParsedChunk, r: int) -> None:
+        a = int(chunk.bounds[r])
+        ident = int(chunk.ident[a])
+        poster_key = int(chunk.poster_key[a])
+        source = int(chunk.source[a])
         first_date, first_article = f.first_date, f.first_article
         rel = self._nearest(self.current.get(ident, ()), f, first_date, first_article)
         sibling = sibling_key(f.subject, f.file_index, f.file_total, poster_key, source)
@@ -164,24 +157,24 @@ class ReferenceWindow:
                 best = cand
         return best
 
-    def _extend(self, f: _File, batch: SegmentBatch, r: int) -> None:
-        a, b = int(batch.bounds[r]), int(batch.bounds[r + 1])
-        fresh = _fresh(f, batch.number[a:b])
+    def _extend(self, f: _File, chunk: ParsedChunk, r: int) -> None:
+        a, b = int(chunk.bounds[r]), int(chunk.bounds[r + 1])
+        fresh = _fresh(f, chunk.number[a:b])
         rows = np.arange(a, b) if fresh is None else np.arange(a, b)[fresh]
         if not len(rows):
             return
-        f.nbytes += int(batch.nbytes[rows].sum())
-        f.pieces.append(Piece(batch, a, b, None if fresh is None else rows))
-        f.first_date = min(f.first_date, int(batch.run_first_date[r]))
-        f.last_date = max(f.last_date, int(batch.run_last_date[r]))
-        f.first_article = min(f.first_article, int(batch.run_first_article[r]))
-        f.last_article = max(f.last_article, int(batch.run_last_article[r]))
-        first_number, last_number = int(batch.number[rows[0]]), int(batch.number[rows[-1]])
+        f.nbytes += int(chunk.nbytes[rows].sum())
+        f.pieces.append(Piece(chunk, a, b, None if fresh is None else rows))
+        f.first_date = min(f.first_date, int(chunk.run_first_date[r]))
+        f.last_date = max(f.last_date, int(chunk.run_last_date[r]))
+        f.first_article = min(f.first_article, int(chunk.run_first_article[r]))
+        f.last_article = max(f.last_article, int(chunk.run_last_article[r]))
+        first_number, last_number = int(chunk.number[rows[0]]), int(chunk.number[rows[-1]])
         if first_number == 1:
-            f.first_part_id = batch.message_id[int(rows[0])].as_py()
+            f.first_part_id = chunk.message_id[int(rows[0])].as_py()
         if last_number > f.last_part:
             f.last_part = last_number
-            f.last_part_id = batch.message_id[int(rows[-1])].as_py()
+            f.last_part_id = chunk.message_id[int(rows[-1])].as_py()
         rel = f.release
         if rel is not None:
             rel.first_date = min(rel.first_date, f.first_date)

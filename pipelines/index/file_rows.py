@@ -2,7 +2,7 @@
 message-ids as list columns.
 
 A file row is kept as its own columns plus the spans of places its segments take in the
-range's segment store (the columns of every batch a written file drew on, kept once);
+range's segment store (the columns of every chunk a written file drew on, kept once);
 the table is made a row group at a time at the end, each group's segments gathered from
 the store by a kernel (`kernels.file_segments`, `kernels.gather`).
 """
@@ -21,8 +21,8 @@ from kernels.gather import binary_columns, gather_values
 from pipelines import naming
 from pipelines.catalog import schema
 from pipelines.catalog.writer import row_group_size
-from pipelines.index.albums import OpenFile
-from pipelines.index.batch import SegmentBatch
+from pipelines.index.release import OpenFile
+from pipelines.index.parsed_chunk import ParsedChunk
 from pipelines.index.handout import FileBlock
 
 # release_files without its segment columns: what a file row holds before its segments
@@ -65,7 +65,7 @@ class FileRows:
         row = self.written
         self.written += 1
         for p in pieces:
-            place = self.store.place_of(p.batch)
+            place = self.store.place_of(p.chunk)
             if p.rows is None:
                 self.span_file.append(row)
                 self.span_start.append(place + p.start)
@@ -92,12 +92,12 @@ class FileRows:
         row_of = np.full(len(files), -1, np.int64)
         row_of[written] = self.written + np.arange(len(written))
         self.written += len(written)
-        seqs, batch_of_span = np.unique(block.span_seq, return_inverse=True)
-        places = np.array([self.store.place_of(block.batches[q]) for q in seqs.tolist()], np.int64)
+        seqs, chunk_of_span = np.unique(block.span_seq, return_inverse=True)
+        places = np.array([self.store.place_of(block.chunks[q]) for q in seqs.tolist()], np.int64)
         self._span_blocks.append(
             (
                 row_of[block.span_file],
-                places[batch_of_span] + block.span_start,
+                places[chunk_of_span] + block.span_start,
                 block.span_stop - block.span_start,
             )
         )
@@ -147,7 +147,7 @@ class FileRows:
         file_length = np.bincount(span_rank, weights=span_length, minlength=rows).astype(np.int64)
         self.span_file, self.span_start, self.span_length = [], [], []
         self._span_blocks = []
-        # the batches themselves are needed no more (the store keeps their id bytes)
+        # the chunks themselves are needed no more (the store keeps their id bytes)
         store = self.store.seal()
         size = row_group_size("release_files")
         for lo in range(0, max(rows, 1), size):
@@ -186,36 +186,36 @@ def _row_group(
 
 
 class SegmentStore:
-    """The range's segment store while rows are added: the columns of every batch a
-    written file drew on, each batch's kept once, at a place given on first use."""
+    """The range's segment store while rows are added: the columns of every chunk a
+    written file drew on, each chunk's kept once, at a place given on first use."""
 
     def __init__(self) -> None:
-        # by id(batch): the batches are kept alive here, or a freed batch's id could be
-        # reused by a new one and hand it the old batch's place (and segments)
-        self._stored: dict[int, int] = {}  # id(batch) -> its first place
+        # by id(chunk): the chunks are kept alive here, or a freed chunk's id could be
+        # reused by a new one and hand it the old chunk's place (and segments)
+        self._stored: dict[int, int] = {}  # id(chunk) -> its first place
         self._size = 0
-        self._batches: list[SegmentBatch] = []
+        self._chunks: list[ParsedChunk] = []
         self._numbers: list[np.ndarray] = []
         self._sizes: list[np.ndarray] = []
         self._ids: list[pa.Array] = []
 
-    def place_of(self, batch: SegmentBatch) -> int:
-        """Where the batch's first segment sits in the store."""
-        first = self._stored.get(id(batch))
+    def place_of(self, chunk: ParsedChunk) -> int:
+        """Where the chunk's first segment sits in the store."""
+        first = self._stored.get(id(chunk))
         if first is None:
             first = self._size
-            self._stored[id(batch)] = first
-            self._size += len(batch.number)
-            self._batches.append(batch)
-            self._numbers.append(batch.number)
-            self._sizes.append(batch.nbytes)
-            self._ids.append(batch.message_id)
+            self._stored[id(chunk)] = first
+            self._size += len(chunk.number)
+            self._chunks.append(chunk)
+            self._numbers.append(chunk.number)
+            self._sizes.append(chunk.nbytes)
+            self._ids.append(chunk.message_id)
         return first
 
     def seal(self) -> SealedStore:
-        """The store's columns for reading, the batches let go."""
+        """The store's columns for reading, the chunks let go."""
         store = SealedStore(self._numbers, self._sizes, self._ids)
-        self._batches.clear()
+        self._chunks.clear()
         self._stored.clear()
         self._numbers.clear()
         self._sizes.clear()
@@ -223,12 +223,12 @@ class SegmentStore:
 
 
 class SealedStore:
-    """The range's segment store: numbers and sizes end to end, message-ids per batch."""
+    """The range's segment store: numbers and sizes end to end, message-ids per chunk."""
 
     def __init__(self, numbers: list[np.ndarray], sizes: list[np.ndarray], ids: list[pa.Array]):
         self.numbers = np.concatenate([np.zeros(0, np.int32), *numbers])
         self.sizes = np.concatenate([np.zeros(0, np.int64), *sizes])
-        # each batch's id bytes stay where they are: laying them end to end would copy
+        # each chunk's id bytes stay where they are: laying them end to end would copy
         # the range's largest column once more, at its memory peak
         datas, offsets = [], []
         for column in ids:
@@ -239,7 +239,7 @@ class SealedStore:
         self.ids = binary_columns(datas, offsets)
 
     def message_ids(self, where: np.ndarray) -> pa.Array:
-        """The message-ids at these places as strings, gathered from the batches into one
+        """The message-ids at these places as strings, gathered from the chunks into one
         buffer by a kernel (Arrow's take on binary values costs several times more)."""
         places, data, ascii = gather_values(self.ids, where)
         buffers = [None, pa.py_buffer(places.astype(np.int32)), pa.py_buffer(data)]

@@ -2,7 +2,7 @@
 
 Most releases go from the window's tables straight to the output: their files are rows
 copied from the tables (`FileBlock.files`), their texts lists, their new segments spans
-of the range's batches. Making an object per file and per segment cost as much as the
+of the range's parsed chunks. Making an object per file and per segment cost as much as the
 rest of the hand-out together. Only releases that may gather into an album (and the
 albums themselves) become OpenRelease and OpenFile objects: albums merge and carry them.
 """
@@ -17,8 +17,8 @@ import numpy as np
 import pyarrow as pa
 
 from kernels import window as wk
-from pipelines.index.albums import OpenFile, OpenRelease, Piece
-from pipelines.index.batch import SegmentBatch
+from pipelines.index.parsed_chunk import ParsedChunk
+from pipelines.index.release import OpenFile, OpenRelease, Piece
 
 T = TypeVar("T")
 _NO_ROWS = np.zeros(0, np.int64)
@@ -62,13 +62,13 @@ class FileBlock:
     poster: list[bytes]
     name: list[bytes]
     xref: list[bytes]
-    # the segments not handed out before: file row, batch, rows start:stop; by file, each
+    # the segments not handed out before: file row, chunk, rows start:stop; by file, each
     # file's in reading order
     span_file: np.ndarray
     span_seq: np.ndarray
     span_start: np.ndarray
     span_stop: np.ndarray
-    batches: dict[int, SegmentBatch]  # by seq: the batches the spans and ids are in
+    chunks: dict[int, ParsedChunk]  # by seq: the chunks the spans and ids are in
     # per file row: the message-ids of part 1 and the top part, where kept as bytes
     kept_ids: dict[int, tuple[bytes, bytes]] = field(default_factory=dict)
     # per file row: copies of segments written before, for an album to come
@@ -102,7 +102,7 @@ class FileBlock:
 
     def part_ids(self, rows: np.ndarray) -> tuple[list[bytes], list[bytes]]:
         """The message-ids of part 1 and of the top part of these file rows (b"" where
-        unseen): kept as bytes, else read from the batch the file row points into."""
+        unseen): kept as bytes, else read from the chunk the file row points into."""
         first = [b""] * len(rows)
         last = [b""] * len(rows)
         if self.kept_ids:
@@ -110,16 +110,16 @@ class FileBlock:
                 kept = self.kept_ids.get(row)
                 if kept is not None:
                     first[j], last[j] = kept
-        ids = _MessageIds(self.batches)
+        ids = _MessageIds(self.chunks)
         for which, out in (("first", first), ("last", last)):
-            batch_of = self.files[f"{which}_batch"][rows]
+            chunk_of = self.files[f"{which}_chunk"][rows]
             row_of = self.files[f"{which}_row"][rows]
-            seen = np.flatnonzero(batch_of >= 0)
-            # batch by batch: each batch's ids read by one slice each
-            seen = seen[np.argsort(batch_of[seen], kind="stable")]
-            cuts = np.flatnonzero(np.diff(batch_of[seen])) + 1
+            seen = np.flatnonzero(chunk_of >= 0)
+            # chunk by chunk: each chunk's ids read by one slice each
+            seen = seen[np.argsort(chunk_of[seen], kind="stable")]
+            cuts = np.flatnonzero(np.diff(chunk_of[seen])) + 1
             for at in np.split(seen, cuts) if len(seen) else []:
-                values = ids.of(int(batch_of[at[0]]), row_of[at])
+                values = ids.of(int(chunk_of[at[0]]), row_of[at])
                 for j, value in zip(at.tolist(), values, strict=True):
                     out[j] = value
         return first, last
@@ -129,7 +129,7 @@ class FileBlock:
         return _rows_of(self.offsets[releases], self.file_counts()[releases])
 
     def pieces(self, rows: np.ndarray) -> dict[int, list[Piece]]:
-        """These file rows' spans as Pieces of the batches, per row."""
+        """These file rows' spans as Pieces of the chunks, per row."""
         out: dict[int, list[Piece]] = {row: [] for row in rows.tolist()}
         # a mask of the rows, not np.isin: that sorted the block's spans every call
         wanted = np.zeros(len(self.files), np.bool_)
@@ -140,7 +140,7 @@ class FileBlock:
             self.span_start[at].tolist(), self.span_stop[at].tolist(), strict=True,
         )  # fmt: skip
         for row, seq, start, stop in spans:
-            out[row].append(Piece(self.batches[seq], start, stop))
+            out[row].append(Piece(self.chunks[seq], start, stop))
         return out
 
     def open_files(self, rows: np.ndarray, with_pieces: bool = True) -> list[OpenFile]:
@@ -216,7 +216,7 @@ class FileBlock:
             self.span_seq[span_keep],
             self.span_start[span_keep],
             self.span_stop[span_keep],
-            self.batches,
+            self.chunks,
             _renumbered(self.kept_ids, renumber),
             _renumbered(self.carried, renumber),
             self.batch_total[keep] if len(self.batch_total) else self.batch_total,
@@ -224,16 +224,16 @@ class FileBlock:
 
 
 class _MessageIds:
-    """Message-ids out of the batches' columns: a slice of the column's bytes each (Arrow's
-    take, a call per batch, cost more than the slices for the few rows of each)."""
+    """Message-ids out of the chunks' columns: a slice of the column's bytes each (Arrow's
+    take, a call per chunk, cost more than the slices for the few rows of each)."""
 
-    def __init__(self, batches: dict[int, SegmentBatch]):
-        self.batches = batches
+    def __init__(self, chunks: dict[int, ParsedChunk]):
+        self.chunks = chunks
         self.columns: dict[int, tuple[np.ndarray, memoryview]] = {}
 
     def of(self, seq: int, rows: np.ndarray) -> list[bytes]:
-        """The message-ids of these rows of batch seq."""
-        ids = self.batches[seq].message_id
+        """The message-ids of these rows of chunk seq."""
+        ids = self.chunks[seq].message_id
         if ids.type not in (pa.binary(), pa.string()):  # not 32-bit offsets
             return [value.encode() if isinstance(value, str) else value
                     for value in ids.take(rows).to_pylist()]  # fmt: skip

@@ -22,7 +22,7 @@ from kernels.grouping import file_runs
 from kernels.line_fields import line_fields
 from kernels.subject import parse_subjects
 from pipelines.corpus.reader import Chunk
-from pipelines.index.batch import SOURCE_STEM, SOURCE_SUBJECT, SegmentBatch
+from pipelines.index.parsed_chunk import SOURCE_STEM, SOURCE_SUBJECT, ParsedChunk
 from pipelines.index.rules import Rules
 from pipelines.index.subjects import share_subjects
 from pipelines.rfc2047 import decode_subjects
@@ -98,7 +98,7 @@ def parse_chunk(
     rules: Rules,
     state: frontier.FrontierState,
     drops: Drops,
-) -> SegmentBatch:
+) -> ParsedChunk:
     """Parse, own, judge and group one chunk's lines; the frontier moves on."""
     ix = chunk.lines
     data = np.frombuffer(chunk.data, np.uint8)
@@ -246,7 +246,7 @@ def parse_chunk(
             (data, fs[:, sc.F_XREF][firsts], fe[:, sc.F_XREF][firsts]),
         ]
     )
-    return SegmentBatch(
+    return ParsedChunk(
         bounds=bounds,
         file_key=kept.file_key,
         ident=kept.ident,

@@ -13,7 +13,7 @@ import numpy as np
 
 from kernels import subject as sk
 from pipelines import naming
-from pipelines.index.albums import OpenFile
+from pipelines.index.release import OpenFile
 from pipelines.index.handout import FileBlock, pick
 
 

@@ -129,11 +129,11 @@ def index_range(
     clock.tick("setup")
     for chunk in reader.read_range(info, report):
         clock.tick("read, inflate, scan")
-        batch = parse_chunk(chunk, ctx, rules, window.frontier, drops)
-        kept += len(batch.number)
+        parsed = parse_chunk(chunk, ctx, rules, window.frontier, drops)
+        kept += len(parsed.number)
         clock.tick("parse")
-        window.add(batch)
-        batch.slim()
+        window.add(parsed)
+        parsed.slim()
         handed = window.finish_due()
         clock.tick("window")
         out.take(handed, True, window.is_batch_total)
@@ -145,7 +145,7 @@ def index_range(
         # Not right after the parse: the window's and the hand-out's allocations then
         # split the chunk's freed block, the next chunk's text no longer fit in it and
         # the heap grew (peak 427-429 against 400-418 MB, two runs each)
-        del chunk, batch, handed
+        del chunk, parsed, handed
     clock.tick("read, inflate, scan")  # the end of the range's last chunk
     handed = window.carry()
     clock.tick("window")

@@ -20,8 +20,8 @@ import pyarrow as pa
 from kernels.xref_numbers import strip_article_numbers
 from pipelines import naming
 from pipelines.catalog import schema
-from pipelines.index.albums import OpenFile, OpenRelease
-from pipelines.index.batch import SOURCE_ALBUM, SOURCE_NAMES, SOURCE_STEM
+from pipelines.index.release import OpenFile, OpenRelease
+from pipelines.index.parsed_chunk import SOURCE_ALBUM, SOURCE_NAMES, SOURCE_STEM
 from pipelines.index.probes import Probe
 
 MAX_MEMBERS = 20

@@ -1,6 +1,6 @@
 """The carried window: a group's open files and releases, in article order.
 
-Segments come in one chunk at a time (a SegmentBatch of file runs). A run joins the
+Segments come in one chunk at a time (a ParsedChunk of file runs). A run joins the
 open file of its key unless it was posted more than the upload gap after that file; a
 new file joins the open release of its identity under the same test, else starts one.
 A release is finished once the frontier is `window` seconds past its last part; at the
@@ -9,7 +9,7 @@ so the group's next range finishes the same release (same key).
 
 The placing runs in `kernels.window` over tables (`WindowTables`); this module keeps
 what the tables cannot: each file's texts, its segments as rows of the range's
-batches, the albums and the batch counters. A release becomes objects (OpenRelease,
+parsed chunks, the albums and the batch counters. A release becomes objects (OpenRelease,
 OpenFile) only when it is handed out. What was handed out is not kept: across ranges
 the window holds counters and names, and segment lists only for single files that may
 still join an album.
@@ -18,189 +18,30 @@ still join an album.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from kernels import window as wk
 from kernels.frontier import FrontierState
 from kernels.siblings import sibling_keys
-from pipelines.index.albums import (
-    ALBUM_CLASSES,
-    Albums,
-    OpenFile,
-    OpenRelease,
-    Piece,
-    batch_total_of,
-    count_batch,
-    has_digits,
-    is_batch_total,
-    keep_copies,
-)
-from pipelines.index.batch import SOURCE_ALBUM, SOURCE_SUBJECT, SegmentBatch
+from pipelines.index.albums import ALBUM_CLASSES, Albums, has_digits, keep_copies
+from pipelines.index.batch_counters import BatchUploads, batch_total_of, count_batch, is_batch_total
 from pipelines.index.handout import FileBlock, HandOut, pick
+from pipelines.index.parsed_chunk import SOURCE_ALBUM, SOURCE_SUBJECT, ParsedChunk
+from pipelines.index.release import OpenRelease, Piece
 from pipelines.index.rules import Rules
-
-__all__ = ["FileBlock", "HandOut", "OpenFile", "OpenRelease", "Piece", "Window", "WindowTables"]
+from pipelines.index.window_tables import WindowTables
 
 # compact within a range once the tables hold this many files, three quarters handed out
 COMPACT_FILES = 1 << 16
 
 
-def _table_size(n: int) -> int:
-    """A hash table's size for n keys: a power of two, at most half full."""
-    size = 64
-    while size < 2 * n:
-        size *= 2
-    return size
-
-
-@dataclass
-class WindowTables:
-    """The kernel's state: file and release rows, part bitmaps, and the hash tables."""
-
-    files: np.ndarray = field(default_factory=lambda: np.zeros(1024, wk.FILE))
-    releases: np.ndarray = field(default_factory=lambda: np.zeros(256, wk.RELEASE))
-    pool: np.ndarray = field(default_factory=lambda: np.zeros(1 << 16, np.uint8))
-    file_keys: np.ndarray = field(default_factory=lambda: np.zeros(64, np.uint64))
-    file_values: np.ndarray = field(default_factory=lambda: np.full(64, wk.EMPTY, np.int64))
-    ident: tuple[np.ndarray, ...] = field(default_factory=lambda: _chain_map(64, 64))
-    sibling: tuple[np.ndarray, ...] = field(default_factory=lambda: _chain_map(64, 64))
-    pair_release: np.ndarray = field(default_factory=lambda: np.full(64, wk.EMPTY, np.int64))
-    pair_key: np.ndarray = field(default_factory=lambda: np.zeros(64, np.uint64))
-    counts: np.ndarray = field(default_factory=lambda: np.zeros(wk.COUNTERS, np.int64))
-
-    @property
-    def n_files(self) -> int:
-        return int(self.counts[wk.N_FILES])
-
-    @property
-    def n_releases(self) -> int:
-        return int(self.counts[wk.N_RELEASES])
-
-    def open_releases(self) -> np.ndarray:
-        """The open releases, oldest first."""
-        return np.flatnonzero(self.releases["state"][: self.n_releases] == wk.OPEN)
-
-    def ensure(self, runs: int) -> None:
-        """Room for `runs` more runs: each may add a file, a release, two chain entries,
-        a key to each map and a pair."""
-        c = self.counts
-        self.files = _grown(self.files, self.n_files + runs)
-        self.releases = _grown(self.releases, self.n_releases + runs)
-        if 2 * (c[wk.FILE_MAP_USED] + runs) > len(self.file_keys):
-            self._rebuild_file_map(
-                np.arange(self.n_files, dtype=np.int64), int(c[wk.FILE_MAP_USED]) + runs
-            )
-        for name, used in (("ident", wk.IDENT_MAP_USED), ("sibling", wk.SIBLING_MAP_USED)):
-            keys, _, _, entries = getattr(self, name)
-            if 2 * (c[used] + runs) > len(keys) or c[used + 1] + runs > len(entries):
-                live = self._live_releases()
-                self._rebuild_chains(name, used, live, int(c[used]) + runs, int(c[used + 1]) + runs)
-        if 2 * (c[wk.PAIRS_USED] + runs) > len(self.pair_key):
-            self._rebuild_pairs(self._live_releases(), int(c[wk.PAIRS_USED]) + runs)
-
-    def grow_pool(self) -> None:
-        pool = np.zeros(2 * len(self.pool), np.uint8)
-        used = int(self.counts[wk.POOL_USED])
-        pool[:used] = self.pool[:used]
-        self.pool = pool
-
-    def _live_releases(self) -> np.ndarray:
-        """Old release number -> itself while open, -1 once done (its links are dropped)."""
-        n = self.n_releases
-        live = np.arange(n, dtype=np.int64)
-        live[self.releases["state"][:n] != wk.OPEN] = -1
-        return live
-
-    def _rebuild_file_map(self, file_map: np.ndarray, keys: int) -> None:
-        size = _table_size(keys)
-        new_keys = np.zeros(size, np.uint64)
-        new_values = np.full(size, wk.EMPTY, np.int64)
-        wk.rebuild_file_map(
-            self.file_keys, self.file_values, file_map, new_keys, new_values, self.counts
-        )
-        self.file_keys, self.file_values = new_keys, new_values
-
-    def _rebuild_chains(
-        self, name: str, used: int, release_map: np.ndarray, keys: int, entries: int
-    ) -> None:
-        old_keys, old_heads, _, old_entries = getattr(self, name)
-        new = _chain_map(_table_size(keys), max(64, 2 * entries))
-        wk.rebuild_chains(old_keys, old_heads, old_entries, release_map, *new, self.counts, used)
-        setattr(self, name, new)
-
-    def _rebuild_pairs(self, release_map: np.ndarray, pairs: int) -> None:
-        size = _table_size(pairs)
-        new_release = np.full(size, wk.EMPTY, np.int64)
-        new_key = np.zeros(size, np.uint64)
-        wk.rebuild_pairs(
-            self.pair_release, self.pair_key, release_map, new_release, new_key, self.counts
-        )
-        self.pair_release, self.pair_key = new_release, new_key
-
-    def compact(self) -> np.ndarray:
-        """Drop finished releases and their files (between ranges); returns the kept
-        files' old numbers, in order (their new numbers are their places)."""
-        c = self.counts
-        kept_releases = self.open_releases()
-        release_map = np.full(self.n_releases, -1, np.int64)
-        release_map[kept_releases] = np.arange(len(kept_releases))
-        files = self.files[: self.n_files]
-        kept_files = np.flatnonzero(release_map[files["release"]] >= 0).astype(np.int64)
-        file_map = np.full(self.n_files, -1, np.int64)
-        file_map[kept_files] = np.arange(len(kept_files))
-
-        new_files = files[kept_files]
-        new_files["release"] = release_map[new_files["release"]]
-        nxt = new_files["next"]
-        new_files["next"] = np.where(nxt >= 0, file_map[np.maximum(nxt, 0)], -1)
-        pool = np.zeros(max(1 << 16, 2 * int(new_files["seen_cap"].sum())), np.uint8)
-        new_files["seen_off"] = wk.copy_bitmaps(
-            self.pool, pool, new_files["seen_off"].copy(), new_files["seen_cap"].copy()
-        )
-        c[wk.POOL_USED] = int(new_files["seen_cap"].sum())
-        new_releases = self.releases[kept_releases]
-        for end in ("first_file", "last_file"):
-            ends = new_releases[end]
-            new_releases[end] = np.where(ends >= 0, file_map[np.maximum(ends, 0)], -1)
-
-        # sized for what the tables held (the kept part is at most that)
-        self._rebuild_file_map(file_map, int(c[wk.FILE_MAP_USED]))
-        for name, used in (("ident", wk.IDENT_MAP_USED), ("sibling", wk.SIBLING_MAP_USED)):
-            self._rebuild_chains(name, used, release_map, int(c[used]), int(c[used + 1]))
-        self._rebuild_pairs(release_map, int(c[wk.PAIRS_USED]))
-        self.files = _grown(new_files, 1024)
-        self.releases = _grown(new_releases, 256)
-        self.pool = pool
-        c[wk.N_FILES] = len(kept_files)
-        c[wk.N_RELEASES] = len(kept_releases)
-        return kept_files
-
-
-def _chain_map(size: int, entries: int) -> tuple[np.ndarray, ...]:
-    return (
-        np.zeros(size, np.uint64),
-        np.full(size, wk.EMPTY, np.int64),
-        np.full(size, wk.EMPTY, np.int64),
-        np.zeros(entries, wk.ENTRY),
-    )
-
-
-def _grown(table: np.ndarray, rows: int) -> np.ndarray:
-    """The table with room for `rows` rows (doubling, so appends cost O(1) each)."""
-    if rows <= len(table):
-        return table
-    grown = np.zeros(max(rows, 2 * len(table)), table.dtype)
-    grown[: len(table)] = table
-    return grown
-
-
 @dataclass
 class _Placed:
-    """A batch the range placed: which file each run went into, which rows were new."""
+    """A parsed chunk the range placed: which file each run went into, which rows were
+    new."""
 
-    batch: SegmentBatch
+    chunk: ParsedChunk
     seq: int
     run_file: np.ndarray
     run_all: np.ndarray
@@ -210,10 +51,14 @@ class _Placed:
 
 @dataclass
 class Window:
+    """A group's carried window: `add` a parsed chunk, `finish_due` what the frontier
+    passed, `carry` the rest at a range's end; between ranges it is stored as a snapshot
+    (`pipelines.index.snapshot`)."""
+
     rules: Rules
     frontier: FrontierState = field(default_factory=FrontierState)
     tables: WindowTables = field(default_factory=WindowTables)
-    # per file number: the texts of the run that started it (the bytes the run's batch
+    # per file number: the texts of the run that started it (the bytes the run's chunk
     # holds; a handed-out file's go when the tables are compacted)
     subject: list[bytes] = field(default_factory=list)
     poster: list[bytes] = field(default_factory=list)
@@ -223,102 +68,67 @@ class Window:
     part_ids: dict[int, tuple[bytes, bytes]] = field(default_factory=dict)
     carried: dict[int, list[Piece]] = field(default_factory=dict)  # per file number
     albums: Albums = field(default_factory=Albums)
-    batch_uploads: dict[tuple[int, int], set[int]] = field(default_factory=dict)
+    batch_uploads: BatchUploads = field(default_factory=dict)  # the batch counters
     position: int = 0  # the last article read
-    batches: int = 0  # batches placed, ever (a batch's number in the file rows)
+    chunks_placed: int = 0  # parsed chunks placed, ever (a chunk's number in the file rows)
     placed: list[_Placed] = field(default_factory=list)  # this range's, while needed
-    range_batches: dict[int, SegmentBatch] = field(default_factory=dict)  # this range's
+    range_chunks: dict[int, ParsedChunk] = field(default_factory=dict)  # this range's
 
     # -- reading ---------------------------------------------------------------------
 
-    def add(self, batch: SegmentBatch) -> None:
-        """Place a batch's runs (one kernel call; again from where it stopped whenever the
-        part bitmaps' pool fills), then keep the new files' texts and count the totals
-        that new releases announced."""
-        runs = batch.runs
+    def add(self, chunk: ParsedChunk) -> None:
+        """Place a parsed chunk's runs (one kernel call; again from where it stopped
+        whenever the part bitmaps' pool fills), then keep the new files' texts and count
+        the totals that new releases announced."""
+        runs = chunk.runs
         t = self.tables
         t.ensure(runs)
-        starts = batch.bounds[:-1]
-        key = batch.file_key[starts]
-        ident = batch.ident[starts]
-        poster_key = batch.poster_key[starts]
-        source = batch.source[starts]
-        file_index = batch.file_index[starts]
-        file_total = batch.file_total[starts]
+        starts = chunk.bounds[:-1]
+        poster_key = chunk.poster_key[starts]
+        source = chunk.source[starts]
+        file_index = chunk.file_index[starts]
+        file_total = chunk.file_total[starts]
         sibling, has_sibling, _ = sibling_keys(
-            batch.run_subject, poster_key, file_index, file_total, source == SOURCE_SUBJECT
+            chunk.run_subject, poster_key, file_index, file_total, source == SOURCE_SUBJECT
         )
-        keep = np.zeros(len(batch.number), np.bool_)
-        run_file = np.full(runs, -1, np.int64)
-        run_all = np.zeros(runs, np.bool_)
-        run_new_file = np.zeros(runs, np.bool_)
-        run_new_release = np.zeros(runs, np.bool_)
+        columns = wk.ChunkRuns(
+            chunk.bounds, chunk.number, chunk.nbytes, chunk.file_key[starts],
+            chunk.ident[starts], poster_key, source, file_index, file_total,
+            chunk.part_total[starts], chunk.ext_class[starts], chunk.volume[starts],
+            chunk.random_name[starts], chunk.run_first_date, chunk.run_last_date,
+            chunk.run_first_article, chunk.run_last_article, sibling, has_sibling,
+        )  # fmt: skip
+        placed = wk.RunsPlaced(
+            np.zeros(len(chunk.number), np.bool_),
+            np.full(runs, -1, np.int64),
+            np.zeros(runs, np.bool_),
+            np.zeros(runs, np.bool_),
+            np.zeros(runs, np.bool_),
+        )
         files_before = t.n_files
-        seq = self.batches
-        self.batches += 1
-        self.range_batches[seq] = batch
+        seq = self.chunks_placed
+        self.chunks_placed += 1
+        self.range_chunks[seq] = chunk
         done = 0
         while True:
-            ident_map, sibling_map = t.ident, t.sibling
             done = wk.place_runs(
-                t.files,
-                t.releases,
-                t.pool,
-                t.file_keys,
-                t.file_values,
-                ident_map[0],
-                ident_map[1],
-                ident_map[2],
-                sibling_map[0],
-                sibling_map[1],
-                sibling_map[2],
-                ident_map[3],
-                sibling_map[3],
-                t.pair_release,
-                t.pair_key,
-                t.counts,
-                batch.bounds,
-                batch.number,
-                batch.nbytes,
-                key,
-                ident,
-                poster_key,
-                source,
-                file_index,
-                file_total,
-                batch.part_total[starts],
-                batch.ext_class[starts],
-                batch.volume[starts],
-                batch.random_name[starts],
-                batch.run_first_date,
-                batch.run_last_date,
-                batch.run_first_article,
-                batch.run_last_article,
-                sibling,
-                has_sibling,
-                seq,
-                self.rules.upload_gap,
-                done,
-                keep,
-                run_file,
-                run_all,
-                run_new_file,
-                run_new_release,
+                t.kernel_tables(), columns, placed, seq, self.rules.upload_gap, done
             )
             if done == runs:
                 break
             t.grow_pool()
-        new = np.flatnonzero(run_new_file)
+        new = np.flatnonzero(placed.new_file)
         assert t.n_files == files_before + len(new)
         new_runs = new.tolist()
         for texts, column in (
-            (self.subject, batch.run_subject),
-            (self.poster, batch.run_poster),
-            (self.name, batch.run_name),
-            (self.xref, batch.run_xref),
+            (self.subject, chunk.run_subject),
+            (self.poster, chunk.run_poster),
+            (self.name, chunk.run_name),
+            (self.xref, chunk.run_xref),
         ):
             texts.extend(pick(column, new_runs))
-        counted = np.flatnonzero(run_new_release & (file_total >= self.rules.batch_total_min))
+        counted = np.flatnonzero(placed.new_release & (file_total >= self.rules.batch_total_min))
+        ident = columns.ident
         for r in counted.tolist():
             count_batch(
                 self.batch_uploads,
@@ -327,11 +137,11 @@ class Window:
                 int(file_total[r]),
                 int(ident[r]),
             )
-        left = int(np.count_nonzero(run_file >= 0))
+        left = int(np.count_nonzero(placed.file >= 0))
         if left:
-            self.placed.append(_Placed(batch, seq, run_file, run_all, keep, left))
-        if len(batch.article):
-            self.position = max(self.position, int(batch.article.max()))
+            self.placed.append(_Placed(chunk, seq, placed.file, placed.all_kept, placed.keep, left))
+        if len(chunk.article):
+            self.position = max(self.position, int(chunk.article.max()))
 
     # -- handing out -----------------------------------------------------------------
 
@@ -351,7 +161,7 @@ class Window:
         block, candidates = FileBlock.empty(), list[OpenRelease]()
         if len(due):
             block, candidates = self._hand_out(due, final=True)
-            wk.finish(t.files, t.releases, t.file_keys, t.file_values, due)
+            wk.finish(t.files, t.releases, t.file_map, due)
             self._compact_if_mostly_done()
         return HandOut(block, self.albums.file(candidates, horizon, self.rules))
 
@@ -375,7 +185,7 @@ class Window:
         Singles that may still join an album, and open albums, keep a copy of their
         segments: an album's finished version holds all its members' segments under its
         own key, whatever was written under the members' keys before. The tables are
-        compacted for the next range, which starts with no batch of this one.
+        compacted for the next range, which starts with no chunk of this one.
         """
         t = self.tables
         opened = t.open_releases()
@@ -384,7 +194,7 @@ class Window:
             keep_copies(rel)
         t.releases["written"][opened] = True
         self.placed = []
-        self.range_batches = {}
+        self.range_chunks = {}
         self._compact()
         return HandOut(block, [*candidates, *self.albums.carry()])
 
@@ -449,7 +259,7 @@ class Window:
             span_seq,
             span_start,
             span_stop,
-            self.range_batches,
+            self.range_chunks,
         )
         if self.part_ids:  # files carried from a range before
             take = self.part_ids.pop if final else self.part_ids.get
@@ -458,15 +268,15 @@ class Window:
                 if kept is not None:
                     block.kept_ids[j] = kept
         # a finished file's texts stay in the lists until the tables are compacted: the
-        # range's batches hold the same bytes until the range ends anyway
-        if not final:  # kept as bytes: this range's batches go
+        # range's chunks hold the same bytes until the range ends anyway
+        if not final:  # kept as bytes: this range's chunks go
             first_ids, last_ids = block.part_ids(np.arange(len(slots)))
             for j, slot in enumerate(slot_list):
                 if first_ids[j] or last_ids[j]:
                     self.part_ids[slot] = block.kept_ids[j] = (first_ids[j], last_ids[j])
             for which in ("first", "last"):
-                t.files[f"{which}_batch"][slots] = -1
-                block.files[f"{which}_batch"] = -1
+                t.files[f"{which}_chunk"][slots] = -1
+                block.files[f"{which}_chunk"] = -1
         # copies of segments written before: a finished file takes its own along; a
         # provisional one shares the window's list, where keep_copies adds this range's
         if self.carried:
@@ -495,7 +305,7 @@ class Window:
 
     def _spans(self, slots: np.ndarray) -> tuple[np.ndarray, ...]:
         """The segments of these files not handed out yet, as spans (file row in `slots`,
-        batch, start, stop): by file, each file's in reading order."""
+        chunk, start, stop): by file, each file's in reading order."""
         empty = np.zeros(0, np.int64)
         if not self.placed:
             return empty, empty, empty, empty
@@ -507,7 +317,7 @@ class Window:
             run_row = row_of[p.run_file]
             hit = np.flatnonzero(run_row >= 0)
             if len(hit):
-                bounds = p.batch.bounds
+                bounds = p.chunk.bounds
                 file_row, start, stop = run_row[hit], bounds[hit], bounds[hit + 1]
                 if not p.run_all[hit].all():
                     file_row, start, stop = _kept_spans(p, hit, file_row, start, stop)
@@ -524,7 +334,7 @@ class Window:
 
     def _compact(self) -> None:
         """Compact the tables and renumber what refers to files by number: texts, kept
-        ids and copies, and the runs of this range's placed batches (a handed-out file's
+        ids and copies, and the runs of this range's placed chunks (a handed-out file's
         runs become -1: they were consumed)."""
         before = self.tables.n_files
         kept = self.tables.compact()
@@ -538,11 +348,6 @@ class Window:
         file_map[kept] = np.arange(len(kept))
         for p in self.placed:
             p.run_file = file_map[p.run_file]
-
-    def __getstate__(self) -> dict[str, Any]:
-        if self.placed or self.range_batches:
-            raise ValueError("a window is stored only between ranges (after carry)")
-        return self.__dict__.copy()
 
 
 _TEXTS = ("subject", "poster", "name", "xref")  # the per-file texts, FileBlock's order

@@ -1,4 +1,6 @@
-"""One chunk's kept segments, in file-run order: what the window consumes."""
+"""A parsed chunk: one corpus chunk's kept segments, in file-run order, as the window
+consumes them (`parse.parse_chunk` makes it). Not the poster's batch counter
+(`batch_counters`), which is a counter total, not a chunk."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ SOURCE_NAMES = {SOURCE_SUBJECT: "subject", SOURCE_STEM: "stem", SOURCE_ALBUM: "a
 
 
 @dataclass
-class SegmentBatch:
+class ParsedChunk:
     """Rows are segments (duplicates removed); run r is rows bounds[r]:bounds[r + 1]."""
 
     bounds: np.ndarray  # int64 (runs + 1)
@@ -55,14 +57,21 @@ class SegmentBatch:
             if name not in _KEPT:
                 setattr(self, name, empty)
 
-    def take(self, rows: np.ndarray) -> SegmentBatch:
-        """A slim batch of just these rows (carried segments of one file)."""
+    def take(self, rows: np.ndarray) -> ParsedChunk:
+        """A slim chunk of just these rows (carried segments of one file)."""
+        return ParsedChunk.of_segments(
+            self.number[rows], self.nbytes[rows], self.message_id.take(pa.array(rows))
+        )
+
+    @staticmethod
+    def of_segments(number: np.ndarray, nbytes: np.ndarray, message_id: pa.Array) -> ParsedChunk:
+        """A slim chunk of one run holding just these segments (a file's carried copies)."""
         empty = np.zeros(0, np.int64)
         columns = {name: empty for name in _PER_SEGMENT}
-        columns.update(number=self.number[rows], nbytes=self.nbytes[rows])
-        return SegmentBatch(
-            bounds=np.array([0, len(rows)], np.int64),
-            message_id=self.message_id.take(pa.array(rows)),
+        columns.update(number=number, nbytes=nbytes)
+        return ParsedChunk(
+            bounds=np.array([0, len(number)], np.int64),
+            message_id=message_id,
             run_first_date=empty,
             run_last_date=empty,
             run_first_article=empty,
