@@ -219,7 +219,7 @@ def test_rule_sets_are_recorded_and_an_unrecorded_one_is_stale(
     assert recorded_rules(catalog, rules.fingerprint) == rules.to_json()
     assert recorded_rules(catalog, Rules(version="9").fingerprint) is None
     a = _copy(catalog, tmp_path / "a")
-    shutil.rmtree(Path(a, "_window", "_rules"))
+    shutil.rmtree(Path(a, "_rules"))
     every = [range_key(ref) for refs in _refs(corpus).values() for ref in refs]
     assert _due(a, corpus, rules) == []  # the current rules need no record
     assert _due(a, corpus, Rules()) == every  # another: what changed is not known

@@ -20,10 +20,10 @@ import pyarrow as pa
 from kernels import subject as sk
 from pipelines import naming
 from pipelines.index import probes
-from pipelines.index.release import OpenRelease
-from pipelines.index.parsed_chunk import SOURCE_ALBUM
 from pipelines.index.file_rows import FileRows
 from pipelines.index.handout import FileBlock, HandOut
+from pipelines.index.parsed_chunk import SOURCE_ALBUM
+from pipelines.index.release import OpenRelease
 from pipelines.index.release_rows import (
     MAX_MEMBERS,
     ReleaseRows,

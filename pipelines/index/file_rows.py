@@ -21,9 +21,9 @@ from kernels.gather import binary_columns, gather_values
 from pipelines import naming
 from pipelines.catalog import schema
 from pipelines.catalog.writer import row_group_size
-from pipelines.index.release import OpenFile
-from pipelines.index.parsed_chunk import ParsedChunk
 from pipelines.index.handout import FileBlock
+from pipelines.index.parsed_chunk import ParsedChunk
+from pipelines.index.release import OpenFile
 
 # release_files without its segment columns: what a file row holds before its segments
 _FILE_SCHEMA = pa.schema(

@@ -13,8 +13,8 @@ import numpy as np
 
 from kernels import subject as sk
 from pipelines import naming
-from pipelines.index.release import OpenFile
 from pipelines.index.handout import FileBlock, pick
+from pipelines.index.release import OpenFile
 
 
 class Target(NamedTuple):

@@ -20,9 +20,9 @@ import pyarrow as pa
 from kernels.xref_numbers import strip_article_numbers
 from pipelines import naming
 from pipelines.catalog import schema
-from pipelines.index.release import OpenFile, OpenRelease
 from pipelines.index.parsed_chunk import SOURCE_ALBUM, SOURCE_NAMES, SOURCE_STEM
 from pipelines.index.probes import Probe
+from pipelines.index.release import OpenFile, OpenRelease
 
 MAX_MEMBERS = 20
 TOOLS = (b"ngpost", b"nyuu", b"powerpost", b"jbinup", b"camelsystem")

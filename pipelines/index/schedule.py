@@ -31,8 +31,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipelines.catalog.partitions import list_group
 from pipelines.catalog.layout import partition_path, snapshot_path
+from pipelines.catalog.partitions import list_group
 from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.corpus.layout import RangeRef
