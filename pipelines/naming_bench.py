@@ -23,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from kernels.reference import naming as reference
+from bench import naming_reference as reference
 from pipelines import naming
 
 FUNCTIONS = ("display_name", "usable_name", "category_of")

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels.hashing import hash_bytes, hash_spans, mix
-from kernels.reference import hashing as ref
+from pipelines.subjects import hashing as ref
 
 
 @settings(max_examples=300, deadline=None)

@@ -26,8 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.reference import naming as reference
-from kernels.reference import subject as subject_rules
+from bench import naming_reference as reference
 from kernels.subject import parse_subject_list
 from pipelines import naming
 from pipelines.generate import generate_range_lines
@@ -45,6 +44,7 @@ from pipelines.naming import (
 )
 from pipelines.naming_bench import compare, load_baseline, record_calls, write_range
 from pipelines.rfc2047 import decode_subject
+from pipelines.subjects import rules as subject_rules
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared test data not present")

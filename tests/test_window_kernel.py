@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kernels import subject as sk
-from kernels.reference.window import ReferenceWindow
 from pipelines.corpus.reader import CorpusReader, RangeReport
 from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index import window as window_module
@@ -25,6 +24,7 @@ from pipelines.index.batch import SOURCE_STEM, SOURCE_SUBJECT, SegmentBatch
 from pipelines.index.parse import Drops, group_context, parse_chunk
 from pipelines.index.rules import Rules
 from pipelines.index.window import HandOut, Window
+from tests.reference.window import ReferenceWindow
 
 HOUR = 3600
 RULES = Rules(batch_total_min=6, batch_uploads_min=2, album_max_files=4)

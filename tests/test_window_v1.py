@@ -20,7 +20,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from kernels import frontier
-from kernels.reference.siblings import sibling_key as reference_sibling_key
 from kernels.siblings import key_hash, sibling_keys
 from pipelines.corpus.reader import CorpusReader
 from pipelines.index.batch import SOURCE_SUBJECT
@@ -28,6 +27,7 @@ from pipelines.index.range_indexer import index_range
 from pipelines.index.rules import Rules
 from pipelines.index.snapshot import MAGIC, load_window
 from pipelines.index.window import Window
+from tests.reference.siblings import sibling_key as reference_sibling_key
 
 FIXTURE = Path(__file__).parent / "data" / "window_v1"
 GROUP = "alt.binaries.teevee"

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 
 from kernels.names import OTHER
-from kernels.reference import names as names_ref
-from kernels.reference import subject as subject_rules
+from pipelines.subjects import file_names as names_ref
+from pipelines.subjects import rules as subject_rules
 
 
 def _display_text(s: bytes) -> bytes:

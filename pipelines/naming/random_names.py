@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 import re
 
-from kernels.reference import names as names_ref
 from pipelines.naming.text import stem
+from pipelines.subjects import file_names as names_ref
 
 # the file test's token is where the name starts (see _random_name)
 _RANDOM_HEAD = re.compile(r"\s*([A-Za-z0-9_-]{12,})")

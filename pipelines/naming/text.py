@@ -9,7 +9,7 @@ release is the identity the parser grouped it by.
 
 from __future__ import annotations
 
-from kernels.reference import subject as subject_rules
+from pipelines.subjects import rules as subject_rules
 
 
 def to_text(b: bytes) -> str:

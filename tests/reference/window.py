@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from kernels.frontier import FrontierState
-from kernels.reference.siblings import sibling_key
 from pipelines.index.albums import (
     Albums,
     OpenFile,
@@ -30,6 +29,7 @@ from pipelines.index.albums import (
 )
 from pipelines.index.batch import SegmentBatch
 from pipelines.index.rules import Rules
+from tests.reference.siblings import sibling_key
 
 
 @dataclass(slots=True, eq=False)

@@ -12,8 +12,7 @@ import re
 from dataclasses import dataclass
 
 from kernels import subject as k
-from kernels.reference.hashing import hash_bytes
-from kernels.reference.names import (
+from pipelines.subjects.file_names import (
     TOKEN_LEAD,
     TOKEN_TRAIL,
     _name,
@@ -22,6 +21,7 @@ from kernels.reference.names import (
     random_token,
     stem,
 )
+from pipelines.subjects.hashing import hash_bytes
 
 _WORD = rb"A-Za-z0-9_\x80-\xff"
 # posting tags alone are no release identity: `[private] - [full] [12345] [#a.b.x@efnet]`

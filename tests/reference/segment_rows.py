@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kernels.reference.hashing import mix
+from pipelines.subjects.hashing import mix
 
 
 def in_play(
