@@ -3,7 +3,7 @@
 Each span's bytes go to one output buffer, decoded where its words are in a charset
 this kernel knows (UTF-8, US-ASCII, ISO-8859-1, Windows-1252: nearly every encoded
 subject in the feeds), copied as they are otherwise. The rules are those of
-`kernels.reference.encoded_words.decode_subject` (Python's base64 and codecs): a word
+`pipelines.subjects.encoded_words.decode_subject` (Python's base64 and codecs): a word
 that does not decode is left as sent, and the white space between two decoded words is
 dropped. A span holding a word in another charset is copied raw and marked FALLBACK:
 the caller decodes that line in Python.

@@ -1,5 +1,5 @@
 """Sibling keys of a batch's runs: poster, file total and the subject before its file
-counter, hashed to 64 bits (`kernels.reference.siblings` says what and why).
+counter, hashed to 64 bits (`tests.reference.siblings` says what and why).
 
 A regex search per run cost more than placing the run; this is one pass over the
 run's subject bytes. The hash stands for the reference's (poster, total, prefix)

@@ -14,7 +14,7 @@ counters, sizes and yEnc, then the identity. The rules, in the order they run:
   a bare number after the part counter (Nyuu's file size); brackets left empty are
   dropped, `-` separators and spaces collapsed, ASCII case folded; posting tags alone
   (`[PRiVATE]`, `[FULL]`, `[12345]`, `[#chan@EFNet]`) leave it empty. Its text is
-  `kernels.reference.subject.identity_text`, which pipelines.naming shows to people.
+  `pipelines.subjects.rules.identity_text`, which pipelines.naming shows to people.
 
 file_key hashes the subject without its part counter (the text before the counter seeds
 the hash of the text after it). Keys are 64-bit hashes (kernels.hashing) and never 0; 0

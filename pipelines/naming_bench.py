@@ -2,7 +2,7 @@
 
 Indexes a generated range (or the first complete range of a stored corpus), records the
 arguments of every `display_name`, `usable_name` and `category_of` call the output makes,
-then times each function over them: `kernels.reference.naming` (the plainer first
+then times each function over them: `bench.naming_reference` (the plainer first
 version) and `pipelines.naming` (and, with --baseline, an earlier pipelines/naming.py),
 in turns chunk by chunk, best of a few rounds with the caches emptied before each, and
 checks that the two give the same results.

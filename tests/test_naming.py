@@ -213,7 +213,7 @@ def test_sonarr_tv_titles_land_in_tv():
     assert tv / len(titles) >= 0.95, f"{tv}/{len(titles)}"
 
 
-# --- the same results as the reference (kernels.reference.naming) -----------------------
+# --- the same results as the reference (bench.naming_reference) -----------------------
 
 # fmt: off
 SUBJECT_PIECES = [

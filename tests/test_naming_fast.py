@@ -1,6 +1,6 @@
 """The shortcuts of pipelines.naming, each against the rule it stands for.
 
-tests/test_naming.py holds the public functions to kernels.reference.naming; these check
+tests/test_naming.py holds the public functions to bench.naming_reference; these check
 the pieces one by one, on the inputs where a shortcut would go wrong first.
 """
 

@@ -1,5 +1,5 @@
 """The window's kernel (`pipelines.index.window`) against its reference
-(`kernels.reference.window`): the same batches in, the same releases out, handed out at
+(`tests.reference.window`): the same batches in, the same releases out, handed out at
 the same moments, on hypothesis-made run streams and on generated ranges."""
 
 from __future__ import annotations

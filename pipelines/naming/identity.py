@@ -1,6 +1,6 @@
 """A subject's release identity as the poster wrote it: the text a release name starts from.
 
-The parser (`kernels.reference.subject`) blanks out of a subject what is one file's (its
+The parser (`pipelines.subjects.rules`) blanks out of a subject what is one file's (its
 name, counters, sizes, `yEnc`) and keys the release by what is left, case folded; the
 name shown keeps the case. Running the full parse again for each release is the slow
 part of naming, and most subjects have one shape, `<identity> [i/N] - "<file name>"

@@ -194,7 +194,7 @@ def display_text(s: bytes) -> bytes:
 
     Called once per release name, it blanks only what parse_kept blanks, without the
     parser's other fields (keys, flags, the file name's class and stem), and checks for
-    a regex's text before running it. kernels.reference.naming.display_text is the
+    a regex's text before running it. bench.naming_reference.display_text is the
     plain version (parse_kept, then normalise); tests/test_naming.py compares the two."""
     kept = bytearray(s)
     for a, b in _display_removals(s):
@@ -254,7 +254,7 @@ _NAME_TOKEN = re.compile(rb'[^ "]+')
 
 
 def _name_removal(s: bytes) -> tuple[int, int]:
-    """The span of the file name with its quotes (kernels.reference.names._name's
+    """The span of the file name with its quotes (pipelines.subjects.file_names._name's
     removal span): the last non-empty quoted text, else the last token with a known
     extension, brackets around it trimmed; (-1, -1) if none."""
     quotes = []
