@@ -27,6 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench import naming_reference as reference
+from bench.naming import compare, load_baseline, record_calls, write_range
 from kernels.subject import parse_subject_list
 from pipelines import naming
 from pipelines.generate import generate_range_lines
@@ -42,7 +43,6 @@ from pipelines.naming import (
     tv,
     usable_name,
 )
-from pipelines.naming_bench import compare, load_baseline, record_calls, write_range
 from pipelines.rfc2047 import decode_subject
 from pipelines.subjects import rules as subject_rules
 

@@ -9,8 +9,8 @@ import duckdb
 import pytest
 from lxml import etree
 
+from bench.synthetic_catalog import write_synthetic_catalog
 from pipelines.catalog.layout import table_glob
-from pipelines.catalog.synthetic import write_synthetic_catalog
 from pipelines.cli import main
 from pipelines.nzb.writer import DTD_PATH
 

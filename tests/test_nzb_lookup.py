@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.catalog.synthetic import write_synthetic_catalog
+from bench.synthetic_catalog import write_synthetic_catalog
 from pipelines.nzb import assemble
 from pipelines.nzb.assemble import MERGED_COLUMNS, ReleaseFilesLookup
 

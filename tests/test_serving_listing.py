@@ -8,8 +8,8 @@ from pathlib import Path
 import fsspec
 import pytest
 
+from bench.synthetic_catalog import write_synthetic_catalog
 from pipelines.catalog.layout import table_glob
-from pipelines.catalog.synthetic import write_synthetic_catalog
 from pipelines.corpus.fs import is_temporary
 from serving.listing import list_table
 

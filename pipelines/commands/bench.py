@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from pipelines.commands._allocator import use_system_allocator
 
     use_system_allocator()
-    from pipelines.index.bench import run_bench
+    from bench.header import run_bench
 
     if args.lines < 1000:
         print("bench: --lines must be at least 1000")

@@ -11,7 +11,7 @@ only when the text holds what it needs, a category rule only when the ones befor
 not decide, and on an ASCII name the keyword rules look its words up. The plainer first
 version is kept as `bench.naming_reference`: tests/test_naming.py holds the two to the
 same results, tests/test_naming_fast.py each shortcut to the rule it stands for, and
-`python -m pipelines.naming_bench` times them.
+`python -m bench.naming` times them.
 
 One module a job: `text` (bytes to text, file names and stems), `identity` (a subject's
 identity text), `display` (the release name shown), `keywords`, `tv`, `groups` and

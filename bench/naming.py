@@ -7,7 +7,7 @@ version) and `pipelines.naming` (and, with --baseline, an earlier pipelines/nami
 in turns chunk by chunk, best of a few rounds with the caches emptied before each, and
 checks that the two give the same results.
 
-    python -m pipelines.naming_bench [--lines 500000] [--seed 1] [--corpus PATH]
+    python -m bench.naming [--lines 500000] [--seed 1] [--corpus PATH]
         [--rounds 5] [--baseline FILE]
 """
 
