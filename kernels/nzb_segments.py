@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels.hashing import leaf_kernel as kernel
+from kernels._jit import leaf_kernel as kernel
+from kernels.bytes import U, utf8_length
 
 _OPEN = np.frombuffer(b'   <segment bytes="', np.uint8)
 _NUMBER = np.frombuffer(b'" number="', np.uint8)
@@ -28,7 +29,6 @@ _AMP = np.frombuffer(b"&amp;", np.uint8)
 _LT = np.frombuffer(b"&lt;", np.uint8)
 _GT = np.frombuffer(b"&gt;", np.uint8)
 _QUOT = np.frombuffer(b"&quot;", np.uint8)
-_U = np.uint64  # unsigned indexes spare numba its negative-index checks in byte loops
 _TEN = np.uint64(10)
 _ONE = np.uint64(1)
 # Bytes written as they are whatever surrounds them: printable ASCII but markup (brackets
@@ -41,43 +41,6 @@ _PLAIN[[0x09, 0x0A, 0x0D]] = True
 
 
 @kernel
-def _cont(data, i, end, lo, hi):
-    """Whether data[i] exists and is a continuation byte in [lo, hi]."""
-    return i < end and lo <= data[i] <= hi
-
-
-@kernel
-def _char_len(data, i, end):
-    """The length of the well-formed UTF-8 sequence at i (1-4), 0 when there is none."""
-    b = data[i]
-    if b < 0x80:
-        return 1
-    if 0xC2 <= b <= 0xDF:
-        return 2 if _cont(data, i + 1, end, 0x80, 0xBF) else 0
-    if 0xE0 <= b <= 0xEF:
-        lo, hi = 0x80, 0xBF
-        if b == 0xE0:
-            lo = 0xA0
-        elif b == 0xED:  # no surrogates
-            hi = 0x9F
-        ok = _cont(data, i + 1, end, lo, hi) and _cont(data, i + 2, end, 0x80, 0xBF)
-        return 3 if ok else 0
-    if 0xF0 <= b <= 0xF4:
-        lo, hi = 0x80, 0xBF
-        if b == 0xF0:
-            lo = 0x90
-        elif b == 0xF4:
-            hi = 0x8F
-        ok = (
-            _cont(data, i + 1, end, lo, hi)
-            and _cont(data, i + 2, end, 0x80, 0xBF)
-            and _cont(data, i + 3, end, 0x80, 0xBF)
-        )
-        return 4 if ok else 0
-    return 0
-
-
-@kernel
 def _stripped(data, a, z):
     """[start, stop) of a message-id without its surrounding angle brackets (and the
     malformed bytes among them, which are dropped anyway)."""
@@ -85,7 +48,7 @@ def _stripped(data, a, z):
     stop = a
     i = a
     while i < z:
-        n = _char_len(data, i, z)
+        n = utf8_length(data, i, z)
         if n == 0:
             i += 1
             continue
@@ -122,7 +85,7 @@ def _unit(data, i, n):
 
 @kernel
 def _plain(data, a, z):
-    for i in range(_U(a), _U(z)):  # noqa: SIM110 (a plain loop compiles best)
+    for i in range(U(a), U(z)):  # noqa: SIM110 (a plain loop compiles best)
         if not _PLAIN[data[i]]:
             return False
     return True
@@ -131,8 +94,8 @@ def _plain(data, a, z):
 @kernel
 def _copy_plain(data, a, z, out, o):
     """Copy a plain message-id; -1 (nothing to trust in out) when it is not plain."""
-    p = _U(o)
-    for i in range(_U(a), _U(z)):
+    p = U(o)
+    for i in range(U(a), U(z)):
         b = data[i]
         if not _PLAIN[b]:
             return -1
@@ -149,7 +112,7 @@ def _escaped_len(data, a, z):
     total = 0
     i = a
     while i < z:
-        n = _char_len(data, i, z)
+        n = utf8_length(data, i, z)
         if n == 0:
             i += 1
             continue
@@ -181,7 +144,7 @@ def _write_escaped(data, a, z, out, o):
     a, z = _stripped(data, a, z)
     i = a
     while i < z:
-        n = _char_len(data, i, z)
+        n = utf8_length(data, i, z)
         if n == 0:
             i += 1
             continue

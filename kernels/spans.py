@@ -7,11 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kernels.hashing import AHEAD, copy_words, leaf_kernel, prefetch
-
-# Unsigned indexes spare numba its negative-index (wraparound) code in the byte loops;
-# no index here is negative.
-_U = np.uint64
+from kernels._jit import leaf_kernel
+from kernels.bytes import AHEAD, U, copy_words, prefetch
 
 
 @leaf_kernel
@@ -75,7 +72,7 @@ def _copy_texts(buf, start, end, out, o):
         if start[i] >= 0:
             # up to 7 bytes past the span: TEXT_END and the next copy overwrite them
             o = copy_words(buf, start[i], end[i], out, o)
-        out[_U(o)] = TEXT_END
+        out[U(o)] = TEXT_END
         o += 1
     return o
 
@@ -150,9 +147,9 @@ def _strip(buf, s, e):
 @leaf_kernel
 def _trim(buf, a, z):
     """buf[a:z] without the spaces and `<` before it and the spaces and `>` after it."""
-    while a < z and (buf[_U(a)] == 32 or buf[_U(a)] == 60):  # space, <
+    while a < z and (buf[U(a)] == 32 or buf[U(a)] == 60):  # space, <
         a += 1
-    while z > a and (buf[_U(z - 1)] == 32 or buf[_U(z - 1)] == 62):  # space, >
+    while z > a and (buf[U(z - 1)] == 32 or buf[U(z - 1)] == 62):  # space, >
         z -= 1
     return a, z
 
