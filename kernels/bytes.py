@@ -255,6 +255,14 @@ def spaces_end(buf, i, e):
 
 
 @leaf_kernel
+def spaces_back(buf, lo, i):
+    """Where the run of spaces (0x20 only) that ends right before i starts (not below lo)."""
+    while i > lo and buf[U(i - 1)] == 32:
+        i -= 1
+    return i
+
+
+@leaf_kernel
 def white_end(buf, i, e):
     """Where the run of white space (`is_space`, a regex's `\\s`) from i ends."""
     while i < e and is_space(buf[U(i)]):

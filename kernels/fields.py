@@ -32,6 +32,7 @@ from kernels.bytes import (
     repeated,
     same_as_before,
     same_bytes,
+    spaces_back,
     spaces_end,
     uint_value,
     zero_bytes,
@@ -79,9 +80,7 @@ _ZONE_MINUTES = np.array(list(ZONES.values()), dtype=np.int64)
 @leaf_kernel
 def _uint(buf, a, b):
     a = spaces_end(buf, a, b)
-    while b > a and buf[U(b - 1)] == 32:
-        b -= 1
-    return uint_value(buf, a, b)
+    return uint_value(buf, a, spaces_back(buf, a, b))
 
 
 @leaf_kernel
@@ -136,6 +135,14 @@ def _days_in_month(y, m):
 
 
 @leaf_kernel
+def _separators_end(buf, i, e):
+    """Where the spaces and `-` between day, month and year end."""
+    while i < e and (buf[U(i)] == 32 or buf[U(i)] == 45):
+        i += 1
+    return i
+
+
+@leaf_kernel
 def _date(buf, s, e):
     """(epoch seconds, ok) of the Date text buf[s:e]."""
     i = spaces_end(buf, s, e)
@@ -151,9 +158,7 @@ def _date(buf, s, e):
         return 0, False
     day = digits_value(buf, i, d)
     i = d
-    k = i
-    while k < e and (buf[U(k)] == 32 or buf[U(k)] == 45):
-        k += 1
+    k = _separators_end(buf, i, e)
     if k == i:
         return 0, False
     w = letters_end(buf, k, e)
@@ -162,9 +167,7 @@ def _date(buf, s, e):
         return 0, False
     month = mi % 12 + 1
     i = w
-    k = i
-    while k < e and (buf[U(k)] == 32 or buf[U(k)] == 45):
-        k += 1
+    k = _separators_end(buf, i, e)
     if k == i:
         return 0, False
     d = digits_end(buf, k, e)
@@ -221,9 +224,7 @@ def _date(buf, s, e):
         i = w
     i = spaces_end(buf, i, e)
     if i < e:  # only a (comment) may follow
-        z = e
-        while z > i and buf[U(z - 1)] == 32:
-            z -= 1
+        z = spaces_back(buf, i, e)
         if buf[U(i)] != 40 or buf[U(z - 1)] != 41 or z - 1 <= i:
             return 0, False
     if day < 1 or day > _days_in_month(year, month) or hour > 23 or minute > 59 or second > 60:

@@ -18,6 +18,8 @@ from kernels.bytes import (
     is_alnum,
     is_hex,
     lower,
+    spaces_back,
+    spaces_end,
 )
 
 # What a file is, from its name (ext_class).
@@ -346,10 +348,8 @@ def _random_token(buf, a, b):
 
 @leaf_kernel
 def _random_subject(buf, s, e):
-    while s < e and buf[U(s)] == 32:
-        s += 1
-    while e > s and buf[U(e - 1)] == 32:
-        e -= 1
+    s = spaces_end(buf, s, e)
+    e = spaces_back(buf, s, e)
     private = False
     if e - s >= 9:
         private = True
@@ -358,9 +358,7 @@ def _random_subject(buf, s, e):
                 private = False
                 break
     if private:
-        s += 9
-        while s < e and buf[U(s)] == 32:
-            s += 1
+        s = spaces_end(buf, s + 9, e)
     if e - s < 16:
         return False
     hexes = 0

@@ -37,6 +37,8 @@ from kernels.bytes import (
     is_digit,
     is_word,
     lower,
+    spaces_back,
+    spaces_end,
 )
 from kernels.hashing import _hash_span
 from kernels.names import (  # noqa: F401 - the ext classes are part of this module's API
@@ -117,18 +119,14 @@ def _strict_counter(buf, j, e):
 @leaf_kernel
 def _spaced_counter(buf, j, e, closer):
     """`[ i/N ]` or `[i of N]` counter whose opener is at j: (end, i, N), end -1 if none."""
-    a = j + 1
-    while a < e and buf[U(a)] == 32:
-        a += 1
+    a = spaces_end(buf, j + 1, e)
     d = digits_end(buf, a, e)
     if not (1 <= d - a <= 9) or d >= e:
         return -1, 0, 0
     if buf[U(d)] == 47:
         b = d + 1
     elif buf[U(d)] == 32:
-        b = d
-        while b < e and buf[U(b)] == 32:
-            b += 1
+        b = spaces_end(buf, d, e)
         if (
             b + 2 >= e
             or lower(buf[U(b)]) != 111
@@ -136,17 +134,13 @@ def _spaced_counter(buf, j, e, closer):
             or buf[U(b + 2)] != 32
         ):
             return -1, 0, 0
-        b += 2
-        while b < e and buf[U(b)] == 32:
-            b += 1
+        b = spaces_end(buf, b + 2, e)
     else:
         return -1, 0, 0
     d2 = digits_end(buf, b, e)
     if not (1 <= d2 - b <= 9):
         return -1, 0, 0
-    k = d2
-    while k < e and buf[U(k)] == 32:
-        k += 1
+    k = spaces_end(buf, d2, e)
     if k >= e or buf[U(k)] != closer:
         return -1, 0, 0
     return k + 1, digits_value(buf, a, d), digits_value(buf, b, d2)
@@ -161,10 +155,8 @@ def _file_of(buf, j, s, e):
         return -1, 0, 0
     if lower(buf[U(j + 1)]) != 105 or lower(buf[U(j + 2)]) != 108 or lower(buf[U(j + 3)]) != 101:
         return -1, 0, 0
-    k = j + 4
-    a = k
-    while k < e and buf[U(k)] == 32:
-        k += 1
+    a = j + 4
+    k = spaces_end(buf, a, e)
     if k == a:
         return -1, 0, 0
     d1 = k
@@ -173,14 +165,11 @@ def _file_of(buf, j, s, e):
         return -1, 0, 0
     v1 = digits_value(buf, d1, k)
     a = k
-    while k < e and buf[U(k)] == 32:
-        k += 1
+    k = spaces_end(buf, a, e)
     if k == a or k + 2 > e or lower(buf[U(k)]) != 111 or lower(buf[U(k + 1)]) != 102:
         return -1, 0, 0
-    k += 2
-    a = k
-    while k < e and buf[U(k)] == 32:
-        k += 1
+    a = k + 2
+    k = spaces_end(buf, a, e)
     if k == a:
         return -1, 0, 0
     d2 = k
@@ -370,12 +359,8 @@ def _only_tags(text, t):
             j += 1
         if j >= t or text[U(j)] != 93:
             return False
-        a = i + 1
-        b = j
-        while a < b and text[U(a)] == 32:
-            a += 1
-        while b > a and text[U(b - 1)] == 32:
-            b -= 1
+        a = spaces_end(text, i + 1, j)
+        b = spaces_back(text, a, j)
         if not _is_tag(text, a, b):
             return False
         i = j + 1
