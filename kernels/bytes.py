@@ -432,3 +432,12 @@ def check_spans(
     if not _spans_inside(start, end, len(buf)):
         raise ValueError("spans must satisfy 0 <= start <= end <= len(buf)")
     return start, end
+
+
+def checked_spans(
+    buf: bytes | bytearray | memoryview | np.ndarray, start: np.ndarray, end: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A kernel wrapper's input: (buf as_buffer, start, end as check_spans gives them)."""
+    arr = as_buffer(buf)
+    start, end = check_spans(arr, start, end)
+    return arr, start, end

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels._jit import kernel, leaf_kernel
-from kernels.bytes import AHEAD, U, as_buffer, check_spans, prefetch
+from kernels.bytes import AHEAD, U, checked_spans, prefetch
 from kernels.hashing import _hash_span
 from kernels.names import _random_subject
 from kernels.subject import _strict_counter
@@ -237,8 +237,7 @@ def member_rows(
 
 def subject_classes(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) -> SubjectClasses:
     """Class every subject span buf[start[i]:end[i]]: same class, same subject but k/K."""
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     n = len(start)
     key = np.empty(n, np.uint64)
     part = np.empty(n, np.int32)

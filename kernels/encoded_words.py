@@ -19,8 +19,7 @@ from kernels._jit import leaf_kernel
 from kernels.bytes import (
     AHEAD,
     U,
-    as_buffer,
-    check_spans,
+    checked_spans,
     copy_words,
     is_space,
     lower,
@@ -313,8 +312,7 @@ def decode_encoded_words(
 
     When no span holds `=?`, the input buffer and spans come back.
     """
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     status = np.zeros(len(start), np.uint8)
     # a decoded word takes at most MAX_GROWTH bytes an input byte; pages of out that are
     # never written are never mapped, so the bound costs address space, not memory

@@ -20,8 +20,7 @@ from kernels.bytes import (
     AHEAD,
     MAX_DIGITS,
     U,
-    as_buffer,
-    check_spans,
+    checked_spans,
     digits_end,
     digits_value,
     first_flagged,
@@ -578,8 +577,7 @@ def _xref_number(buf, start, end, group_hash, out):
 
 def parse_uint(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """`:bytes`/`:lines` as int64; -1 when empty, not digits or longer than 18 digits."""
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     out = np.empty(len(start), np.int64)
     _parse_uints(arr, start, end, out)
     return out
@@ -589,8 +587,7 @@ def parse_dates(
     buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """(epoch seconds int64, ok bool) of each Date field; epoch 0 where not ok."""
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     epoch = np.zeros(len(start), np.int64)
     ok = np.zeros(len(start), np.bool_)
     _parse_dates(arr, start, end, epoch, ok, np.zeros((DATE_CACHE, 5), np.int64))
@@ -606,8 +603,7 @@ def xref_owner(
     owner is the smallest k named in the Xref (-1: none); n_groups counts the distinct
     groups named; group_set is an order-independent key of their set (0: no Xref).
     """
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     table_hash, table_priority = group_table(group_hashes)
     n = len(start)
     owner = np.full(n, -1, np.int32)
@@ -638,8 +634,7 @@ def xref_number(
     buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray, group_hash: int
 ) -> np.ndarray:
     """The article number the Xref gives for one group (by its hash), -1 where absent."""
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     out = np.empty(len(start), np.int64)
     _xref_number(arr, start, end, np.uint64(group_hash), out)
     return out

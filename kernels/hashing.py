@@ -15,8 +15,7 @@ from kernels._jit import leaf_kernel
 from kernels.bytes import (
     AHEAD,
     U,
-    as_buffer,
-    check_spans,
+    checked_spans,
     load_le64,
     prefetch,
     same_as_before,
@@ -107,8 +106,7 @@ def hash_spans(
     buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray, seed: int = 0
 ) -> np.ndarray:
     """The 64-bit hash of each span buf[start[i]:end[i]], as uint64."""
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     out = np.empty(len(start), np.uint64)
     _hash_spans(arr, start, end, np.uint64(seed), out)
     return out

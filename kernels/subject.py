@@ -30,8 +30,7 @@ import numpy as np
 from kernels._jit import leaf_kernel
 from kernels.bytes import (
     U,
-    as_buffer,
-    check_spans,
+    checked_spans,
     digits_end,
     digits_value,
     is_digit,
@@ -572,8 +571,7 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
 
 def parse_subjects(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) -> SubjectFields:
     """Parse the subject span buf[start[i]:end[i]] of every line."""
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     n = len(start)
     out = SubjectFields(
         part=np.full(n, -1, np.int32),
@@ -632,8 +630,7 @@ def _flag_encoded(buf, start, end, out):
 
 def flag_encoded_words(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Which subjects hold `=?` followed later by `?=`: those that may need RFC 2047 decoding."""
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     out = np.zeros(len(start), np.bool_)
     _flag_encoded(arr, start, end, out)
     return out
