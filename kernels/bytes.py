@@ -171,6 +171,16 @@ def same_as_before(buf, start, end, i):
     return i > 0 and n == end[i - 1] - start[i - 1] and same_bytes(buf, start[i - 1], s, n)
 
 
+@leaf_kernel
+def prefetch_ahead(buf, start, end, i):
+    """While span i is read, fetch span i + AHEAD (the cache lines of its first and last
+    byte): the per-line kernels' spans lie lines apart in a chunk far larger than the
+    caches, and a field of 30-60 bytes mostly spans two lines."""
+    if i + AHEAD < start.shape[0]:
+        prefetch(buf, start[i + AHEAD])
+        prefetch(buf, end[i + AHEAD] - 1)
+
+
 # --- byte classes -------------------------------------------------------------------
 
 

@@ -17,13 +17,12 @@ import numpy as np
 
 from kernels._jit import leaf_kernel
 from kernels.bytes import (
-    AHEAD,
     U,
     checked_spans,
     copy_words,
     is_space,
     lower,
-    prefetch,
+    prefetch_ahead,
     utf8_valid,
 )
 
@@ -278,9 +277,7 @@ def _decode_spans(buf, start, end, out, out_start, out_end, status):
     candidates = 0
     n = start.shape[0]
     for li in range(n):
-        if li + AHEAD < n:  # the spans lie lines apart in a chunk larger than the caches
-            prefetch(buf, start[li + AHEAD])
-            prefetch(buf, end[li + AHEAD] - 1)
+        prefetch_ahead(buf, start, end, li)
         s = start[li]
         e = end[li]
         out_start[li] = o

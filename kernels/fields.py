@@ -17,7 +17,6 @@ import numpy as np
 
 from kernels._jit import leaf_kernel
 from kernels.bytes import (
-    AHEAD,
     MAX_DIGITS,
     U,
     checked_spans,
@@ -27,7 +26,7 @@ from kernels.bytes import (
     last_flagged,
     letters_end,
     load_le64,
-    prefetch,
+    prefetch_ahead,
     repeated,
     same_as_before,
     same_bytes,
@@ -86,9 +85,7 @@ def _uint(buf, a, b):
 def _parse_uints(buf, start, end, out):
     n = start.shape[0]
     for i in range(n):
-        if i + AHEAD < n:
-            prefetch(buf, start[i + AHEAD])
-            prefetch(buf, end[i + AHEAD] - 1)
+        prefetch_ahead(buf, start, end, i)
         out[i] = _uint(buf, start[i], end[i])
 
 
@@ -378,9 +375,7 @@ def _parse_dates(buf, start, end, epoch, ok, cache):
     clear_date_cache(cache)
     victim = 0
     for i in range(n):
-        if i + AHEAD < n:  # a Date of ~30 bytes spans two cache lines half the time
-            prefetch(buf, start[i + AHEAD])
-            prefetch(buf, end[i + AHEAD] - 1)
+        prefetch_ahead(buf, start, end, i)
         # a poster's segments often share their Date to the second with the line before
         if same_as_before(buf, start, end, i):
             epoch[i] = epoch[i - 1]
@@ -535,9 +530,7 @@ def _xref_owner(buf, start, end, table_hash, table_priority, owner, n_groups, gr
     prev_start = 0
     prev_len = -1  # of the line before's field up to its last `:` (-1: no valid number)
     for li in range(n_lines):
-        if li + AHEAD < n_lines:  # a field of ~60 bytes mostly spans two cache lines
-            prefetch(buf, start[li + AHEAD])
-            prefetch(buf, end[li + AHEAD] - 1)
+        prefetch_ahead(buf, start, end, li)
         s = start[li]
         e = end[li]
         this_len = _groups_part(buf, s, e)
@@ -557,9 +550,7 @@ def _xref_owner(buf, start, end, table_hash, table_priority, owner, n_groups, gr
 def _xref_number(buf, start, end, group_hash, out):
     n = start.shape[0]
     for li in range(n):
-        if li + AHEAD < n:
-            prefetch(buf, start[li + AHEAD])
-            prefetch(buf, end[li + AHEAD] - 1)
+        prefetch_ahead(buf, start, end, li)
         e = end[li]
         i = _xref_body(buf, start[li], e)
         out[li] = -1

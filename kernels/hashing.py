@@ -13,11 +13,10 @@ import numpy as np
 
 from kernels._jit import leaf_kernel
 from kernels.bytes import (
-    AHEAD,
     U,
     checked_spans,
     load_le64,
-    prefetch,
+    prefetch_ahead,
     same_as_before,
 )
 
@@ -83,9 +82,7 @@ def _mix2(a, b):
 def _hash_spans(buf, start, end, seed, out):
     n = start.shape[0]
     for i in range(n):
-        if i + AHEAD < n:  # a From of ~45 bytes mostly spans two cache lines
-            prefetch(buf, start[i + AHEAD])
-            prefetch(buf, end[i + AHEAD] - 1)
+        prefetch_ahead(buf, start, end, i)
         s = start[i]
         e = end[i]
         # a poster's segments mostly come one after another: the same From as the line

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from kernels._jit import leaf_kernel
-from kernels.bytes import AHEAD, U, copy_words, prefetch
+from kernels.bytes import AHEAD, U, copy_words, prefetch, prefetch_ahead
 
 
 @leaf_kernel
@@ -24,9 +24,7 @@ def _offsets(start, end, offsets):
 def _copy_spans(buf, start, end, offsets, data):
     n = start.shape[0]
     for i in range(n):
-        if i + AHEAD < n:  # a message-id mostly spans two cache lines
-            prefetch(buf, start[i + AHEAD])
-            prefetch(buf, end[i + AHEAD] - 1)
+        prefetch_ahead(buf, start, end, i)
         # may write up to 7 bytes past this span: the next spans' copies, which come
         # after, overwrite them
         copy_words(buf, start[i], end[i], data, offsets[i])
@@ -138,9 +136,7 @@ def _sliced(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[bytes]:
 def _strip(buf, s, e):
     n = s.shape[0]
     for i in range(n):
-        if i + AHEAD < n:
-            prefetch(buf, s[i + AHEAD])
-            prefetch(buf, e[i + AHEAD] - 1)
+        prefetch_ahead(buf, s, e, i)
         s[i], e[i] = _trim(buf, s[i], e[i])
 
 
@@ -171,9 +167,7 @@ def _gather_stripped(buf, start, end, offsets, data):
     o = 0
     offsets[0] = 0
     for i in range(n):
-        if i + AHEAD < n:
-            prefetch(buf, start[i + AHEAD])
-            prefetch(buf, end[i + AHEAD] - 1)
+        prefetch_ahead(buf, start, end, i)
         a, z = _trim(buf, start[i], end[i])
         # up to 7 bytes past this value: the next value's copy overwrites them, and the
         # caller cuts the output at the last offset
