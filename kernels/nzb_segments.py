@@ -25,10 +25,12 @@ _NUMBER = np.frombuffer(b'" number="', np.uint8)
 _CLOSE = np.frombuffer(b'">', np.uint8)
 _END = np.frombuffer(b"</segment>\n", np.uint8)
 _FIXED = len(_OPEN) + len(_NUMBER) + len(_CLOSE) + len(_END)
-_AMP = np.frombuffer(b"&amp;", np.uint8)
-_LT = np.frombuffer(b"&lt;", np.uint8)
-_GT = np.frombuffer(b"&gt;", np.uint8)
-_QUOT = np.frombuffer(b"&quot;", np.uint8)
+# what a character of unit u (`_unit`) 2-5 becomes: _ENTITY[u, :_ENTITY_LEN[u]]
+_ENTITIES = (b"", b"", b"&amp;", b"&lt;", b"&gt;", b"&quot;")
+_ENTITY_LEN = np.array([len(e) for e in _ENTITIES], np.int64)
+_ENTITY = np.zeros((len(_ENTITIES), int(_ENTITY_LEN.max())), np.uint8)
+for _u, _e in enumerate(_ENTITIES):
+    _ENTITY[_u, : len(_e)] = np.frombuffer(_e, np.uint8)
 _TEN = np.uint64(10)
 _ONE = np.uint64(1)
 # Bytes written as they are whatever surrounds them: printable ASCII but markup (brackets
@@ -117,14 +119,7 @@ def _escaped_len(data, a, z):
             i += 1
             continue
         u = _unit(data, i, n)
-        if u == 1:
-            total += n
-        elif u == 2:
-            total += 5
-        elif u == 3 or u == 4:
-            total += 4
-        elif u == 5:
-            total += 6
+        total += n if u == 1 else _ENTITY_LEN[u]
         i += n
     return total
 
@@ -153,14 +148,10 @@ def _write_escaped(data, a, z, out, o):
             for j in range(n):
                 out[o + j] = data[i + j]
             o += n
-        elif u == 2:
-            o = _put(out, o, _AMP)
-        elif u == 3:
-            o = _put(out, o, _LT)
-        elif u == 4:
-            o = _put(out, o, _GT)
-        elif u == 5:
-            o = _put(out, o, _QUOT)
+        else:
+            for j in range(_ENTITY_LEN[u]):
+                out[o + j] = _ENTITY[u, j]
+            o += _ENTITY_LEN[u]
         i += n
     return o
 
