@@ -154,31 +154,32 @@ def _file_of(buf, j, s, e):
         return -1, 0, 0
     if lower(buf[U(j + 1)]) != 105 or lower(buf[U(j + 2)]) != 108 or lower(buf[U(j + 3)]) != 101:
         return -1, 0, 0
-    a = j + 4
-    k = spaces_end(buf, a, e)
-    if k == a:
+    k, v1 = _spaced_count(buf, j + 4, e)
+    if k < 0:
         return -1, 0, 0
-    d1 = k
-    k = digits_end(buf, d1, e)
-    if not (1 <= k - d1 <= 9):
-        return -1, 0, 0
-    v1 = digits_value(buf, d1, k)
     a = k
     k = spaces_end(buf, a, e)
     if k == a or k + 2 > e or lower(buf[U(k)]) != 111 or lower(buf[U(k + 1)]) != 102:
         return -1, 0, 0
-    a = k + 2
-    k = spaces_end(buf, a, e)
-    if k == a:
+    k, v2 = _spaced_count(buf, k + 2, e)
+    if k < 0:
         return -1, 0, 0
-    d2 = k
-    k = digits_end(buf, d2, e)
-    if not (1 <= k - d2 <= 9):
-        return -1, 0, 0
-    v2 = digits_value(buf, d2, k)
     if k < e and buf[U(k)] == 58:
         k += 1
     return k, v1, v2
+
+
+@leaf_kernel
+def _spaced_count(buf, a, e):
+    """One or more spaces from a, then 1-9 digits: (where the digits end, their value);
+    (-1, 0) for anything else."""
+    d = spaces_end(buf, a, e)
+    if d == a:
+        return -1, 0
+    k = digits_end(buf, d, e)
+    if not (1 <= k - d <= 9):
+        return -1, 0
+    return k, digits_value(buf, d, k)
 
 
 @leaf_kernel
