@@ -9,7 +9,8 @@
 
 All are leaf kernels (`kernels._jit.leaf_kernel`): a kernel calling them gets them
 inlined by LLVM like a helper of its own module, so a shared primitive costs nothing
-over a copy of it in each kernel.
+over a copy of it in each kernel. The module runs past 400 lines because it is many
+primitives of a few lines each, one job: a kernel's author finds them all here.
 """
 
 from __future__ import annotations

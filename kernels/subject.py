@@ -18,7 +18,9 @@ counters, sizes and yEnc, then the identity. The rules, in the order they run:
 
 file_key hashes the subject without its part counter (the text before the counter seeds
 the hash of the text after it). Keys are 64-bit hashes (kernels.hashing) and never 0; 0
-means "none". `python -m bench.subject` measures the speed.
+means "none". `python -m bench.subject` measures the speed. The module is long because
+it is the whole parser, one rule after another over the same bytes; the file-name half
+(names, stems, random tokens) is kernels.names.
 """
 
 from __future__ import annotations
