@@ -1,7 +1,7 @@
 """Plain-Python reference of pipelines.naming: the release and file names and the Newznab
 category, as first written (one regex per rule, the subject parsed in full for its
 identity text). pipelines.naming gives the same results with fewer passes;
-tests/test_naming.py compares the two.
+tests/test_naming.py compares the two and bench.naming times them.
 """
 
 from __future__ import annotations
