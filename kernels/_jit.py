@@ -1,11 +1,12 @@
-"""The one place that sets numba's options for every kernel.
+"""The one place that sets numba's options for every kernel: `kernel`, and `leaf_kernel`
+for the kernels that allocate nothing (no reference counting).
 
 cache=True keeps compiled kernels between runs (the CLI starts many short processes);
 error_model="numpy" drops the division-by-zero checks from hot loops; no fastmath,
 since the kernels are integer work where it buys nothing.
 
 numba checks a cached kernel against its own source file only, while a kernel inlines
-helpers from other files (subject.py calls names.py and hashing.py): after an upgrade
+helpers from other files (subject.py calls names.py and bytes.py): after an upgrade
 that changed only a helper, the cached caller would run the old helper (stale keys,
 silently). So the cache lives in a folder named by a digest of the kernel modules:
 any change to any of them starts a new folder. Folders of other digests not written for
