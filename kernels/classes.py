@@ -32,12 +32,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels._jit import kernel
-from kernels.hashing import AHEAD, _hash_span, as_buffer, check_spans, leaf_kernel, prefetch
+from kernels._jit import kernel, leaf_kernel
+from kernels.bytes import AHEAD, U, checked_spans, prefetch
+from kernels.hashing import _hash_span
 from kernels.names import _random_subject
 from kernels.subject import _strict_counter
 
-_U = np.uint64
 SEED_SHARED = np.uint64(0x5EC7_C1A5_5E5C_0001)
 SEED_WHOLE = np.uint64(0x5EC7_C1A5_5E5C_0002)
 # the `cls` of a line judged here, without a class: a random subject, or no part counter
@@ -96,8 +96,8 @@ def _classes(
         shared = False
         encoded = False
         for j in range(e - 1, s - 1, -1):
-            c = buf[_U(j)]
-            if c == 61 and j > s and buf[_U(j - 1)] == 63:
+            c = buf[U(j)]
+            if c == 61 and j > s and buf[U(j - 1)] == 63:
                 encoded = True
                 break
             if c == 40:
@@ -159,7 +159,7 @@ def _classes(
             if table_key[h] == k:
                 cls[li] = slot
                 break
-            h = (h + _U(1)) & mask
+            h = (h + U(1)) & mask
     return n_classes
 
 
@@ -168,10 +168,10 @@ def _mentions_yenc(buf, s, e):
     """`yenc` anywhere, any case (the parser wants it as a word: this says no less)."""
     for j in range(s, e - 3):
         if (
-            buf[_U(j)] | 32 == 121
-            and buf[_U(j + 1)] | 32 == 101
-            and buf[_U(j + 2)] | 32 == 110
-            and buf[_U(j + 3)] | 32 == 99
+            buf[U(j)] | 32 == 121
+            and buf[U(j + 1)] | 32 == 101
+            and buf[U(j + 2)] | 32 == 110
+            and buf[U(j + 3)] | 32 == 99
         ):
             return True
     return False
@@ -181,7 +181,7 @@ def _mentions_yenc(buf, s, e):
 def _may_name(buf, s, e):
     """A `"` or a `.`: the parser's file name is a quoted text or ends in `.ext`."""
     for j in range(s, e):
-        c = buf[_U(j)]
+        c = buf[U(j)]
         if c == 34 or c == 46:
             return True
     return False
@@ -191,8 +191,8 @@ def _may_name(buf, s, e):
 def _plain_token(buf, s, e):
     """No `/`, `(` or `=?`: nothing a counter or an encoded word could start with."""
     for j in range(s, e):
-        c = buf[_U(j)]
-        if c == 47 or c == 40 or (c == 61 and j + 1 < e and buf[_U(j + 1)] == 63):
+        c = buf[U(j)]
+        if c == 47 or c == 40 or (c == 61 and j + 1 < e and buf[U(j + 1)] == 63):
             return False
     return True
 
@@ -237,8 +237,7 @@ def member_rows(
 
 def subject_classes(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) -> SubjectClasses:
     """Class every subject span buf[start[i]:end[i]]: same class, same subject but k/K."""
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     n = len(start)
     key = np.empty(n, np.uint64)
     part = np.empty(n, np.int32)

@@ -3,7 +3,7 @@
 Each span's bytes go to one output buffer, decoded where its words are in a charset
 this kernel knows (UTF-8, US-ASCII, ISO-8859-1, Windows-1252: nearly every encoded
 subject in the feeds), copied as they are otherwise. The rules are those of
-`kernels.reference.encoded_words.decode_subject` (Python's base64 and codecs): a word
+`pipelines.subjects.encoded_words.decode_subject` (Python's base64 and codecs): a word
 that does not decode is left as sent, and the white space between two decoded words is
 dropped. A span holding a word in another charset is copied raw and marked FALLBACK:
 the caller decodes that line in Python.
@@ -15,17 +15,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels.hashing import (
-    AHEAD,
-    as_buffer,
-    check_spans,
+from kernels._jit import leaf_kernel
+from kernels.bytes import (
+    U,
+    checked_spans,
     copy_words,
-    leaf_kernel,
-    prefetch,
+    is_space,
+    lower,
+    prefetch_ahead,
+    utf8_valid,
 )
-
-# Indexing with an unsigned number spares numba its negative-index code in the byte loops.
-_U = np.uint64
 
 # status of a span
 UNCHANGED = 0  # its output bytes are its input bytes
@@ -85,12 +84,6 @@ for _i, _c in enumerate(b"0123456789abcdef"):
 
 
 @leaf_kernel
-def _is_space(c):
-    # what `\s` matches in a bytes regex: the word pattern stops at these
-    return c == 32 or (c >= 9 and c <= 13)
-
-
-@leaf_kernel
 def _charset(buf, a, z):
     """The known charset buf[a:z] names (ASCII case folded), -1 for any other."""
     n = z - a
@@ -100,10 +93,7 @@ def _charset(buf, a, z):
             continue
         same = True
         for j in range(n):
-            c = buf[_U(a + j)]
-            if c >= 65 and c <= 90:
-                c += 32
-            if c != _NAMES[_U(s + j)]:
+            if lower(buf[U(a + j)]) != _NAMES[U(s + j)]:
                 same = False
                 break
         if same:
@@ -117,25 +107,25 @@ def _parse_word(buf, p, e):
     word end -1 when none starts there. The pattern has one way to match, so stopping at
     the first byte that breaks it is what the regex's backtracking would find."""
     i = p + 2
-    while i < e and buf[_U(i)] != 63 and buf[_U(i)] != 42 and not _is_space(buf[_U(i)]):
+    while i < e and buf[U(i)] != 63 and buf[U(i)] != 42 and not is_space(buf[U(i)]):
         i += 1
     cs_end = i
     if cs_end == p + 2:
         return 0, 0, 0, 0, -1
-    if i < e and buf[_U(i)] == 42:  # RFC 2231 `charset*language`
+    if i < e and buf[U(i)] == 42:  # RFC 2231 `charset*language`
         i += 1
-        while i < e and buf[_U(i)] != 63 and not _is_space(buf[_U(i)]):
+        while i < e and buf[U(i)] != 63 and not is_space(buf[U(i)]):
             i += 1
-    if i + 2 >= e or buf[_U(i)] != 63 or buf[_U(i + 2)] != 63:
+    if i + 2 >= e or buf[U(i)] != 63 or buf[U(i + 2)] != 63:
         return 0, 0, 0, 0, -1
-    kind = buf[_U(i + 1)] | 32  # B or Q, either case
+    kind = buf[U(i + 1)] | 32  # B or Q, either case
     if kind != 98 and kind != 113:
         return 0, 0, 0, 0, -1
     t0 = i + 3
     i = t0
-    while i < e and buf[_U(i)] != 63 and not _is_space(buf[_U(i)]):
+    while i < e and buf[U(i)] != 63 and not is_space(buf[U(i)]):
         i += 1
-    if i + 1 >= e or buf[_U(i)] != 63 or buf[_U(i + 1)] != 61:
+    if i + 1 >= e or buf[U(i)] != 63 or buf[U(i + 1)] != 61:
         return 0, 0, 0, 0, -1
     return cs_end, kind, t0, i, i + 2
 
@@ -144,13 +134,13 @@ def _parse_word(buf, p, e):
 def _emit(charset, b, out, o):
     """Write the UTF-8 of byte b in charset at out[o]; the new end, -1 if b has no character."""
     if charset == UTF8:
-        out[_U(o)] = b
+        out[U(o)] = b
         return o + 1
     n = int(_TO_UTF8[charset, b, 0])
     if n == 0:
         return -1
     for k in range(n):
-        out[_U(o + k)] = _TO_UTF8[charset, b, k + 1]
+        out[U(o + k)] = _TO_UTF8[charset, b, k + 1]
     return o + n
 
 
@@ -159,10 +149,10 @@ def _decode_b(buf, t0, t1, charset, out, o):
     # What Python 3.11's strict base64 accepts once the text is padded to a multiple of 4:
     # data then `=`s only; 4k data with any `=`, 4k+2 with at most 2, 4k+3 with at most 1.
     n = t0
-    while n < t1 and _B64[buf[_U(n)]] != 255:
+    while n < t1 and _B64[buf[U(n)]] != 255:
         n += 1
     for j in range(n, t1):
-        if buf[_U(j)] != 61:
+        if buf[U(j)] != 61:
             return -1
     data = n - t0
     pads = t1 - n
@@ -172,7 +162,7 @@ def _decode_b(buf, t0, t1, charset, out, o):
     acc = 0
     bits = 0
     for j in range(t0, n):
-        acc = ((acc << 6) | _B64[buf[_U(j)]]) & 0xFFFFFF
+        acc = ((acc << 6) | _B64[buf[U(j)]]) & 0xFFFFFF
         bits += 6
         if bits >= 8:
             bits -= 8
@@ -186,11 +176,11 @@ def _decode_b(buf, t0, t1, charset, out, o):
 def _decode_q(buf, t0, t1, charset, out, o):
     j = t0
     while j < t1:
-        c = buf[_U(j)]
+        c = buf[U(j)]
         if c == 95:  # `_` is a space
             c = 32
-        elif c == 61 and j + 2 < t1 and _HEX[buf[_U(j + 1)]] < 16 and _HEX[buf[_U(j + 2)]] < 16:
-            c = _HEX[buf[_U(j + 1)]] * 16 + _HEX[buf[_U(j + 2)]]
+        elif c == 61 and j + 2 < t1 and _HEX[buf[U(j + 1)]] < 16 and _HEX[buf[U(j + 2)]] < 16:
+            c = _HEX[buf[U(j + 1)]] * 16 + _HEX[buf[U(j + 2)]]
             j += 2
         j += 1  # any other byte, a lone `=` included, stands for itself
         o = _emit(charset, c, out, o)
@@ -200,48 +190,9 @@ def _decode_q(buf, t0, t1, charset, out, o):
 
 
 @leaf_kernel
-def _valid_utf8(a, lo, hi):
-    """Whether a[lo:hi] is UTF-8 as Python's strict decoder reads it (no overlong forms,
-    no surrogates, nothing above U+10FFFF, no cut sequence)."""
-    i = lo
-    while i < hi:
-        c = a[_U(i)]
-        if c < 0x80:
-            i += 1
-            continue
-        if c >= 0xC2 and c <= 0xDF:
-            n, low, high = 1, 0x80, 0xBF
-        elif c == 0xE0:
-            n, low, high = 2, 0xA0, 0xBF
-        elif c == 0xED:
-            n, low, high = 2, 0x80, 0x9F
-        elif c >= 0xE1 and c <= 0xEF:
-            n, low, high = 2, 0x80, 0xBF
-        elif c == 0xF0:
-            n, low, high = 3, 0x90, 0xBF
-        elif c >= 0xF1 and c <= 0xF3:
-            n, low, high = 3, 0x80, 0xBF
-        elif c == 0xF4:
-            n, low, high = 3, 0x80, 0x8F
-        else:
-            return False
-        if i + n >= hi:
-            return False
-        c1 = a[_U(i + 1)]
-        if c1 < low or c1 > high:
-            return False
-        for k in range(2, n + 1):
-            ck = a[_U(i + k)]
-            if ck < 0x80 or ck > 0xBF:
-                return False
-        i += n + 1
-    return True
-
-
-@leaf_kernel
 def _copy(buf, a, z, out, o):
     for k in range(z - a):
-        out[_U(o + k)] = buf[_U(a + k)]
+        out[U(o + k)] = buf[U(a + k)]
     return o + z - a
 
 
@@ -251,7 +202,7 @@ def _blank(buf, a, z):
     if a == z:
         return False
     for k in range(a, z):  # noqa: SIM110 - numba compiles no all() over a generator
-        if buf[_U(k)] != 32 and buf[_U(k)] != 9:
+        if buf[U(k)] != 32 and buf[U(k)] != 9:
             return False
     return True
 
@@ -267,7 +218,7 @@ def _decode_word(buf, cs0, cs1, kind, t0, t1, out, o):
         w = _decode_b(buf, t0, t1, charset, out, o)
     else:
         w = _decode_q(buf, t0, t1, charset, out, o)
-    if w >= 0 and charset == UTF8 and not _valid_utf8(out, o, w):
+    if w >= 0 and charset == UTF8 and not utf8_valid(out, o, w):
         return -1
     return w
 
@@ -277,7 +228,7 @@ def _next_word(buf, p, e):
     """Where the first `=?` at or after p starts, -1 if none. Both bytes are only looked
     at together at a `?`: one compare a byte."""
     for q in range(p + 1, e):
-        if buf[_U(q)] == 63 and buf[_U(q - 1)] == 61:
+        if buf[U(q)] == 63 and buf[U(q - 1)] == 61:
             return q - 1
     return -1
 
@@ -307,7 +258,7 @@ def _decode_span(buf, s, e, p, out, o):
             o = _copy(buf, p, w_end, out, o)
         elif prev_ok and _blank(buf, last, p):  # drop the gap: move the word onto it
             for k in range(w - o):
-                out[_U(gap + k)] = out[_U(o + k)]
+                out[U(gap + k)] = out[U(o + k)]
             o = gap + w - o
         else:
             o = w
@@ -326,9 +277,7 @@ def _decode_spans(buf, start, end, out, out_start, out_end, status):
     candidates = 0
     n = start.shape[0]
     for li in range(n):
-        if li + AHEAD < n:  # the spans lie lines apart in a chunk larger than the caches
-            prefetch(buf, start[li + AHEAD])
-            prefetch(buf, end[li + AHEAD] - 1)
+        prefetch_ahead(buf, start, end, li)
         s = start[li]
         e = end[li]
         out_start[li] = o
@@ -360,8 +309,7 @@ def decode_encoded_words(
 
     When no span holds `=?`, the input buffer and spans come back.
     """
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     status = np.zeros(len(start), np.uint8)
     # a decoded word takes at most MAX_GROWTH bytes an input byte; pages of out that are
     # never written are never mapped, so the bound costs address space, not memory

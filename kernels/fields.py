@@ -1,7 +1,9 @@
 """Per-line field parsers of the header pass: numbers, Date, and Xref.
 
 All take a chunk's buffer and per-line field spans (from kernels.scan.LineIndex) and
-return one value a line. Bad input never raises: it gives -1 / ok=False.
+return one value a line. Bad input never raises: it gives -1 / ok=False. The module
+passes 400 lines for the Date alone (the general grammar, the common shape read at fixed
+offsets, the cache of recent dates); kernels.line_fields runs all three in one pass.
 
 Date grammar (RFC 5322 and what servers really send), spaces only between tokens:
 `[weekday[,]] day month year hh:mm[:ss] zone [(comment)]`, day 1-2 digits, month a
@@ -15,27 +17,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels.hashing import (
-    _P1,
-    _P3,
-    _U,
-    AHEAD,
-    _avalanche,
-    _hash_span,
-    as_buffer,
-    check_spans,
-    leading_zeros,
-    leaf_kernel,
+from kernels._jit import leaf_kernel
+from kernels.bytes import (
+    MAX_DIGITS,
+    U,
+    checked_spans,
+    digits_end,
+    digits_value,
+    first_flagged,
+    last_flagged,
+    letters_end,
     load_le64,
-    prefetch,
+    prefetch_ahead,
+    repeated,
     same_as_before,
     same_bytes,
-    trailing_zeros,
+    spaces_back,
+    spaces_end,
+    uint_value,
+    zero_bytes,
 )
+from kernels.hashing import _P1, _P3, _avalanche, _hash_span
 
-_MAX_DIGITS = 18  # every 18-digit number fits in int64
-# buf is indexed with unsigned numbers (kernels.hashing._U): no index here is negative,
-# and numba then drops its wraparound check from every byte read.
+# buf is indexed with unsigned numbers (kernels.bytes.U): no index here is negative, and
+# numba then drops its wraparound check from every byte read.
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 MONTH_NAMES = (
@@ -74,46 +79,19 @@ _ZONE_MINUTES = np.array(list(ZONES.values()), dtype=np.int64)
 
 @leaf_kernel
 def _uint(buf, a, b):
-    while a < b and buf[_U(a)] == 32:
-        a += 1
-    while b > a and buf[_U(b - 1)] == 32:
-        b -= 1
-    if b == a or b - a > _MAX_DIGITS:
-        return -1
-    v = 0
-    for i in range(a, b):
-        c = buf[_U(i)]
-        if c < 48 or c > 57:
-            return -1
-        v = v * 10 + (c - 48)
-    return v
+    a = spaces_end(buf, a, b)
+    return uint_value(buf, a, spaces_back(buf, a, b))
 
 
 @leaf_kernel
 def _parse_uints(buf, start, end, out):
     n = start.shape[0]
     for i in range(n):
-        if i + AHEAD < n:
-            prefetch(buf, start[i + AHEAD])
-            prefetch(buf, end[i + AHEAD] - 1)
+        prefetch_ahead(buf, start, end, i)
         out[i] = _uint(buf, start[i], end[i])
 
 
 # --- dates ---------------------------------------------------------------------------
-
-
-@leaf_kernel
-def _letters_end(buf, i, e):
-    while i < e and ((65 <= buf[_U(i)] <= 90) or (97 <= buf[_U(i)] <= 122)):
-        i += 1
-    return i
-
-
-@leaf_kernel
-def _digits_end(buf, i, e):
-    while i < e and 48 <= buf[_U(i)] <= 57:
-        i += 1
-    return i
 
 
 @leaf_kernel
@@ -122,7 +100,7 @@ def _code(buf, a, b):
         return -1
     code = 0
     for i in range(a, b):
-        code = code * 32 + ((buf[_U(i)] | 32) - 96)
+        code = code * 32 + ((buf[U(i)] | 32) - 96)
     return code
 
 
@@ -132,21 +110,6 @@ def _find(codes, code):
         if codes[i] == code:
             return i
     return -1
-
-
-@leaf_kernel
-def _spaces(buf, i, e):
-    while i < e and buf[_U(i)] == 32:
-        i += 1
-    return i
-
-
-@leaf_kernel
-def _num(buf, a, b):
-    v = 0
-    for i in range(a, b):
-        v = v * 10 + (buf[_U(i)] - 48)
-    return v
 
 
 @leaf_kernel
@@ -170,95 +133,97 @@ def _days_in_month(y, m):
 
 
 @leaf_kernel
+def _separators_end(buf, i, e):
+    """Where the spaces and `-` between day, month and year end."""
+    while i < e and (buf[U(i)] == 32 or buf[U(i)] == 45):
+        i += 1
+    return i
+
+
+@leaf_kernel
 def _date(buf, s, e):
     """(epoch seconds, ok) of the Date text buf[s:e]."""
-    i = _spaces(buf, s, e)
-    if i < e and buf[_U(i)] >= 65:  # a weekday
-        w = _letters_end(buf, i, e)
+    i = spaces_end(buf, s, e)
+    if i < e and buf[U(i)] >= 65:  # a weekday
+        w = letters_end(buf, i, e)
         if w == i or _find(_WEEKDAY_CODES, _code(buf, i, w)) < 0:
             return 0, False
-        i = _spaces(buf, w, e)
-        if i < e and buf[_U(i)] == 44:
-            i = _spaces(buf, i + 1, e)
-    d = _digits_end(buf, i, e)
+        i = spaces_end(buf, w, e)
+        if i < e and buf[U(i)] == 44:
+            i = spaces_end(buf, i + 1, e)
+    d = digits_end(buf, i, e)
     if not 1 <= d - i <= 2:
         return 0, False
-    day = _num(buf, i, d)
+    day = digits_value(buf, i, d)
     i = d
-    k = i
-    while k < e and (buf[_U(k)] == 32 or buf[_U(k)] == 45):
-        k += 1
+    k = _separators_end(buf, i, e)
     if k == i:
         return 0, False
-    w = _letters_end(buf, k, e)
+    w = letters_end(buf, k, e)
     mi = _find(_MONTH_CODES, _code(buf, k, w)) if w > k else -1
     if mi < 0:
         return 0, False
     month = mi % 12 + 1
     i = w
-    k = i
-    while k < e and (buf[_U(k)] == 32 or buf[_U(k)] == 45):
-        k += 1
+    k = _separators_end(buf, i, e)
     if k == i:
         return 0, False
-    d = _digits_end(buf, k, e)
+    d = digits_end(buf, k, e)
     nd = d - k
     if nd < 2 or nd > 4:
         return 0, False
-    year = _num(buf, k, d)
+    year = digits_value(buf, k, d)
     if nd == 2:
         year += 2000 if year < 50 else 1900
     elif nd == 3:
         year += 1900
     elif year < 1000:
         return 0, False
-    i = _spaces(buf, d, e)
+    i = spaces_end(buf, d, e)
     if i == d:
         return 0, False
-    d = _digits_end(buf, i, e)
-    if not 1 <= d - i <= 2 or d >= e or buf[_U(d)] != 58:
+    d = digits_end(buf, i, e)
+    if not 1 <= d - i <= 2 or d >= e or buf[U(d)] != 58:
         return 0, False
-    hour = _num(buf, i, d)
+    hour = digits_value(buf, i, d)
     i = d + 1
-    d = _digits_end(buf, i, e)
+    d = digits_end(buf, i, e)
     if d - i != 2:
         return 0, False
-    minute = _num(buf, i, d)
+    minute = digits_value(buf, i, d)
     second = 0
     i = d
-    if i < e and buf[_U(i)] == 58:
-        d = _digits_end(buf, i + 1, e)
+    if i < e and buf[U(i)] == 58:
+        d = digits_end(buf, i + 1, e)
         if d - i - 1 != 2:
             return 0, False
-        second = _num(buf, i + 1, d)
+        second = digits_value(buf, i + 1, d)
         i = d
-    i = _spaces(buf, i, e)
+    i = spaces_end(buf, i, e)
     if i >= e:
         return 0, False  # no zone: the time could be anywhere
-    c = buf[_U(i)]
+    c = buf[U(i)]
     if c == 43 or c == 45:
-        d = _digits_end(buf, i + 1, e)
+        d = digits_end(buf, i + 1, e)
         if d - i - 1 != 4:
             return 0, False
-        zh = _num(buf, i + 1, i + 3)
-        zm = _num(buf, i + 3, d)
+        zh = digits_value(buf, i + 1, i + 3)
+        zm = digits_value(buf, i + 3, d)
         if zm > 59:
             return 0, False
         offset = (zh * 60 + zm) * (1 if c == 43 else -1)
         i = d
     else:
-        w = _letters_end(buf, i, e)
+        w = letters_end(buf, i, e)
         zi = _find(_ZONE_CODES, _code(buf, i, w)) if w > i else -1
         if zi < 0:
             return 0, False
         offset = _ZONE_MINUTES[zi]
         i = w
-    i = _spaces(buf, i, e)
+    i = spaces_end(buf, i, e)
     if i < e:  # only a (comment) may follow
-        z = e
-        while z > i and buf[_U(z - 1)] == 32:
-            z -= 1
-        if buf[_U(i)] != 40 or buf[_U(z - 1)] != 41 or z - 1 <= i:
+        z = spaces_back(buf, i, e)
+        if buf[U(i)] != 40 or buf[U(z - 1)] != 41 or z - 1 <= i:
             return 0, False
     if day < 1 or day > _days_in_month(year, month) or hour > 23 or minute > 59 or second > 60:
         return 0, False
@@ -278,9 +243,9 @@ def _lower3(buf, i):
     # | 32 maps exactly the two cases of a letter onto its lower case; no other byte lands
     # on a lower-case letter, so a match with a lower-case name is a match of letters
     return (
-        (np.int64(buf[_U(i)] | 32) << 16)
-        | (np.int64(buf[_U(i + 1)] | 32) << 8)
-        | np.int64(buf[_U(i + 2)] | 32)
+        (np.int64(buf[U(i)] | 32) << 16)
+        | (np.int64(buf[U(i + 1)] | 32) << 8)
+        | np.int64(buf[U(i + 2)] | 32)
     )
 
 
@@ -289,7 +254,7 @@ _NOT_DIGIT = -100_000  # outweighs any sum of digits below: a number with one is
 
 @leaf_kernel
 def _digit(buf, i):
-    d = np.int64(buf[_U(i)]) - 48
+    d = np.int64(buf[U(i)]) - 48
     return d if 0 <= d <= 9 else _NOT_DIGIT
 
 
@@ -307,8 +272,8 @@ def _date_common(buf, s, e):
     i = s
     if e - i < 22:
         return 0, False, 0
-    if buf[_U(i)] >= 65:  # `Www, `
-        if buf[_U(i + 3)] != 44 or buf[_U(i + 4)] != 32:
+    if buf[U(i)] >= 65:  # `Www, `
+        if buf[U(i + 3)] != 44 or buf[U(i + 4)] != 32:
             return 0, False, 0
         if _find(_WEEKDAY3, _lower3(buf, i)) < 0:
             return 0, False, 0
@@ -316,27 +281,27 @@ def _date_common(buf, s, e):
         if e - i < 22:
             return 0, False, 0
     day = _digit(buf, i)
-    if buf[_U(i + 1)] == 32:
+    if buf[U(i + 1)] == 32:
         i += 2
     else:
         day = day * 10 + _digit(buf, i + 1)
-        if buf[_U(i + 2)] != 32:
+        if buf[U(i + 2)] != 32:
             return 0, False, 0
         i += 3
     # from the month on, fixed offsets: `Mmm YYYY HH:MM:SS ` then the zone
     z = i + 18
     if e - z < 1:
         return 0, False, 0
-    if buf[_U(i + 3)] != 32 or buf[_U(i + 8)] != 32 or buf[_U(i + 17)] != 32:
+    if buf[U(i + 3)] != 32 or buf[U(i + 8)] != 32 or buf[U(i + 17)] != 32:
         return 0, False, 0
-    if buf[_U(i + 11)] != 58 or buf[_U(i + 14)] != 58:
+    if buf[U(i + 11)] != 58 or buf[U(i + 14)] != 58:
         return 0, False, 0
     mi = _find(_MONTH3, _lower3(buf, i))
     year = _two_digits(buf, i + 4) * 100 + _two_digits(buf, i + 6)
     hour = _two_digits(buf, i + 9)
     minute = _two_digits(buf, i + 12)
     second = _two_digits(buf, i + 15)
-    c = buf[_U(z)]
+    c = buf[U(z)]
     if c == 43 or c == 45:
         if e - z != 5:
             return 0, False, 0
@@ -346,7 +311,7 @@ def _date_common(buf, s, e):
             return 0, False, 0
         offset = (zh * 60 + zm) * (1 if c == 43 else -1)
     else:
-        if _letters_end(buf, z, e) != e:
+        if letters_end(buf, z, e) != e:
             return 0, False, 0
         zi = _find(_ZONE_CODES, _code(buf, z, e))
         if zi < 0:
@@ -412,9 +377,7 @@ def _parse_dates(buf, start, end, epoch, ok, cache):
     clear_date_cache(cache)
     victim = 0
     for i in range(n):
-        if i + AHEAD < n:  # a Date of ~30 bytes spans two cache lines half the time
-            prefetch(buf, start[i + AHEAD])
-            prefetch(buf, end[i + AHEAD] - 1)
+        prefetch_ahead(buf, start, end, i)
         # a poster's segments often share their Date to the second with the line before
         if same_as_before(buf, start, end, i):
             epoch[i] = epoch[i - 1]
@@ -429,30 +392,18 @@ def _parse_dates(buf, start, end, epoch, ok, cache):
 @leaf_kernel
 def _xref_body(buf, s, e):
     """Where the group entries start: after `Xref:` (any case) when the field has it."""
-    i = _spaces(buf, s, e)
+    i = spaces_end(buf, s, e)
     if e - i >= 5:
-        x = (
-            (buf[_U(i)] | 32) == 120
-            and (buf[_U(i + 1)] | 32) == 114
-            and (buf[_U(i + 2)] | 32) == 101
-        )
-        if x and (buf[_U(i + 3)] | 32) == 102 and buf[_U(i + 4)] == 58:
+        x = (buf[U(i)] | 32) == 120 and (buf[U(i + 1)] | 32) == 114 and (buf[U(i + 2)] | 32) == 101
+        if x and (buf[U(i + 3)] | 32) == 102 and buf[U(i + 4)] == 58:
             return i + 5
     return i
 
 
-_LO7 = np.uint64(0x7F7F7F7F7F7F7F7F)
-_SPACES = np.uint64(0x2020202020202020)
-_COLONS = np.uint64(0x3A3A3A3A3A3A3A3A)
+_SPACES = repeated(0x20)
+_COLONS = repeated(0x3A)
 _1 = np.uint64(1)
 _3 = np.uint64(3)
-_7 = np.uint64(7)
-
-
-@leaf_kernel
-def _zero_bytes(x):
-    """Bit 7 of each byte of x that is zero, exactly (no borrow runs into the next byte)."""
-    return ~((((x & _LO7) + _LO7) | x) | _LO7)
 
 
 @leaf_kernel
@@ -463,32 +414,32 @@ def _next_entry(buf, i, e):
     are skipped. The group name is what precedes the token's last `:`.
     """
     while i < e:
-        i = _spaces(buf, i, e)
+        i = spaces_end(buf, i, e)
         a = i
         colon = -1
         # 8 bytes a step while they lie inside the field: the first space ends the token
         while i + 8 <= e:
             w = load_le64(buf, i)
-            space = _zero_bytes(w ^ _SPACES)
-            colons = _zero_bytes(w ^ _COLONS)
+            space = zero_bytes(w ^ _SPACES)
+            colons = zero_bytes(w ^ _COLONS)
             if space != 0:
-                stop = trailing_zeros(space) >> _3  # bytes before the space
+                stop = first_flagged(space)  # bytes before the space
                 colons &= (_1 << (stop << _3)) - _1
                 if colons != 0:
-                    colon = i + np.int64(_7 - (leading_zeros(colons) >> _3))
+                    colon = i + np.int64(last_flagged(colons))
                 i += np.int64(stop)
                 break
             if colons != 0:
-                colon = i + np.int64(_7 - (leading_zeros(colons) >> _3))
+                colon = i + np.int64(last_flagged(colons))
             i += 8
         else:
-            while i < e and buf[_U(i)] != 32:
-                if buf[_U(i)] == 58:
+            while i < e and buf[U(i)] != 32:
+                if buf[U(i)] == 58:
                     colon = i
                 i += 1
         digits = i - colon - 1
-        if colon > a and 1 <= digits <= _MAX_DIGITS and _digits_end(buf, colon + 1, i) == i:
-            return a, colon, _num(buf, colon + 1, i), i
+        if colon > a and 1 <= digits <= MAX_DIGITS and digits_end(buf, colon + 1, i) == i:
+            return a, colon, digits_value(buf, colon + 1, i), i
     return -1, -1, -1, e
 
 
@@ -532,9 +483,9 @@ def _groups_part(buf, s, e):
     """The length of the Xref buf[s:e] up to its last `:`, when a valid article number
     follows it; else -1."""
     c = e
-    while c > s and 48 <= buf[_U(c - 1)] <= 57:
+    while c > s and 48 <= buf[U(c - 1)] <= 57:
         c -= 1
-    return c - s if 1 <= e - c <= _MAX_DIGITS and c > s + 1 and buf[_U(c - 1)] == 58 else -1
+    return c - s if 1 <= e - c <= MAX_DIGITS and c > s + 1 and buf[U(c - 1)] == 58 else -1
 
 
 @leaf_kernel
@@ -581,9 +532,7 @@ def _xref_owner(buf, start, end, table_hash, table_priority, owner, n_groups, gr
     prev_start = 0
     prev_len = -1  # of the line before's field up to its last `:` (-1: no valid number)
     for li in range(n_lines):
-        if li + AHEAD < n_lines:  # a field of ~60 bytes mostly spans two cache lines
-            prefetch(buf, start[li + AHEAD])
-            prefetch(buf, end[li + AHEAD] - 1)
+        prefetch_ahead(buf, start, end, li)
         s = start[li]
         e = end[li]
         this_len = _groups_part(buf, s, e)
@@ -603,9 +552,7 @@ def _xref_owner(buf, start, end, table_hash, table_priority, owner, n_groups, gr
 def _xref_number(buf, start, end, group_hash, out):
     n = start.shape[0]
     for li in range(n):
-        if li + AHEAD < n:
-            prefetch(buf, start[li + AHEAD])
-            prefetch(buf, end[li + AHEAD] - 1)
+        prefetch_ahead(buf, start, end, li)
         e = end[li]
         i = _xref_body(buf, start[li], e)
         out[li] = -1
@@ -623,8 +570,7 @@ def _xref_number(buf, start, end, group_hash, out):
 
 def parse_uint(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """`:bytes`/`:lines` as int64; -1 when empty, not digits or longer than 18 digits."""
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     out = np.empty(len(start), np.int64)
     _parse_uints(arr, start, end, out)
     return out
@@ -634,8 +580,7 @@ def parse_dates(
     buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """(epoch seconds int64, ok bool) of each Date field; epoch 0 where not ok."""
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     epoch = np.zeros(len(start), np.int64)
     ok = np.zeros(len(start), np.bool_)
     _parse_dates(arr, start, end, epoch, ok, np.zeros((DATE_CACHE, 5), np.int64))
@@ -651,8 +596,7 @@ def xref_owner(
     owner is the smallest k named in the Xref (-1: none); n_groups counts the distinct
     groups named; group_set is an order-independent key of their set (0: no Xref).
     """
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     table_hash, table_priority = group_table(group_hashes)
     n = len(start)
     owner = np.full(n, -1, np.int32)
@@ -683,8 +627,7 @@ def xref_number(
     buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray, group_hash: int
 ) -> np.ndarray:
     """The article number the Xref gives for one group (by its hash), -1 where absent."""
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     out = np.empty(len(start), np.int64)
     _xref_number(arr, start, end, np.uint64(group_hash), out)
     return out

@@ -13,9 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels._jit import kernel
-from kernels.hashing import load_le64, store_le64
-
-_U = np.uint64  # unsigned indexes: no wraparound checks in the byte loop
+from kernels.bytes import HI, U, load_le64, store_le64
 
 
 @kernel
@@ -64,9 +62,6 @@ def _by_column(column, n_columns, order, bounds):
         counts[c] += 1
 
 
-_HIGH_BITS = np.uint64(0x8080808080808080)
-
-
 @kernel
 def _copy(src, rows, start, length, places, out):
     """Each row's value from src to its place in out, 8 bytes a step (message-ids run
@@ -95,12 +90,12 @@ def _copy(src, rows, start, length, places, out):
                 store_le64(out, o + (end - k) - 8, word)
             continue
         while k < end:
-            byte = src[_U(k)]
+            byte = src[U(k)]
             seen |= np.uint64(byte)
-            out[_U(o)] = byte
+            out[U(o)] = byte
             k += 1
             o += 1
-    return (seen & _HIGH_BITS) == 0
+    return (seen & HI) == 0
 
 
 @dataclass(frozen=True)

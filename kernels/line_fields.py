@@ -14,6 +14,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels import scan as sc
+from kernels._jit import leaf_kernel
+from kernels.bytes import (
+    AHEAD,
+    as_buffer,
+    check_spans,
+    prefetch,
+    same_as_before,
+    same_bytes,
+)
 from kernels.fields import (
     DATE_CACHE,
     _date_of,
@@ -25,16 +34,7 @@ from kernels.fields import (
     group_table,
     xref_room,
 )
-from kernels.hashing import (
-    AHEAD,
-    _hash_span,
-    as_buffer,
-    check_spans,
-    leaf_kernel,
-    prefetch,
-    same_as_before,
-    same_bytes,
-)
+from kernels.hashing import _hash_span
 
 
 @dataclass(frozen=True)

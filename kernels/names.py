@@ -1,7 +1,8 @@
 """File names in subjects: where the name is, what the file is, its stem, and whether
 a name (or a whole subject) looks random.
 
-Byte helpers and the byte-class table live here too; kernels.subject builds on them.
+The parser's byte-class table lives here too (kernels.subject reads it); the byte
+primitives are kernels.bytes'.
 Like the parser, these kernels run without numba's reference counting (leaf_kernel).
 """
 
@@ -9,11 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels.hashing import leaf_kernel
-
-# Indexing with an unsigned number spares numba its negative-index (wraparound) code in
-# the byte loops: ~1.4x on the identity builder. No index here is ever negative.
-_U = np.uint64
+from kernels._jit import leaf_kernel
+from kernels.bytes import (
+    U,
+    digits_back,
+    digits_value,
+    is_alnum,
+    is_hex,
+    lower,
+    spaces_back,
+    spaces_end,
+)
 
 # What a file is, from its name (ext_class).
 NONE = 0  # no file name
@@ -93,69 +100,7 @@ for _c in range(256):
     _CC[_c] = _f
 
 
-# --- byte helpers -----------------------------------------------------------------
-
-
-@leaf_kernel
-def _is_digit(c):
-    return 48 <= c <= 57
-
-
-@leaf_kernel
-def _is_word(c):
-    # letters, digits, `_` and any UTF-8 byte: what a word boundary must not cut
-    return (48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122) or c == 95 or c >= 128
-
-
-@leaf_kernel
-def _is_alnum(c):
-    return (48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122)
-
-
-@leaf_kernel
-def _lower(c):
-    if 65 <= c <= 90:
-        return c + 32
-    return c
-
-
-@leaf_kernel
-def _is_hex(c):
-    return (48 <= c <= 57) or (65 <= c <= 70) or (97 <= c <= 102)
-
-
-@leaf_kernel
-def _is_vowel(c):
-    c = _lower(c)
-    return c == 97 or c == 101 or c == 105 or c == 111 or c == 117 or c == 121
-
-
-@leaf_kernel
-def _digit_end(buf, i, e):
-    while i < e and 48 <= buf[_U(i)] <= 57:
-        i += 1
-    return i
-
-
-@leaf_kernel
-def _value(buf, a, b):
-    v = 0
-    for i in range(a, b):
-        v = v * 10 + (buf[_U(i)] - 48)
-    return v
-
-
-@leaf_kernel
-def _digits_back(buf, lo, i, limit):
-    """Start of the run of digits that ends right before i (not below lo).
-
-    Stops after limit + 1 digits: callers only need to know the run is not longer.
-    """
-    j = i
-    lo = max(lo, i - limit - 1)
-    while j > lo and 48 <= buf[_U(j - 1)] <= 57:
-        j -= 1
-    return j
+# --- names -----------------------------------------------------------------------
 
 
 @leaf_kernel
@@ -165,7 +110,7 @@ def _ends_ci(buf, a, b, word):
     ok = b - a >= n
     k = 0
     while ok and k < n:
-        ok = _lower(buf[_U(b - n + k)]) == word[_U(k)]
+        ok = lower(buf[U(b - n + k)]) == word[U(k)]
         k += 1
     return ok
 
@@ -186,43 +131,43 @@ def _classify(buf, a, b, codes, classes, strips):
     """(ext_class, volume, suffix length to strip) of the name buf[a:b]."""
     if _ends_ci(buf, a, b, _DOT_PAR2):
         q = b - 5
-        d2 = _digits_back(buf, a, q, 6)
-        if 1 <= q - d2 <= 6 and d2 - 1 > a and (buf[_U(d2 - 1)] == 43 or buf[_U(d2 - 1)] == 45):
-            d1 = _digits_back(buf, a, d2 - 1, 6)
+        d2 = digits_back(buf, a, q, 6)
+        if 1 <= q - d2 <= 6 and d2 - 1 > a and (buf[U(d2 - 1)] == 43 or buf[U(d2 - 1)] == 45):
+            d1 = digits_back(buf, a, d2 - 1, 6)
             if 1 <= d2 - 1 - d1 <= 6 and _ends_ci(buf, a, d1, _DOT_VOL):
-                return PAR2_VOL, _value(buf, d1, d2 - 1), b - (d1 - 4)
+                return PAR2_VOL, digits_value(buf, d1, d2 - 1), b - (d1 - 4)
         return PAR2_INDEX, -1, 5
     if _ends_ci(buf, a, b, _DOT_RAR):
         q = b - 4
-        d = _digits_back(buf, a, q, 4)
+        d = digits_back(buf, a, q, 4)
         if 1 <= q - d <= 4 and _ends_ci(buf, a, d, _DOT_PART):
-            vol = _value(buf, d, q)
+            vol = digits_value(buf, d, q)
             return (RAR_FIRST if vol == 1 else ARCHIVE_VOL), vol, b - (d - 5)
         return RAR_FIRST, -1, 4
-    d = _digits_back(buf, a, b, 3)
+    d = digits_back(buf, a, b, 3)
     nd = b - d
-    if nd == 3 and d - 1 >= a and buf[_U(d - 1)] == 46:
-        vol = _value(buf, d, b)
+    if nd == 3 and d - 1 >= a and buf[U(d - 1)] == 46:
+        vol = digits_value(buf, d, b)
         cls = RAR_FIRST if vol == 1 else ARCHIVE_VOL
         if _ends_ci(buf, a, d - 1, _DOT_7Z):
             return cls, vol, 7
         return cls, vol, 4
-    if 2 <= nd <= 3 and d - 2 >= a and buf[_U(d - 2)] == 46 and _lower(buf[_U(d - 1)]) == 114:
-        return ARCHIVE_VOL, _value(buf, d, b), nd + 2
+    if 2 <= nd <= 3 and d - 2 >= a and buf[U(d - 2)] == 46 and lower(buf[U(d - 1)]) == 114:
+        return ARCHIVE_VOL, digits_value(buf, d, b), nd + 2
     # old-style RAR sets go on past .r99 with .s00-.s99, then .t00 (up to .y99)
-    letter = _lower(buf[_U(d - 1)]) if d - 1 >= a else 0
-    if nd == 2 and d - 2 >= a and buf[_U(d - 2)] == 46 and 115 <= letter <= 121:
-        return ARCHIVE_VOL, (letter - 114) * 100 + _value(buf, d, b), 4
-    if nd == 2 and d - 2 >= a and buf[_U(d - 2)] == 46 and _lower(buf[_U(d - 1)]) == 122:
-        return ARCHIVE_VOL, _value(buf, d, b), 4
+    letter = lower(buf[U(d - 1)]) if d - 1 >= a else 0
+    if nd == 2 and d - 2 >= a and buf[U(d - 2)] == 46 and 115 <= letter <= 121:
+        return ARCHIVE_VOL, (letter - 114) * 100 + digits_value(buf, d, b), 4
+    if nd == 2 and d - 2 >= a and buf[U(d - 2)] == 46 and lower(buf[U(d - 1)]) == 122:
+        return ARCHIVE_VOL, digits_value(buf, d, b), 4
     # a plain extension: 2-4 ASCII letters/digits after the last dot
     j = b
-    while j > a and b - j <= 4 and _is_alnum(buf[_U(j - 1)]):
+    while j > a and b - j <= 4 and is_alnum(buf[U(j - 1)]):
         j -= 1
-    if 2 <= b - j <= 4 and j - 1 >= a and buf[_U(j - 1)] == 46:
+    if 2 <= b - j <= 4 and j - 1 >= a and buf[U(j - 1)] == 46:
         code = np.int64(0)
         for k in range(b - j):
-            code |= np.int64(_lower(buf[_U(j + k)])) << np.int64(8 * k)
+            code |= np.int64(lower(buf[U(j + k)])) << np.int64(8 * k)
         lo = 0
         hi = codes.shape[0]
         while lo < hi:
@@ -255,7 +200,7 @@ def _find_name(buf, s, e, codes, classes, strips):
     rs = -1
     rend = -1
     for i in range(s, e):
-        if buf[_U(i)] == 34:
+        if buf[U(i)] == 34:
             if q_open < 0:
                 q_open = i
             else:
@@ -269,19 +214,17 @@ def _find_name(buf, s, e, codes, classes, strips):
         return ns, ne, rs, rend
     i = s
     while i < e:
-        if buf[_U(i)] == 32 or buf[_U(i)] == 34:
+        if buf[U(i)] == 32 or buf[U(i)] == 34:
             i += 1
             continue
         a = i
-        while i < e and buf[_U(i)] != 32 and buf[_U(i)] != 34:
+        while i < e and buf[U(i)] != 32 and buf[U(i)] != 34:
             i += 1
         b = i
-        while a < b and (
-            buf[_U(a)] == 40 or buf[_U(a)] == 91 or buf[_U(a)] == 123 or buf[_U(a)] == 60
-        ):
+        while a < b and (buf[U(a)] == 40 or buf[U(a)] == 91 or buf[U(a)] == 123 or buf[U(a)] == 60):
             a += 1
         while b > a:
-            c = buf[_U(b - 1)]
+            c = buf[U(b - 1)]
             if c == 41 or c == 93 or c == 125 or c == 62 or c == 58 or c == 44 or c == 59:
                 b -= 1
             else:
@@ -304,7 +247,7 @@ def _wordlike(buf, a, b):
     run = 0
     longest = 0
     for i in range(a, b):
-        if _CC[buf[_U(i)]] & _VOWEL:
+        if _CC[buf[U(i)]] & _VOWEL:
             vowels += 1
             run = 0
         else:
@@ -318,11 +261,11 @@ def _is_uuid(buf, a, b):
     if b - a != 36:
         return False
     for i in range(36):
-        c = buf[_U(a + i)]
+        c = buf[U(a + i)]
         if i == 8 or i == 13 or i == 18 or i == 23:
             if c != 45:
                 return False
-        elif not _CC[_U(c)] & _HEX:
+        elif not _CC[U(c)] & _HEX:
             return False
     return True
 
@@ -338,7 +281,7 @@ def _random_alnum(buf, a, b):
     letters = 0
     prev = 0
     for i in range(a, b):
-        f = _CC[buf[_U(i)]]
+        f = _CC[buf[U(i)]]
         cls = f & 7
         if i > a and cls != prev:
             runs += 1
@@ -353,13 +296,13 @@ def _random_alnum(buf, a, b):
     wordlike = 0
     i = a
     while i < b:
-        if _CC[buf[_U(i)]] & _DIGIT:
+        if _CC[buf[U(i)]] & _DIGIT:
             i += 1
             continue
         w = i
-        while i < b and _CC[buf[_U(i)]] & _UPPER:
+        while i < b and _CC[buf[U(i)]] & _UPPER:
             i += 1
-        while i < b and _CC[buf[_U(i)]] & _LOWER:
+        while i < b and _CC[buf[U(i)]] & _LOWER:
             i += 1
         if _wordlike(buf, w, i):
             wordlike += i - w
@@ -379,7 +322,7 @@ def _random_token(buf, a, b):
         return False
     plain = True  # only ASCII letters and digits, else letters and digits joined by - and _
     for i in range(a, b):
-        c = buf[_U(i)]
+        c = buf[U(i)]
         if not _CC[c] & 7:
             plain = False
             if c != 45 and c != 95:
@@ -394,7 +337,7 @@ def _random_token(buf, a, b):
     i = a
     while i <= b:
         w = i
-        while i < b and _CC[buf[_U(i)]] & 7:
+        while i < b and _CC[buf[U(i)]] & 7:
             i += 1
         if i - w > best_n:
             best_a = w
@@ -405,42 +348,38 @@ def _random_token(buf, a, b):
 
 @leaf_kernel
 def _random_subject(buf, s, e):
-    while s < e and buf[_U(s)] == 32:
-        s += 1
-    while e > s and buf[_U(e - 1)] == 32:
-        e -= 1
+    s = spaces_end(buf, s, e)
+    e = spaces_back(buf, s, e)
     private = False
     if e - s >= 9:
         private = True
         for k in range(9):
-            if _lower(buf[_U(s + k)]) != _PRIVATE[_U(k)]:
+            if lower(buf[U(s + k)]) != _PRIVATE[U(k)]:
                 private = False
                 break
     if private:
-        s += 9
-        while s < e and buf[_U(s)] == 32:
-            s += 1
+        s = spaces_end(buf, s + 9, e)
     if e - s < 16:
         return False
     hexes = 0
     hexdash = True
     b64 = True
     for i in range(s, e):
-        c = buf[_U(i)]
+        c = buf[U(i)]
         if c == 32:
             return False
-        if _is_hex(c):
+        if is_hex(c):
             hexes += 1
         elif c != 45:
             hexdash = False
-        if not (_is_alnum(c) or c == 43 or c == 47 or c == 61):
+        if not (is_alnum(c) or c == 43 or c == 47 or c == 61):
             b64 = False
     if hexdash and hexes >= 16:
         return True
     if b64:
         if private:
             return True
-        while e > s and buf[_U(e - 1)] == 61:
+        while e > s and buf[U(e - 1)] == 61:
             e -= 1
         return _random_token(buf, s, e)
     return False

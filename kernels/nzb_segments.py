@@ -17,18 +17,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels.hashing import leaf_kernel as kernel
+from kernels._jit import leaf_kernel as kernel
+from kernels.bytes import U, utf8_length
 
 _OPEN = np.frombuffer(b'   <segment bytes="', np.uint8)
 _NUMBER = np.frombuffer(b'" number="', np.uint8)
 _CLOSE = np.frombuffer(b'">', np.uint8)
 _END = np.frombuffer(b"</segment>\n", np.uint8)
 _FIXED = len(_OPEN) + len(_NUMBER) + len(_CLOSE) + len(_END)
-_AMP = np.frombuffer(b"&amp;", np.uint8)
-_LT = np.frombuffer(b"&lt;", np.uint8)
-_GT = np.frombuffer(b"&gt;", np.uint8)
-_QUOT = np.frombuffer(b"&quot;", np.uint8)
-_U = np.uint64  # unsigned indexes spare numba its negative-index checks in byte loops
+# what a character of unit u (`_unit`) 2-5 becomes: _ENTITY[u, :_ENTITY_LEN[u]]
+_ENTITIES = (b"", b"", b"&amp;", b"&lt;", b"&gt;", b"&quot;")
+_ENTITY_LEN = np.array([len(e) for e in _ENTITIES], np.int64)
+_ENTITY = np.zeros((len(_ENTITIES), int(_ENTITY_LEN.max())), np.uint8)
+for _u, _e in enumerate(_ENTITIES):
+    _ENTITY[_u, : len(_e)] = np.frombuffer(_e, np.uint8)
 _TEN = np.uint64(10)
 _ONE = np.uint64(1)
 # Bytes written as they are whatever surrounds them: printable ASCII but markup (brackets
@@ -41,43 +43,6 @@ _PLAIN[[0x09, 0x0A, 0x0D]] = True
 
 
 @kernel
-def _cont(data, i, end, lo, hi):
-    """Whether data[i] exists and is a continuation byte in [lo, hi]."""
-    return i < end and lo <= data[i] <= hi
-
-
-@kernel
-def _char_len(data, i, end):
-    """The length of the well-formed UTF-8 sequence at i (1-4), 0 when there is none."""
-    b = data[i]
-    if b < 0x80:
-        return 1
-    if 0xC2 <= b <= 0xDF:
-        return 2 if _cont(data, i + 1, end, 0x80, 0xBF) else 0
-    if 0xE0 <= b <= 0xEF:
-        lo, hi = 0x80, 0xBF
-        if b == 0xE0:
-            lo = 0xA0
-        elif b == 0xED:  # no surrogates
-            hi = 0x9F
-        ok = _cont(data, i + 1, end, lo, hi) and _cont(data, i + 2, end, 0x80, 0xBF)
-        return 3 if ok else 0
-    if 0xF0 <= b <= 0xF4:
-        lo, hi = 0x80, 0xBF
-        if b == 0xF0:
-            lo = 0x90
-        elif b == 0xF4:
-            hi = 0x8F
-        ok = (
-            _cont(data, i + 1, end, lo, hi)
-            and _cont(data, i + 2, end, 0x80, 0xBF)
-            and _cont(data, i + 3, end, 0x80, 0xBF)
-        )
-        return 4 if ok else 0
-    return 0
-
-
-@kernel
 def _stripped(data, a, z):
     """[start, stop) of a message-id without its surrounding angle brackets (and the
     malformed bytes among them, which are dropped anyway)."""
@@ -85,7 +50,7 @@ def _stripped(data, a, z):
     stop = a
     i = a
     while i < z:
-        n = _char_len(data, i, z)
+        n = utf8_length(data, i, z)
         if n == 0:
             i += 1
             continue
@@ -122,7 +87,7 @@ def _unit(data, i, n):
 
 @kernel
 def _plain(data, a, z):
-    for i in range(_U(a), _U(z)):  # noqa: SIM110 (a plain loop compiles best)
+    for i in range(U(a), U(z)):  # noqa: SIM110 (a plain loop compiles best)
         if not _PLAIN[data[i]]:
             return False
     return True
@@ -131,8 +96,8 @@ def _plain(data, a, z):
 @kernel
 def _copy_plain(data, a, z, out, o):
     """Copy a plain message-id; -1 (nothing to trust in out) when it is not plain."""
-    p = _U(o)
-    for i in range(_U(a), _U(z)):
+    p = U(o)
+    for i in range(U(a), U(z)):
         b = data[i]
         if not _PLAIN[b]:
             return -1
@@ -149,19 +114,12 @@ def _escaped_len(data, a, z):
     total = 0
     i = a
     while i < z:
-        n = _char_len(data, i, z)
+        n = utf8_length(data, i, z)
         if n == 0:
             i += 1
             continue
         u = _unit(data, i, n)
-        if u == 1:
-            total += n
-        elif u == 2:
-            total += 5
-        elif u == 3 or u == 4:
-            total += 4
-        elif u == 5:
-            total += 6
+        total += n if u == 1 else _ENTITY_LEN[u]
         i += n
     return total
 
@@ -181,7 +139,7 @@ def _write_escaped(data, a, z, out, o):
     a, z = _stripped(data, a, z)
     i = a
     while i < z:
-        n = _char_len(data, i, z)
+        n = utf8_length(data, i, z)
         if n == 0:
             i += 1
             continue
@@ -190,14 +148,10 @@ def _write_escaped(data, a, z, out, o):
             for j in range(n):
                 out[o + j] = data[i + j]
             o += n
-        elif u == 2:
-            o = _put(out, o, _AMP)
-        elif u == 3:
-            o = _put(out, o, _LT)
-        elif u == 4:
-            o = _put(out, o, _GT)
-        elif u == 5:
-            o = _put(out, o, _QUOT)
+        else:
+            for j in range(_ENTITY_LEN[u]):
+                out[o + j] = _ENTITY[u, j]
+            o += _ENTITY_LEN[u]
         i += n
     return o
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels.hashing import leaf_kernel as kernel
+from kernels._jit import leaf_kernel as kernel
 
 # Thrift compact types
 _BOOL_TRUE, _BOOL_FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY = 1, 2, 3, 4, 5, 6, 7, 8

@@ -16,10 +16,18 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from kernels.hashing import leaf_kernel, trailing_zeros
-
-# Unsigned indexes spare numba its negative-index (wraparound) code in the byte loops.
-_U = np.uint64
+from kernels._jit import leaf_kernel
+from kernels.bytes import (
+    HI,
+    SPACES,
+    U,
+    bytes_below,
+    flag_bits,
+    repeated,
+    trailing_zeros,
+    uint_value,
+    utf8_valid,
+)
 
 # Fields of the default LIST OVERVIEW.FMT, in order.
 F_NUMBER, F_SUBJECT, F_FROM, F_DATE, F_MESSAGE_ID, F_REFERENCES, F_BYTES, F_LINES, F_XREF = range(9)
@@ -34,8 +42,6 @@ OUT_OF_SPAN = 3
 DUPLICATE = 4
 UNTERMINATED = 5  # the cut-off last line of a truncated stream
 STATUS_NAMES = ("ok", "too_few_fields", "bad_number", "out_of_span", "duplicate", "unterminated")
-
-_MAX_DIGITS = 18  # int64 holds every 18-digit number
 
 
 @dataclass(frozen=True)
@@ -62,52 +68,10 @@ class LineIndex:
         return self.status == OK
 
 
-@leaf_kernel
-def _utf8_valid(buf, start, end):
-    i = start
-    while i < end:
-        b = buf[i]
-        if b < 0x80:
-            i += 1
-            continue
-        if 0xC2 <= b <= 0xDF:
-            need = 1
-            lo, hi = 0x80, 0xBF
-        elif 0xE0 <= b <= 0xEF:
-            need = 2
-            lo = 0xA0 if b == 0xE0 else 0x80
-            hi = 0x9F if b == 0xED else 0xBF
-        elif 0xF0 <= b <= 0xF4:
-            need = 3
-            lo = 0x90 if b == 0xF0 else 0x80
-            hi = 0x8F if b == 0xF4 else 0xBF
-        else:
-            return False
-        if i + need > end - 1:  # the sequence runs past the line
-            return False
-        c = buf[i + 1]
-        if c < lo or c > hi:
-            return False
-        for k in range(2, need + 1):
-            c = buf[i + k]
-            if c < 0x80 or c > 0xBF:
-                return False
-        i += need + 1
-    return True
-
-
-# SWAR constants: a byte is below 11 (TAB, LF or another control byte) exactly when bit 7
-# of ((byte & 0x7F) + 0x75) | byte is clear; the add never carries into the next byte.
-_LO7 = np.uint64(0x7F7F7F7F7F7F7F7F)
-_ADD11 = np.uint64(0x7575757575757575)
-_HI = np.uint64(0x8080808080808080)
-_SPACES = np.uint64(0x2020202020202020)
+# the bytes below 11 (TAB, LF or another control byte) of a word: bytes_below(w, _ADD11)
+_ADD11 = repeated(0x80 - 11)
 _FF = np.uint64(0xFF)
-# (t >> 7) * _GATHER >> 56 packs bit 7 of each byte of t into one byte, in byte order
-_GATHER = np.uint64(0x0102040810204080)
 _1 = np.uint64(1)
-_7 = np.uint64(7)
-_56 = np.uint64(56)
 
 
 @leaf_kernel
@@ -128,13 +92,13 @@ def _word(buf, words, j, ends_lf):
     are nothing to the scanner) and, when the buffer does not end with LF, a LF after its
     last byte, so the last line ends like every other."""
     if j < words.shape[0]:
-        return words[_U(j)]
+        return words[U(j)]
     size = buf.shape[0]
-    w = _SPACES
+    w = SPACES
     for r in range(8):
         i = j * 8 + r
         if i < size:
-            c = np.uint64(buf[_U(i)])
+            c = np.uint64(buf[U(i)])
         elif i == size and not ends_lf:
             c = np.uint64(10)
         else:
@@ -154,8 +118,7 @@ def _tail_mask(buf, words, j, ends_lf):
     for k in range(8):
         w = _word(buf, words, j + k, ends_lf)
         acc |= w
-        t = ~(((w & _LO7) + _ADD11) | w) & _HI
-        m |= (((t >> _7) * _GATHER) >> _56) << np.uint64(8 * k)
+        m |= flag_bits(bytes_below(w, _ADD11)) << np.uint64(8 * k)
     return m, acc
 
 
@@ -226,7 +189,7 @@ def _scan(
     """
     size = buf.shape[0]
     cap = line_start.shape[0]
-    ends_lf = buf[_U(size - 1)] == 10
+    ends_lf = buf[U(size - 1)] == 10
     total = size if ends_lf else size + 1  # with the LF that ends an unterminated last line
     full_blocks = words.shape[0] >> 3
     li = 0
@@ -236,8 +199,8 @@ def _scan(
     acc = np.uint64(0)  # the line's bytes OR-ed together (and a few around): bit 7 = non-ASCII
     for blk in range((total + 63) >> 6):
         if blk < full_blocks:
-            m = _below_11(buf, _U(blk * 64))
-            block_acc = _HI if _high_bytes(buf, _U(blk * 64)) != 0 else np.uint64(0)
+            m = _below_11(buf, U(blk * 64))
+            block_acc = HI if _high_bytes(buf, U(blk * 64)) != 0 else np.uint64(0)
         else:
             m, block_acc = _tail_mask(buf, words, blk * 8, ends_lf)
         acc |= block_acc
@@ -245,34 +208,34 @@ def _scan(
         while m != 0:
             p = base + np.int64(trailing_zeros(m))
             m &= m - _1
-            b = buf[_U(p)] if p < size else 10
+            b = buf[U(p)] if p < size else 10
             if b == 9:
                 if f < 9:
-                    fstart[_U(f), _U(li)] = fs
-                    fend[_U(f), _U(li)] = p
+                    fstart[U(f), U(li)] = fs
+                    fend[U(f), U(li)] = p
                 f += 1
                 fs = p + 1
             elif b == 10:
                 if li == cap:
                     return -1
                 e = p
-                if e > s and buf[_U(e - 1)] == 13:
+                if e > s and buf[U(e - 1)] == 13:
                     e -= 1
                 if fs > e:  # a TAB right before the CR
                     fs = e
                 if f < 9:
-                    fstart[_U(f), _U(li)] = fs
-                    fend[_U(f), _U(li)] = e
+                    fstart[U(f), U(li)] = fs
+                    fend[U(f), U(li)] = e
                 f += 1
                 for k in range(f, 9):
-                    fstart[_U(k), _U(li)] = e
-                    fend[_U(k), _U(li)] = e
-                line_start[_U(li)] = s
-                line_end[_U(li)] = e
-                nfields[_U(li)] = min(f, 10)
-                non_utf8[_U(li)] = (acc & _HI) != 0 and not _utf8_valid(buf, s, e)
-                num = _article_number(buf, fstart[0, _U(li)], fend[0, _U(li)])
-                number[_U(li)] = num
+                    fstart[U(k), U(li)] = e
+                    fend[U(k), U(li)] = e
+                line_start[U(li)] = s
+                line_end[U(li)] = e
+                nfields[U(li)] = min(f, 10)
+                non_utf8[U(li)] = (acc & HI) != 0 and not utf8_valid(buf, s, e)
+                num = uint_value(buf, fstart[0, U(li)], fend[0, U(li)])
+                number[U(li)] = num
                 code = OK
                 if p >= size and not terminated:
                     code = UNTERMINATED
@@ -282,7 +245,7 @@ def _scan(
                     code = BAD_NUMBER
                 elif num < first or num > last:
                     code = OUT_OF_SPAN
-                status[_U(li)] = code
+                status[U(li)] = code
                 li += 1
                 s = p + 1
                 f = 0
@@ -303,20 +266,6 @@ def _mark_duplicates(number, status, first, seen):
                 status[i] = DUPLICATE
             else:
                 seen[k] = True
-
-
-@leaf_kernel
-def _article_number(buf, a, z):
-    """Digits only, at most 18 of them; -1 otherwise."""
-    if z <= a or z - a > _MAX_DIGITS:
-        return -1
-    num = 0
-    for k in range(a, z):
-        d = buf[_U(k)]
-        if d < 48 or d > 57:
-            return -1
-        num = num * 10 + (d - 48)
-    return num
 
 
 def scan_chunk(

@@ -1,5 +1,5 @@
 """Sibling keys of a batch's runs: poster, file total and the subject before its file
-counter, hashed to 64 bits (`kernels.reference.siblings` says what and why).
+counter, hashed to 64 bits (`tests.reference.siblings` says what and why).
 
 A regex search per run cost more than placing the run; this is one pass over the
 run's subject bytes. The hash stands for the reference's (poster, total, prefix)
@@ -10,38 +10,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels._jit import kernel
-from kernels.fields import _digits_end
-from kernels.hashing import _hash_span, _mix2, leaf_kernel
+from kernels._jit import kernel, leaf_kernel
+from kernels.bytes import digits_end, is_space, white_end
+from kernels.hashing import _hash_span, _mix2
 
 _SEED = np.uint64(0x51B1)
 
 
 @leaf_kernel
-def _space(c):
-    # Python's \s for bytes: space, \t \n \v \f \r
-    return c == 32 or 9 <= c <= 13
-
-
-@leaf_kernel
-def _skip_space(buf, i, end):
-    while i < end and _space(buf[i]):
-        i += 1
-    return i
-
-
-@leaf_kernel
 def _ratio_at(buf, i, end):
     """Does `\\s*\\d+\\s*/\\s*\\d+` match at i?"""
-    i = _skip_space(buf, i, end)
-    j = _digits_end(buf, i, end)
+    i = white_end(buf, i, end)
+    j = digits_end(buf, i, end)
     if j == i:
         return False
-    j = _skip_space(buf, j, end)
+    j = white_end(buf, j, end)
     if j >= end or buf[j] != 47:  # '/'
         return False
-    j = _skip_space(buf, j + 1, end)
-    return _digits_end(buf, j, end) > j
+    j = white_end(buf, j + 1, end)
+    return digits_end(buf, j, end) > j
 
 
 @leaf_kernel
@@ -65,20 +52,20 @@ def _file_of_at(buf, i, end, file_word, of_word):
     if not _word_at(buf, i, end, file_word):
         return False
     j = i + 4
-    k = _skip_space(buf, j, end)
+    k = white_end(buf, j, end)
     if k == j:
         return False
-    j = _digits_end(buf, k, end)
+    j = digits_end(buf, k, end)
     if j == k:
         return False
-    k = _skip_space(buf, j, end)
+    k = white_end(buf, j, end)
     if k == j or not _word_at(buf, k, end, of_word):
         return False
     j = k + 2
-    k = _skip_space(buf, j, end)
+    k = white_end(buf, j, end)
     if k == j:
         return False
-    return _digits_end(buf, k, end) > k
+    return digits_end(buf, k, end) > k
 
 
 @leaf_kernel
@@ -88,7 +75,7 @@ def _counter_start(buf, start, end, file_word, of_word):
     for i in range(start, end):
         c = buf[i]
         # a counter starts with a digit, white space, a bracket or an f: skip the rest fast
-        if not (48 <= c <= 57 or _space(c) or c == 91 or c == 40 or c == 102 or c == 70):
+        if not (48 <= c <= 57 or is_space(c) or c == 91 or c == 40 or c == 102 or c == 70):
             continue
         if (c == 91 or c == 40) and _ratio_at(buf, i + 1, end):
             return i

@@ -7,11 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kernels.hashing import AHEAD, copy_words, leaf_kernel, prefetch
-
-# Unsigned indexes spare numba its negative-index (wraparound) code in the byte loops;
-# no index here is negative.
-_U = np.uint64
+from kernels._jit import leaf_kernel
+from kernels.bytes import AHEAD, U, copy_words, prefetch, prefetch_ahead
 
 
 @leaf_kernel
@@ -27,9 +24,7 @@ def _offsets(start, end, offsets):
 def _copy_spans(buf, start, end, offsets, data):
     n = start.shape[0]
     for i in range(n):
-        if i + AHEAD < n:  # a message-id mostly spans two cache lines
-            prefetch(buf, start[i + AHEAD])
-            prefetch(buf, end[i + AHEAD] - 1)
+        prefetch_ahead(buf, start, end, i)
         # may write up to 7 bytes past this span: the next spans' copies, which come
         # after, overwrite them
         copy_words(buf, start[i], end[i], data, offsets[i])
@@ -75,7 +70,7 @@ def _copy_texts(buf, start, end, out, o):
         if start[i] >= 0:
             # up to 7 bytes past the span: TEXT_END and the next copy overwrite them
             o = copy_words(buf, start[i], end[i], out, o)
-        out[_U(o)] = TEXT_END
+        out[U(o)] = TEXT_END
         o += 1
     return o
 
@@ -141,18 +136,16 @@ def _sliced(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[bytes]:
 def _strip(buf, s, e):
     n = s.shape[0]
     for i in range(n):
-        if i + AHEAD < n:
-            prefetch(buf, s[i + AHEAD])
-            prefetch(buf, e[i + AHEAD] - 1)
+        prefetch_ahead(buf, s, e, i)
         s[i], e[i] = _trim(buf, s[i], e[i])
 
 
 @leaf_kernel
 def _trim(buf, a, z):
     """buf[a:z] without the spaces and `<` before it and the spaces and `>` after it."""
-    while a < z and (buf[_U(a)] == 32 or buf[_U(a)] == 60):  # space, <
+    while a < z and (buf[U(a)] == 32 or buf[U(a)] == 60):  # space, <
         a += 1
-    while z > a and (buf[_U(z - 1)] == 32 or buf[_U(z - 1)] == 62):  # space, >
+    while z > a and (buf[U(z - 1)] == 32 or buf[U(z - 1)] == 62):  # space, >
         z -= 1
     return a, z
 
@@ -174,9 +167,7 @@ def _gather_stripped(buf, start, end, offsets, data):
     o = 0
     offsets[0] = 0
     for i in range(n):
-        if i + AHEAD < n:
-            prefetch(buf, start[i + AHEAD])
-            prefetch(buf, end[i + AHEAD] - 1)
+        prefetch_ahead(buf, start, end, i)
         a, z = _trim(buf, start[i], end[i])
         # up to 7 bytes past this value: the next value's copy overwrites them, and the
         # caller cuts the output at the last offset

@@ -14,11 +14,13 @@ counters, sizes and yEnc, then the identity. The rules, in the order they run:
   a bare number after the part counter (Nyuu's file size); brackets left empty are
   dropped, `-` separators and spaces collapsed, ASCII case folded; posting tags alone
   (`[PRiVATE]`, `[FULL]`, `[12345]`, `[#chan@EFNet]`) leave it empty. Its text is
-  `kernels.reference.subject.identity_text`, which pipelines.naming shows to people.
+  `pipelines.subjects.rules.identity_text`, which pipelines.naming shows to people.
 
 file_key hashes the subject without its part counter (the text before the counter seeds
 the hash of the text after it). Keys are 64-bit hashes (kernels.hashing) and never 0; 0
-means "none". `python -m kernels.bench_subject` measures the speed.
+means "none". `python -m bench.subject` measures the speed. The module is long because
+it is the whole parser, one rule after another over the same bytes; the file-name half
+(names, stems, random tokens) is kernels.names.
 """
 
 from __future__ import annotations
@@ -27,7 +29,19 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from kernels.hashing import _hash_span, as_buffer, check_spans, leaf_kernel
+from kernels._jit import leaf_kernel
+from kernels.bytes import (
+    U,
+    checked_spans,
+    digits_end,
+    digits_value,
+    is_digit,
+    is_word,
+    lower,
+    spaces_back,
+    spaces_end,
+)
+from kernels.hashing import _hash_span
 from kernels.names import (  # noqa: F401 - the ext classes are part of this module's API
     _CC,
     _EXT_CLASSES,
@@ -56,20 +70,11 @@ from kernels.names import (  # noqa: F401 - the ext classes are part of this mod
     TEXT,
     VIDEO,
     _classify,
-    _digit_end,
     _find_name,
-    _is_digit,
-    _is_word,
-    _lower,
     _random_subject,
     _random_token,
     _stem_end,
-    _value,
 )
-
-# Indexing with an unsigned number spares numba its negative-index (wraparound) code in
-# the byte loops: ~1.4x on the identity builder. No index here is ever negative.
-_U = np.uint64
 
 
 @dataclass(frozen=True)
@@ -102,119 +107,103 @@ class SubjectFields:
 def _strict_counter(buf, j, e):
     """`(k/K)` at j: (end, k, K), end -1 when there is none."""
     a = j + 1
-    d = _digit_end(buf, a, e)
-    if not (1 <= d - a <= 9) or d >= e or buf[_U(d)] != 47:
+    d = digits_end(buf, a, e)
+    if not (1 <= d - a <= 9) or d >= e or buf[U(d)] != 47:
         return -1, 0, 0
     b = d + 1
-    d2 = _digit_end(buf, b, e)
-    if not (1 <= d2 - b <= 9) or d2 >= e or buf[_U(d2)] != 41:
+    d2 = digits_end(buf, b, e)
+    if not (1 <= d2 - b <= 9) or d2 >= e or buf[U(d2)] != 41:
         return -1, 0, 0
-    return d2 + 1, _value(buf, a, d), _value(buf, b, d2)
+    return d2 + 1, digits_value(buf, a, d), digits_value(buf, b, d2)
 
 
 @leaf_kernel
 def _spaced_counter(buf, j, e, closer):
     """`[ i/N ]` or `[i of N]` counter whose opener is at j: (end, i, N), end -1 if none."""
-    a = j + 1
-    while a < e and buf[_U(a)] == 32:
-        a += 1
-    d = _digit_end(buf, a, e)
+    a = spaces_end(buf, j + 1, e)
+    d = digits_end(buf, a, e)
     if not (1 <= d - a <= 9) or d >= e:
         return -1, 0, 0
-    if buf[_U(d)] == 47:
+    if buf[U(d)] == 47:
         b = d + 1
-    elif buf[_U(d)] == 32:
-        b = d
-        while b < e and buf[_U(b)] == 32:
-            b += 1
+    elif buf[U(d)] == 32:
+        b = spaces_end(buf, d, e)
         if (
             b + 2 >= e
-            or _lower(buf[_U(b)]) != 111
-            or _lower(buf[_U(b + 1)]) != 102
-            or buf[_U(b + 2)] != 32
+            or lower(buf[U(b)]) != 111
+            or lower(buf[U(b + 1)]) != 102
+            or buf[U(b + 2)] != 32
         ):
             return -1, 0, 0
-        b += 2
-        while b < e and buf[_U(b)] == 32:
-            b += 1
+        b = spaces_end(buf, b + 2, e)
     else:
         return -1, 0, 0
-    d2 = _digit_end(buf, b, e)
+    d2 = digits_end(buf, b, e)
     if not (1 <= d2 - b <= 9):
         return -1, 0, 0
-    k = d2
-    while k < e and buf[_U(k)] == 32:
-        k += 1
-    if k >= e or buf[_U(k)] != closer:
+    k = spaces_end(buf, d2, e)
+    if k >= e or buf[U(k)] != closer:
         return -1, 0, 0
-    return k + 1, _value(buf, a, d), _value(buf, b, d2)
+    return k + 1, digits_value(buf, a, d), digits_value(buf, b, d2)
 
 
 @leaf_kernel
 def _file_of(buf, j, s, e):
     """`File i of N[:]` at j, any case: (end, i, N), end -1 if none."""
-    if j > s and _is_word(buf[_U(j - 1)]):
+    if j > s and is_word(buf[U(j - 1)]):
         return -1, 0, 0
     if j + 4 > e:
         return -1, 0, 0
-    if (
-        _lower(buf[_U(j + 1)]) != 105
-        or _lower(buf[_U(j + 2)]) != 108
-        or _lower(buf[_U(j + 3)]) != 101
-    ):
+    if lower(buf[U(j + 1)]) != 105 or lower(buf[U(j + 2)]) != 108 or lower(buf[U(j + 3)]) != 101:
         return -1, 0, 0
-    k = j + 4
+    k, v1 = _spaced_count(buf, j + 4, e)
+    if k < 0:
+        return -1, 0, 0
     a = k
-    while k < e and buf[_U(k)] == 32:
-        k += 1
-    if k == a:
+    k = spaces_end(buf, a, e)
+    if k == a or k + 2 > e or lower(buf[U(k)]) != 111 or lower(buf[U(k + 1)]) != 102:
         return -1, 0, 0
-    d1 = k
-    k = _digit_end(buf, d1, e)
-    if not (1 <= k - d1 <= 9):
+    k, v2 = _spaced_count(buf, k + 2, e)
+    if k < 0:
         return -1, 0, 0
-    v1 = _value(buf, d1, k)
-    a = k
-    while k < e and buf[_U(k)] == 32:
-        k += 1
-    if k == a or k + 2 > e or _lower(buf[_U(k)]) != 111 or _lower(buf[_U(k + 1)]) != 102:
-        return -1, 0, 0
-    k += 2
-    a = k
-    while k < e and buf[_U(k)] == 32:
-        k += 1
-    if k == a:
-        return -1, 0, 0
-    d2 = k
-    k = _digit_end(buf, d2, e)
-    if not (1 <= k - d2 <= 9):
-        return -1, 0, 0
-    v2 = _value(buf, d2, k)
-    if k < e and buf[_U(k)] == 58:
+    if k < e and buf[U(k)] == 58:
         k += 1
     return k, v1, v2
+
+
+@leaf_kernel
+def _spaced_count(buf, a, e):
+    """One or more spaces from a, then 1-9 digits: (where the digits end, their value);
+    (-1, 0) for anything else."""
+    d = spaces_end(buf, a, e)
+    if d == a:
+        return -1, 0
+    k = digits_end(buf, d, e)
+    if not (1 <= k - d <= 9):
+        return -1, 0
+    return k, digits_value(buf, d, k)
 
 
 @leaf_kernel
 def _loose_counter(buf, j, s, e):
     """A bare `i/N` (i <= N) starting at the digit j: (end, i, N), end -1 if none."""
     if j > s:
-        p = buf[_U(j - 1)]
-        if _is_word(p) or p == 47 or p == 46 or p == 44 or p == 40 or p == 91 or p == 123:
+        p = buf[U(j - 1)]
+        if is_word(p) or p == 47 or p == 46 or p == 44 or p == 40 or p == 91 or p == 123:
             return -1, 0, 0
-    d = _digit_end(buf, j, e)
-    if not (1 <= d - j <= 9) or d >= e or buf[_U(d)] != 47:
+    d = digits_end(buf, j, e)
+    if not (1 <= d - j <= 9) or d >= e or buf[U(d)] != 47:
         return -1, 0, 0
     b = d + 1
-    d2 = _digit_end(buf, b, e)
+    d2 = digits_end(buf, b, e)
     if not (1 <= d2 - b <= 9):
         return -1, 0, 0
     if d2 < e:
-        n = buf[_U(d2)]
-        if _is_word(n) or n == 47 or n == 46 or n == 44 or n == 41 or n == 93 or n == 125:
+        n = buf[U(d2)]
+        if is_word(n) or n == 47 or n == 46 or n == 44 or n == 41 or n == 93 or n == 125:
             return -1, 0, 0
-    v1 = _value(buf, j, d)
-    v2 = _value(buf, b, d2)
+    v1 = digits_value(buf, j, d)
+    v2 = digits_value(buf, b, d2)
     if v1 > v2:
         return -1, 0, 0
     return d2, v1, v2
@@ -233,14 +222,14 @@ for _i, _u in enumerate(_UNITS):
 def _size_at(buf, j, s, e):
     """End of a size text (`1.46 GB`, `12,345 KB`) starting at the digit j, or -1."""
     if j > s:
-        p = buf[_U(j - 1)]
-        if _is_word(p) or p == 46 or p == 44:
+        p = buf[U(j - 1)]
+        if is_word(p) or p == 46 or p == 44:
             return -1
-    k = _digit_end(buf, j, e)
-    while k + 1 < e and (buf[_U(k)] == 46 or buf[_U(k)] == 44) and _is_digit(buf[_U(k + 1)]):
-        k = _digit_end(buf, k + 1, e)
-    k2 = k + 1 if k < e and buf[_U(k)] == 32 else k
-    if k2 >= e or not _CC[buf[_U(k2)]] & _UNIT_START:
+    k = digits_end(buf, j, e)
+    while k + 1 < e and (buf[U(k)] == 46 or buf[U(k)] == 44) and is_digit(buf[U(k + 1)]):
+        k = digits_end(buf, k + 1, e)
+    k2 = k + 1 if k < e and buf[U(k)] == 32 else k
+    if k2 >= e or not _CC[buf[U(k2)]] & _UNIT_START:
         return -1
     for u in range(_UNIT_LENS.shape[0]):
         n = _UNIT_LENS[u]
@@ -248,25 +237,21 @@ def _size_at(buf, j, s, e):
             continue
         ok = True
         for m in range(n):
-            if _lower(buf[_U(k2 + m)]) != _UNIT_BYTES[u, m]:
+            if lower(buf[U(k2 + m)]) != _UNIT_BYTES[u, m]:
                 ok = False
                 break
-        if ok and (k2 + n == e or not _is_word(buf[_U(k2 + n)])):
+        if ok and (k2 + n == e or not is_word(buf[U(k2 + n)])):
             return k2 + n
     return -1
 
 
 @leaf_kernel
 def _yenc_at(buf, j, s, e):
-    if j + 4 > e or (j > s and _is_word(buf[_U(j - 1)])):
+    if j + 4 > e or (j > s and is_word(buf[U(j - 1)])):
         return False
-    if (
-        _lower(buf[_U(j + 1)]) != 101
-        or _lower(buf[_U(j + 2)]) != 110
-        or _lower(buf[_U(j + 3)]) != 99
-    ):
+    if lower(buf[U(j + 1)]) != 101 or lower(buf[U(j + 2)]) != 110 or lower(buf[U(j + 3)]) != 99:
         return False
-    return j + 4 == e or not _is_word(buf[_U(j + 4)])
+    return j + 4 == e or not is_word(buf[U(j + 4)])
 
 
 # --- the identity -------------------------------------------------------------------
@@ -274,51 +259,51 @@ def _yenc_at(buf, j, s, e):
 
 @leaf_kernel
 def _identity(buf, s, e, removed, out, text):
-    """Write the normalised identity of buf[s:e] (removed[_U(k)] masks byte s+k) to text.
+    """Write the normalised identity of buf[s:e] (removed[U(k)] masks byte s+k) to text.
 
     Returns its length. `out` is scratch for the first step (empty brackets dropped).
     """
     n = 0
     for i in range(s, e):
-        c = np.uint8(32) if removed[_U(i - s)] else buf[_U(i)]
+        c = np.uint8(32) if removed[U(i - s)] else buf[U(i)]
         if c == 41 or c == 93 or c == 125:
             opener = 40 if c == 41 else (91 if c == 93 else 123)
             j = n - 1
-            while j >= 0 and out[_U(j)] == 32:
+            while j >= 0 and out[U(j)] == 32:
                 j -= 1
-            if j >= 0 and out[_U(j)] == opener:
+            if j >= 0 and out[U(j)] == opener:
                 n = j
-                out[_U(n)] = 32
+                out[U(n)] = 32
                 n += 1
                 continue
-        out[_U(n)] = c
+        out[U(n)] = c
         n += 1
     t = 0
     pending = False
     i = 0
     while i < n:
-        if out[_U(i)] == 32:
+        if out[U(i)] == 32:
             i += 1
             continue
         a = i
         dashes = True
-        while i < n and out[_U(i)] != 32:
-            if out[_U(i)] != 45:
+        while i < n and out[U(i)] != 32:
+            if out[U(i)] != 45:
                 dashes = False
             i += 1
         if dashes:
             pending = t > 0
             continue
         if t > 0:
-            text[_U(t)] = 32
+            text[U(t)] = 32
             t += 1
             if pending:
-                text[_U(t)] = 45
-                text[_U(t + 1)] = 32
+                text[U(t)] = 45
+                text[U(t + 1)] = 32
                 t += 2
                 pending = False
         for k in range(a, i):
-            text[_U(t)] = _lower(out[_U(k)])
+            text[U(t)] = lower(out[U(k)])
             t += 1
     return t
 
@@ -336,11 +321,11 @@ def _is_tag(text, a, b):
     `private`, `full`, `repost`, `req`, `request`, `12345`/`####`, `#channel`, `x@efnet`."""
     if b <= a:
         return False
-    if text[_U(a)] == 35:
+    if text[U(a)] == 35:
         return True
     number = True
     for i in range(a, b):
-        c = text[_U(i)]
+        c = text[U(i)]
         if c == 64:
             return True
         if not (48 <= c <= 57 or c == 35):
@@ -352,7 +337,7 @@ def _is_tag(text, a, b):
         if b - a == n:
             same = True
             for k in range(n):
-                if text[_U(a + k)] != _TAG_WORD_BYTES[w, k]:
+                if text[U(a + k)] != _TAG_WORD_BYTES[w, k]:
                     same = False
                     break
             if same:
@@ -365,23 +350,19 @@ def _only_tags(text, t):
     """Is the identity text[0:t] nothing but posting tags in brackets and separators?"""
     i = 0
     while i < t:
-        c = text[_U(i)]
+        c = text[U(i)]
         if c == 32 or c == 45:
             i += 1
             continue
         if c != 91:
             return False
         j = i + 1
-        while j < t and text[_U(j)] != 93 and text[_U(j)] != 91:
+        while j < t and text[U(j)] != 93 and text[U(j)] != 91:
             j += 1
-        if j >= t or text[_U(j)] != 93:
+        if j >= t or text[U(j)] != 93:
             return False
-        a = i + 1
-        b = j
-        while a < b and text[_U(a)] == 32:
-            a += 1
-        while b > a and text[_U(b - 1)] == 32:
-            b -= 1
+        a = spaces_end(text, i + 1, j)
+        b = spaces_back(text, a, j)
         if not _is_tag(text, a, b):
             return False
         i = j + 1
@@ -422,7 +403,7 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
         ps = -1
         pe = -1
         for j in range(e - 1, s - 1, -1):
-            if buf[_U(j)] == 40:
+            if buf[U(j)] == 40:
                 ce, v1, v2 = _strict_counter(buf, j, e)
                 if ce >= 0:
                     ps = j
@@ -447,11 +428,11 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
         c_before_2 = 0
         yenc = False
         for k in range(e - s):
-            removed[_U(k)] = False
+            removed[U(k)] = False
         prev = 0
         for j in range(s, e):
-            c = buf[_U(j)]
-            f = _CC[_U(c)]
+            c = buf[U(j)]
+            f = _CC[U(c)]
             inside_word = f & prev & _WORD
             prev = f
             # counters, sizes and yEnc never start inside a word (brackets are not words)
@@ -476,8 +457,8 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
                 kind = 3
             elif 48 <= c <= 57:
                 # the byte after the digits says which of the two can match here
-                d = _digit_end(buf, j, e)
-                nxt = buf[_U(d)] if d < e else 0
+                d = digits_end(buf, j, e)
+                nxt = buf[U(d)] if d < e else 0
                 if nxt == 47:
                     ce, v1, v2 = _loose_counter(buf, j, s, e)
                     kind = 4
@@ -485,11 +466,11 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
                     se = _size_at(buf, j, s, e)
                     if se >= 0:
                         for k in range(j - s, se - s):
-                            removed[_U(k)] = True
+                            removed[U(k)] = True
             elif (c == 89 or c == 121) and _yenc_at(buf, j, s, e):
                 yenc = True
                 for k in range(j - s, j - s + 4):
-                    removed[_U(k)] = True
+                    removed[U(k)] = True
             if ce >= 0 and kind <= best_kind:
                 if kind < best_kind:
                     best_kind = kind
@@ -536,7 +517,7 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
             st_end = _stem_end(buf, ns, ne - strip, codes, classes, strips) if strip else ne
             if st_end > ns:
                 for k in range(ns, st_end):
-                    scratch[_U(k - ns)] = _lower(buf[_U(k)])
+                    scratch[U(k - ns)] = lower(buf[U(k)])
                 stem_key[li] = _key(scratch, 0, st_end - ns, np.uint64(0))
             random_name[li] = _random_token(buf, ns, st_end)
         else:
@@ -548,7 +529,7 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
             for k in range(s, e):
                 if ps <= k < pe:
                     continue
-                if buf[_U(k)] == 32:
+                if buf[U(k)] == 32:
                     gap = first >= 0
                 else:
                     if gap:
@@ -561,29 +542,29 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
                 m = 0
                 for k in range(first, last + 1):
                     if not ps <= k < pe:
-                        scratch[_U(m)] = buf[_U(k)]
+                        scratch[U(m)] = buf[U(k)]
                         m += 1
                 random_name[li] = _random_token(scratch, 0, m)
         # the identity: mark what is file-specific, then normalise and hash
         for span_s, span_e in ((ps, pe), (cs, cend), (rs, rend)):
             if span_s >= 0:
                 for k in range(span_s - s, span_e - s):
-                    removed[_U(k)] = True
+                    removed[U(k)] = True
         if ps >= 0:  # Nyuu's file size: bare numbers after the part counter
             k = pe
             while k < e:
-                if buf[_U(k)] == 32:
+                if buf[U(k)] == 32:
                     k += 1
                     continue
                 a = k
                 digits = True
-                while k < e and buf[_U(k)] != 32:
-                    if not _is_digit(buf[_U(k)]):
+                while k < e and buf[U(k)] != 32:
+                    if not is_digit(buf[U(k)]):
                         digits = False
                     k += 1
                 if digits:
                     for q in range(a - s, k - s):
-                        removed[_U(q)] = True
+                        removed[U(q)] = True
         t = _identity(buf, s, e, removed, scratch, text)
         if t > 0 and not _only_tags(text, t):
             identity_key[li] = _key(text, 0, t, np.uint64(0))
@@ -593,8 +574,7 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
 
 def parse_subjects(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) -> SubjectFields:
     """Parse the subject span buf[start[i]:end[i]] of every line."""
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     n = len(start)
     out = SubjectFields(
         part=np.full(n, -1, np.int32),
@@ -641,20 +621,19 @@ def _flag_encoded(buf, start, end, out):
         first = -1  # where the first `=?` starts
         flag = False
         for q in range(s, e):
-            if buf[_U(q)] != 63:
+            if buf[U(q)] != 63:
                 continue
-            if first < 0 and q > s and buf[_U(q - 1)] == 61:  # =? at q - 1
+            if first < 0 and q > s and buf[U(q - 1)] == 61:  # =? at q - 1
                 first = q - 1
-            elif first >= 0 and q >= first + 2 and q + 1 < e and buf[_U(q + 1)] == 61:  # ?=
+            elif first >= 0 and q >= first + 2 and q + 1 < e and buf[U(q + 1)] == 61:  # ?=
                 flag = True
                 break
-        out[_U(li)] = flag
+        out[U(li)] = flag
 
 
 def flag_encoded_words(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Which subjects hold `=?` followed later by `?=`: those that may need RFC 2047 decoding."""
-    arr = as_buffer(buf)
-    start, end = check_spans(arr, start, end)
+    arr, start, end = checked_spans(buf, start, end)
     out = np.zeros(len(start), np.bool_)
     _flag_encoded(arr, start, end, out)
     return out

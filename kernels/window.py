@@ -18,7 +18,7 @@ are arrays of structs, since a probe reads a slot's key and value together).
 One module of ~600 lines on purpose: the hash maps, the placing loop, finishing and
 compacting share the dtypes and counters, and the loop inlines the maps' probes.
 
-The rules are `kernels.reference.window`'s, run for run; `tests/test_window_kernel.py`
+The rules are `tests.reference.window`'s, run for run; `tests/test_window_kernel.py`
 compares the two. Tables have room made by the caller before a call (`ensure`), except
 the bitmap pool, whose need shows only run by run: the kernel stops before the run that
 does not fit and returns its index; the caller grows the pool and calls again from it.

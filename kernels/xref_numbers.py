@@ -11,10 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from kernels._jit import kernel
+from kernels.bytes import digits_end, is_space
 
 _COLON = 58
-_ZERO = 48
-_NINE = 57
 
 
 @kernel
@@ -30,11 +29,9 @@ def _strip(text, out):
         o += 1
         i += 1
         if c == _COLON:
-            j = i
-            while j < n and text[j] >= _ZERO and text[j] <= _NINE:
-                j += 1
-            # the bytes regex's \s after them: space, \t, \n, \v, \f, \r
-            if j > i and (j == n or text[j] == 32 or (text[j] >= 9 and text[j] <= 13)):
+            j = digits_end(text, i, n)
+            # the bytes regex's \s after them
+            if j > i and (j == n or is_space(text[j])):
                 i = j
     return o
 

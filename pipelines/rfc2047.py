@@ -17,11 +17,11 @@ import time
 
 import numpy as np
 
+from kernels.bytes import as_buffer
 from kernels.encoded_words import DECODED, FALLBACK, decode_encoded_words
-from kernels.hashing import as_buffer
-from kernels.reference.encoded_words import ENCODED_WORD
-from kernels.reference.encoded_words import decode_subject as _decode_in_python
 from kernels.spans import gather_texts
+from pipelines.subjects.encoded_words import ENCODED_WORD
+from pipelines.subjects.encoded_words import decode_subject as _decode_in_python
 
 __all__ = ["ENCODED_WORD", "decode_subject", "decode_subjects", "decode_texts"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from bench.header import run_bench
 from cli.main import main
-from pipelines.index.bench import run_bench
 from pipelines.index.range_indexer import STAGES
 
 

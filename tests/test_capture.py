@@ -22,8 +22,8 @@ from pipelines.nntp.errors import AuthError, NoSuchGroup
 from pipelines.nntp.pool import ProviderPools
 from pipelines.nntp.provider import Provider
 from pipelines.nntpserver.faults import Faults
-from pipelines.nntpserver.sample import write_sample_corpus
 from pipelines.nntpserver.server import NNTPServer, ServerOptions
+from tests.fixtures.sample_corpus import write_sample_corpus
 
 pytestmark = pytest.mark.timeout(120)
 GROUPS = {"alt.binaries.one": (5, 4321), "alt.binaries.two": (1000, 2500)}
@@ -368,7 +368,7 @@ def test_ctrl_c_finishes_the_chunks_in_flight_and_writes_the_manifests(
 def test_mirror_corpus_captures_every_group(
     served: tuple[str, dict[str, list[bytes]]], tmp_path: Path
 ) -> None:
-    from pipelines.capture.mirror import mirror_corpus
+    from tests.fixtures.mirror import mirror_corpus
 
     summary = mirror_corpus(served[0], str(tmp_path), connections=2, range_size=RANGE,
                             chunk_size=CHUNK)  # fmt: skip

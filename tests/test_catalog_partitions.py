@@ -8,9 +8,9 @@ from pathlib import Path
 import fsspec
 import pytest
 
+from bench.synthetic_catalog import write_synthetic_catalog
 from pipelines.catalog.layout import table_glob
 from pipelines.catalog.partitions import list_group, list_table, parse_name
-from pipelines.catalog.synthetic import write_synthetic_catalog
 from pipelines.corpus.fs import is_temporary
 
 

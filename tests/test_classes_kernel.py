@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels.classes import FIRST_TABLE_BITS, NO_COUNTER, RANDOM, member_rows, subject_classes
-from kernels.reference import classes as ref
-from kernels.reference.names import random_subject
-from kernels.reference.subject import PART_RE
+from pipelines.subjects.file_names import random_subject
+from pipelines.subjects.rules import PART_RE
+from tests.reference import classes as ref
 
 # fragments that make counters, near-counters and encoded words meet in odd ways
 FRAGMENTS = [

@@ -19,7 +19,7 @@ from kernels.encoded_words import (
     UNCHANGED,
     decode_encoded_words,
 )
-from kernels.reference import encoded_words as ref
+from pipelines.subjects import encoded_words as ref
 
 
 def _b(charset: str, raw: bytes, pad: bool = True) -> bytes:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from kernels.fields import DATE_CACHE, parse_dates, parse_uint, xref_number, xref_owner
 from kernels.hashing import hash_bytes
-from kernels.reference import fields as ref
+from tests.reference import fields as ref
 
 
 def _spans(items: list[bytes]) -> tuple[bytes, np.ndarray, np.ndarray]:

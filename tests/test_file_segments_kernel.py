@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels.file_segments import file_segments
-from kernels.reference import file_segments as ref
+from tests.reference import file_segments as ref
 
 
 @st.composite

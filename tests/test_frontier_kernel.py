@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels import frontier as fk
-from kernels.reference import frontier as ref
+from tests.reference import frontier as ref
 
 BASE = 1_700_000_000
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels.gather import binary_columns, gather_values
-from kernels.reference import gather as ref
+from tests.reference import gather as ref
 
 
 def _parts(column: pa.Array) -> tuple[np.ndarray, np.ndarray]:

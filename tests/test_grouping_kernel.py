@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels.grouping import FIRST_TABLE_BITS, file_runs
-from kernels.reference import grouping as ref
+from tests.reference import grouping as ref
 
 GAP = 3 * 3600
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels.hashing import hash_bytes, hash_spans, mix
-from kernels.reference import hashing as ref
+from pipelines.subjects import hashing as ref
 
 
 @settings(max_examples=300, deadline=None)
@@ -95,7 +95,7 @@ def test_runs_of_equal_spans_hash_alike(pieces):
 
 
 def test_same_bytes_finds_a_difference_at_any_position():
-    from kernels.hashing import same_bytes
+    from kernels.bytes import same_bytes
 
     for n in range(20):
         a = bytes(range(65, 65 + n))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import time
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 from numba.core import config
 
 import kernels
-from kernels._jit import cache_dir, prune_stale, sources_digest
+from kernels._jit import cache_dir, kernel_sources, prune_stale, sources_digest
 
 
 def test_a_changed_helper_moves_every_kernel_to_a_new_cache(tmp_path: Path) -> None:
@@ -20,6 +21,47 @@ def test_a_changed_helper_moves_every_kernel_to_a_new_cache(tmp_path: Path) -> N
     (tmp_path / "helper.py").write_text("def helper(): return 2\n")
     after = cache_dir(tmp_path, base="/cache")
     assert after != before and after.startswith("/cache/kernels-")
+
+
+def test_an_edit_outside_the_kernel_modules_keeps_the_cache(tmp_path: Path) -> None:
+    folder = tmp_path / "kernels"
+    (folder / "sub").mkdir(parents=True)
+    (tmp_path / "tests").mkdir()
+    (folder / "caller.py").write_text("def f(): return helper()\n")
+    (folder / "helper.py").write_text("def helper(): return 1\n")
+    outside = [folder / "sub" / "x.py", folder / "notes.txt", tmp_path / "tests" / "test_x.py"]
+    for path in outside:
+        path.write_text("1\n")
+    before = sources_digest(folder)
+    for path in outside:
+        path.write_text("2\n")
+    (folder / "sub" / "new.py").write_text("3\n")
+    assert sources_digest(folder) == before
+    (folder / "helper.py").write_text("def helper(): return 2\n")
+    assert sources_digest(folder) != before
+
+
+def test_kernels_holds_only_the_modules_the_digest_covers() -> None:
+    """A .py in a subfolder of kernels/ would be left out of the digest: none may exist."""
+    folder = Path(kernels.__file__).parent
+    assert sorted(folder.rglob("*.py")) == kernel_sources(folder)
+
+
+def test_kernels_import_nothing_of_ours_outside_kernels() -> None:
+    """What a kernel compiles is all in kernels/, so the digest of kernels/ covers it."""
+    folder = Path(kernels.__file__).parent
+    ours = {p.parent.name for p in folder.parent.glob("*/__init__.py")} - {"kernels"}
+    assert {"pipelines", "tests"} <= ours
+    for path in kernel_sources(folder):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                assert name.split(".")[0] not in ours, f"{path.name} imports {name}"
 
 
 def test_numba_uses_the_digest_folder() -> None:

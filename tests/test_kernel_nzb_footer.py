@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels import parquet_footer
-from kernels.reference import parquet_footer as ref
+from tests.reference import parquet_footer as ref
 
 
 def _footer(table: pa.Table, **options) -> tuple[bytes, bytes]:

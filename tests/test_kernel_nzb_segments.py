@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels import nzb_segments
-from kernels.reference import nzb_segments as ref
 from pipelines.nzb.writer import NzbFile, write_nzb, xml_text
+from tests.reference import nzb_segments as ref
 
 # Bytes that make message-ids hostile: markup, brackets to strip, controls, U+FFFE/FFFF,
 # surrogates and other malformed UTF-8, multi-byte characters.

@@ -11,7 +11,7 @@ from kernels import scan as sc
 from kernels.fields import DATE_CACHE, parse_dates, parse_uint, xref_owner
 from kernels.hashing import hash_bytes, hash_spans
 from kernels.line_fields import line_fields
-from kernels.reference import line_fields as ref
+from tests.reference import line_fields as ref
 from tests.test_fields_kernel import BAD_DATES, COMMON_DATES, GROUPS, REAL_DATES, TURNING_DATES
 
 FIELDS = ("from", "date", "bytes", "xref")

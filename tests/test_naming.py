@@ -26,8 +26,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.reference import naming as reference
-from kernels.reference import subject as subject_rules
+from bench import naming_reference as reference
+from bench.naming import compare, load_baseline, record_calls, write_range
 from kernels.subject import parse_subject_list
 from pipelines import naming
 from pipelines.generate import generate_range_lines
@@ -43,8 +43,8 @@ from pipelines.naming import (
     tv,
     usable_name,
 )
-from pipelines.naming_bench import compare, load_baseline, record_calls, write_range
 from pipelines.rfc2047 import decode_subject
+from pipelines.subjects import rules as subject_rules
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared test data not present")
@@ -213,7 +213,7 @@ def test_sonarr_tv_titles_land_in_tv():
     assert tv / len(titles) >= 0.95, f"{tv}/{len(titles)}"
 
 
-# --- the same results as the reference (kernels.reference.naming) -----------------------
+# --- the same results as the reference (bench.naming_reference) -----------------------
 
 # fmt: off
 SUBJECT_PIECES = [

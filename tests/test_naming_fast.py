@@ -1,6 +1,6 @@
 """The shortcuts of pipelines.naming, each against the rule it stands for.
 
-tests/test_naming.py holds the public functions to kernels.reference.naming; these check
+tests/test_naming.py holds the public functions to bench.naming_reference; these check
 the pieces one by one, on the inputs where a shortcut would go wrong first.
 """
 
@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.reference import names as names_ref
-from kernels.reference import naming as reference
-from kernels.reference import subject as subject_rules
+from bench import naming_reference as reference
 from pipelines import naming
 from pipelines.naming import display, identity, keywords, random_names, tv
+from pipelines.subjects import file_names as names_ref
+from pipelines.subjects import rules as subject_rules
 
 # letters and digits of every class the file test counts, vowels, and the joiners
 TOKEN_ALPHABET = "abcdefxyzABCDEFXYZ0123456789aeiouyAEIOUY_-"

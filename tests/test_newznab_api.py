@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from lxml import etree
 from nzb import Nzb
 
-from pipelines.catalog.synthetic import write_synthetic_catalog
+from bench.synthetic_catalog import write_synthetic_catalog
 from pipelines.nzb.writer import DTD_PATH
 from serving.app import create_app
 from serving.settings import Settings

@@ -31,8 +31,8 @@ from pipelines.nntp.errors import (
 from pipelines.nntp.provider import Provider, parse_server
 from pipelines.nntp.wire import Wire, stuff, unstuff
 from pipelines.nntpserver.faults import Faults
-from pipelines.nntpserver.sample import write_sample_corpus
 from pipelines.nntpserver.server import NNTPServer, ServerOptions
+from tests.fixtures.sample_corpus import write_sample_corpus
 
 pytestmark = pytest.mark.timeout(60)
 GROUP = "alt.binaries.sample"

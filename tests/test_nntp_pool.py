@@ -12,8 +12,8 @@ from pipelines.nntp.errors import NNTPError, ServiceGone
 from pipelines.nntp.pool import ConnectionPool, ProviderPools
 from pipelines.nntp.provider import Provider
 from pipelines.nntpserver.faults import Faults
-from pipelines.nntpserver.sample import write_sample_corpus
 from pipelines.nntpserver.server import NNTPServer, ServerOptions
+from tests.fixtures.sample_corpus import write_sample_corpus
 
 pytestmark = pytest.mark.timeout(60)
 GROUP = "alt.binaries.pool"

@@ -9,9 +9,9 @@ import duckdb
 import pytest
 from lxml import etree
 
+from bench.synthetic_catalog import write_synthetic_catalog
 from cli.main import main
 from pipelines.catalog.layout import table_glob
-from pipelines.catalog.synthetic import write_synthetic_catalog
 from pipelines.catalog.versions import newest_sql
 from pipelines.nzb.writer import DTD_PATH
 

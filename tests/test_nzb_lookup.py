@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.synthetic_catalog import write_synthetic_catalog
 from pipelines.catalog.partitions import list_group
-from pipelines.catalog.synthetic import write_synthetic_catalog
 from pipelines.nzb import footers
 from pipelines.nzb import lookup as nzb_lookup
 from pipelines.nzb.assemble import MERGED_COLUMNS

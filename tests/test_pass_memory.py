@@ -12,12 +12,12 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from bench.header import _write_corpus
 from pipelines.catalog.layout import partition_path
 from pipelines.catalog.schema import TABLES
 from pipelines.catalog.writer import parquet_bytes, row_group_size, write_partition
 from pipelines.corpus.fs import open_fs
 from pipelines.corpus.reader import Chunk, CorpusReader, RangeInfo, RangeReport
-from pipelines.index.bench import _write_corpus
 from pipelines.index.range_indexer import index_range
 from pipelines.index.rules import Rules
 

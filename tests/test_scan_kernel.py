@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.reference.scan import scan_lines
 from kernels.scan import DUPLICATE, OK, OUT_OF_SPAN, TOO_FEW_FIELDS, UNTERMINATED, scan_chunk
+from tests.reference.scan import scan_lines
 
 FIELD_BYTES = st.binary(max_size=12).map(lambda b: b.replace(b"\t", b"").replace(b"\n", b""))
 

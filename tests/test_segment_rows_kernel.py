@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels import segment_rows
-from kernels.reference import segment_rows as ref
+from tests.reference import segment_rows as ref
 
 U64 = st.integers(0, 2**64 - 1)
 CLS_COLUMNS = {

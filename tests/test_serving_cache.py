@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from pipelines.catalog.synthetic import write_synthetic_catalog
+from bench.synthetic_catalog import write_synthetic_catalog
 from pipelines.nzb.writer import xml_text
 from serving.index.manager import IndexManager
 from serving.index.searcher import SearchQuery, Snapshot

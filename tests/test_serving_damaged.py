@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from lxml import etree, html
 
-from pipelines.catalog.synthetic import write_synthetic_catalog
+from bench.synthetic_catalog import write_synthetic_catalog
 from pipelines.nzb.writer import DTD_PATH
 from serving.app import create_app
 from serving.index.manager import IndexManager

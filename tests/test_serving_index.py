@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.synthetic_catalog import GROUPS, write_synthetic_catalog
 from pipelines.catalog.layout import table_glob
-from pipelines.catalog.synthetic import GROUPS, write_synthetic_catalog
 from pipelines.catalog.versions import newest_sql
 from serving import text
 from serving.index.manager import IndexManager

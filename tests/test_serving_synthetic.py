@@ -8,9 +8,9 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
+from bench.synthetic_catalog import write_synthetic_catalog
 from pipelines.catalog.layout import table_glob
 from pipelines.catalog.schema import TABLES
-from pipelines.catalog.synthetic import write_synthetic_catalog
 from pipelines.catalog.versions import newest_sql
 
 

@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 from lxml import html
 
-from pipelines.catalog.synthetic import write_synthetic_catalog
+from bench.synthetic_catalog import write_synthetic_catalog
 from serving.app import create_app
 from serving.settings import Settings
 

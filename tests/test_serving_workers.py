@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from pipelines.catalog.synthetic import write_synthetic_catalog
+from bench.synthetic_catalog import write_synthetic_catalog
 
 pytestmark = pytest.mark.slow  # starts real server processes
 

@@ -6,9 +6,9 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kernels.reference import siblings as ref
 from kernels.siblings import key_hash, sibling_keys
 from pipelines.index.parsed_chunk import SOURCE_STEM, SOURCE_SUBJECT
+from tests.reference import siblings as ref
 
 # the bytes a file counter is made of, and a few that are not
 _PIECES = ["[", "]", "(", ")", "/", " ", "\t", "-", "_", "1", "23", "File", "fIlE", "of", "OF",

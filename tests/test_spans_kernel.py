@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels import spans
-from kernels.reference import spans as ref
+from tests.reference import spans as ref
 
 
 @st.composite

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels import subject as k
-from kernels.reference import subject as ref
 from kernels.subject import parse_subject_list, parse_subjects
+from pipelines.subjects import rules as ref
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "subjects"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared test data not present")

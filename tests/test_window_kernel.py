@@ -1,5 +1,5 @@
 """The window's kernel (`pipelines.index.window`) against its reference
-(`kernels.reference.window`): the same parsed chunks in, the same releases out, handed out at
+(`tests.reference.window`): the same parsed chunks in, the same releases out, handed out at
 the same moments, on hypothesis-made run streams and on generated ranges."""
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kernels import subject as sk
-from kernels.reference.window import ReferenceWindow
 from pipelines.corpus.reader import CorpusReader, RangeReport
 from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index import window as window_module
@@ -27,6 +26,7 @@ from pipelines.index.release import OpenFile, OpenRelease
 from pipelines.index.rules import Rules
 from pipelines.index.snapshot import read_snapshot, snapshot_bytes
 from pipelines.index.window import Window
+from tests.reference.window import ReferenceWindow
 
 HOUR = 3600
 RULES = Rules(batch_total_min=6, batch_uploads_min=2, album_max_files=4)

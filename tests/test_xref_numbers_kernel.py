@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.reference.xref_numbers import strip_article_numbers as reference
 from kernels.xref_numbers import strip_article_numbers
+from tests.reference.xref_numbers import strip_article_numbers as reference
 
 # the bytes the rule turns on, and a few others
 _ALPHABET = b": \t\n\r\x0b\x0c0123456789ab.-\x00\xff"

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from pipelines.process import set_up_process
 
     set_up_process()
-    from pipelines.index.bench import run_bench
+    from bench.header import run_bench
 
     if args.lines < 1000:
         print("bench: --lines must be at least 1000")

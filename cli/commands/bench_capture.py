@@ -35,7 +35,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pipelines.capture.bench import make_corpus, run_once, start_server
+    from bench.capture import make_corpus, run_once, start_server
 
     counts = [int(x) for x in args.connections.split(",") if x]
     # generated groups have gaps: ~0.7 lines per article number

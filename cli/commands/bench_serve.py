@@ -35,7 +35,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from serving.bench import print_report, run_bench
+    from bench.serving import print_report, run_bench
 
     report = run_bench(
         args.catalog,

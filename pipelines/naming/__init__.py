@@ -2,16 +2,16 @@
 
 Called once per release or file, not per overview line, so plain Python. The release
 name comes from the same blanked-out subject as identity_key
-(`kernels.reference.subject`): two subjects of one identity get one name (up to ASCII
+(`pipelines.subjects.rules`): two subjects of one identity get one name (up to ASCII
 case, which the key folds and the name keeps).
 
 Each release of a range passes here, so the rules run in as few passes as they can: a
 subject of the common shape has its identity cut from around its file name, a regex runs
 only when the text holds what it needs, a category rule only when the ones before it did
 not decide, and on an ASCII name the keyword rules look its words up. The plainer first
-version is kept as `kernels.reference.naming`: tests/test_naming.py holds the two to the
+version is kept as `bench.naming_reference`: tests/test_naming.py holds the two to the
 same results, tests/test_naming_fast.py each shortcut to the rule it stands for, and
-`python -m pipelines.naming_bench` times them.
+`python -m bench.naming` times them.
 
 One module a job: `text` (bytes to text, file names and stems), `identity` (a subject's
 identity text), `display` (the release name shown), `keywords`, `tv`, `groups` and

@@ -1,6 +1,6 @@
 """A subject's release identity as the poster wrote it: the text a release name starts from.
 
-The parser (`kernels.reference.subject`) blanks out of a subject what is one file's (its
+The parser (`pipelines.subjects.rules`) blanks out of a subject what is one file's (its
 name, counters, sizes, `yEnc`) and keys the release by what is left, case folded; the
 name shown keeps the case. Running the full parse again for each release is the slow
 part of naming, and most subjects have one shape, `<identity> [i/N] - "<file name>"
@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 
 from kernels.names import OTHER
-from kernels.reference import names as names_ref
-from kernels.reference import subject as subject_rules
+from pipelines.subjects import file_names as names_ref
+from pipelines.subjects import rules as subject_rules
 
 
 def _display_text(s: bytes) -> bytes:

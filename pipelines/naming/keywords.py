@@ -1,7 +1,7 @@
 """The keyword rules of the categories, and a release name as they read it.
 
 A category is read from words in the name (`1080p`, `FLAC`, `epub`, `keygen`): each rule
-is a regex of whole words, kept beside the plain regexes of `kernels.reference.naming`
+is a regex of whole words, kept beside the plain regexes of `bench.naming_reference`
 for the tests to hold them equal. Every release runs up to a dozen of them, so on an
 ASCII name (most are) the name's words are looked up once for all the rules instead, and
 a rule's regex runs only when the name holds one of its hints (a text that each of its

@@ -2,7 +2,7 @@
 
 A random name says nothing about what a release holds (its category is 8020) and cannot
 be searched for, so such releases wait for the article pass to read their real names.
-The test is the parser's file test (`kernels.reference.names.random_token`) in C-level
+The test is the parser's file test (`pipelines.subjects.file_names.random_token`) in C-level
 counts, since the name and the file stems of every obfuscated release pass here, plus a
 test for long hashes whose letters happen to look like words.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 import re
 
-from kernels.reference import names as names_ref
 from pipelines.naming.text import stem
+from pipelines.subjects import file_names as names_ref
 
 # the file test's token is where the name starts (see _random_name)
 _RANDOM_HEAD = re.compile(r"\s*([A-Za-z0-9_-]{12,})")
@@ -51,7 +51,7 @@ def random_token(token: str) -> bool:
 
 
 def _random_file_token(t: bytes) -> bool:
-    """`kernels.reference.names.random_token` (the file test), with C-level counts in place
+    """`pipelines.subjects.file_names.random_token` (the file test), with C-level counts in place
     of its loops over bytes: names and file stems of every obfuscated release pass here."""
     n = len(t)
     if not t.isascii():

@@ -3,13 +3,13 @@
 Subjects and posters are bytes of no declared charset: most are UTF-8, older posts
 Windows-1252, and any byte string must still become some text, so the decoding falls
 back rather than fails. A file's stem (its name without archive and volume suffixes)
-follows the parser's rule (`kernels.reference.subject.stem`), so that a name shown for a
+follows the parser's rule (`pipelines.subjects.rules.stem`), so that a name shown for a
 release is the identity the parser grouped it by.
 """
 
 from __future__ import annotations
 
-from kernels.reference import subject as subject_rules
+from pipelines.subjects import rules as subject_rules
 
 
 def to_text(b: bytes) -> str:

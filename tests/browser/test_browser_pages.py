@@ -24,7 +24,7 @@ import pytest
 import uvicorn
 from lxml import html
 
-from pipelines.catalog.synthetic import write_synthetic_catalog
+from bench.synthetic_catalog import write_synthetic_catalog
 from serving.app import create_app
 from serving.settings import Settings
 

@@ -6,7 +6,7 @@ import datetime as dt
 import re
 
 from kernels.fields import MONTH_NAMES, MONTHS, WEEKDAY_NAMES, WEEKDAYS, ZONES
-from kernels.reference.hashing import M64, P1, P3, avalanche, hash_bytes
+from pipelines.subjects.hashing import M64, P1, P3, avalanche, hash_bytes
 
 DATE_RE = re.compile(
     rb"^ *(?:([A-Za-z]+) *(?:, *)?)?(\d{1,2})[ -]+([A-Za-z]+)[ -]+(\d{2,4}) +"

@@ -1,4 +1,4 @@
-"""`python -m pipelines.generate.bench`: how fast the generator makes overview lines.
+"""`python -m bench.generate`: how fast the generator makes overview lines.
 
 Times `generate_range_lines` (plan, number, render; no compression, no disk) and prints
 lines per second. The CLI's own summary line gives the end-to-end figure with
@@ -14,7 +14,7 @@ from pipelines.generate.corpus import generate_range_lines
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m pipelines.generate.bench")
+    parser = argparse.ArgumentParser(prog="python -m bench.generate")
     parser.add_argument("--lines", type=int, default=2_000_000, help="lines to make")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=1, help="runs; the best one is shown")

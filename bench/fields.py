@@ -1,4 +1,4 @@
-"""Speed of the header pass's scanning and field kernels: `python -m kernels.bench_fields`.
+"""Speed of the header pass's scanning and field kernels: `python -m bench.fields`.
 
 Generates one group's overview lines (`pipelines.generate.generate_range_lines`), cuts
 them into chunks of `--chunk` lines as the corpus reader does, and times each kernel the

@@ -12,8 +12,7 @@ import re
 from dataclasses import dataclass
 
 from kernels import subject as k
-from kernels.reference.hashing import hash_bytes
-from kernels.reference.names import (
+from pipelines.subjects.file_names import (
     TOKEN_LEAD,
     TOKEN_TRAIL,
     _name,
@@ -22,6 +21,7 @@ from kernels.reference.names import (
     random_token,
     stem,
 )
+from pipelines.subjects.hashing import hash_bytes
 
 _WORD = rb"A-Za-z0-9_\x80-\xff"
 # posting tags alone are no release identity: `[private] - [full] [12345] [#a.b.x@efnet]`
@@ -194,7 +194,7 @@ def display_text(s: bytes) -> bytes:
 
     Called once per release name, it blanks only what parse_kept blanks, without the
     parser's other fields (keys, flags, the file name's class and stem), and checks for
-    a regex's text before running it. kernels.reference.naming.display_text is the
+    a regex's text before running it. bench.naming_reference.display_text is the
     plain version (parse_kept, then normalise); tests/test_naming.py compares the two."""
     kept = bytearray(s)
     for a, b in _display_removals(s):
@@ -254,7 +254,7 @@ _NAME_TOKEN = re.compile(rb'[^ "]+')
 
 
 def _name_removal(s: bytes) -> tuple[int, int]:
-    """The span of the file name with its quotes (kernels.reference.names._name's
+    """The span of the file name with its quotes (pipelines.subjects.file_names._name's
     removal span): the last non-empty quoted text, else the last token with a known
     extension, brackets around it trimmed; (-1, -1) if none."""
     quotes = []

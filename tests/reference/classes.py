@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from kernels.classes import NO_COUNTER, RANDOM, SEED_SHARED, SEED_WHOLE
-from kernels.reference.hashing import hash_bytes
-from kernels.reference.names import random_subject
-from kernels.reference.subject import PART_RE
+from pipelines.subjects.file_names import random_subject
+from pipelines.subjects.hashing import hash_bytes
+from pipelines.subjects.rules import PART_RE
 
 
 def subject_classes(subjects: list[bytes]) -> dict[str, list[int]]:

@@ -26,8 +26,8 @@ import duckdb
 import httpx
 import numpy as np
 
+from bench.synthetic_catalog import GROUPS, write_synthetic_catalog
 from pipelines.catalog.layout import table_glob
-from pipelines.catalog.synthetic import GROUPS, write_synthetic_catalog
 from serving import text
 from serving.timing import parse_server_timing
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from kernels.reference.hashing import mix
+from pipelines.subjects.hashing import mix
 
 Columns = Mapping[str, Sequence[int]]
 KEPT_FROM_CLASS = ("source", "file_index", "file_total", "ext_class", "volume", "random_name")

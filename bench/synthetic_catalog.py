@@ -1,4 +1,4 @@
-"""A synthetic catalog that follows `schema.py` exactly, for tests and the serving benchmark.
+"""A synthetic catalog that follows `pipelines.catalog.schema` exactly, for tests and benches.
 
 It stands in for the header pass's output until a real catalog exists, and it is the
 only way to get a catalog of tens of millions of releases on one machine: every table

@@ -2,12 +2,12 @@
 
 Indexes a generated range (or the first complete range of a stored corpus), records the
 arguments of every `display_name`, `usable_name` and `category_of` call the output makes,
-then times each function over them: `kernels.reference.naming` (the plainer first
+then times each function over them: `bench.naming_reference` (the plainer first
 version) and `pipelines.naming` (and, with --baseline, an earlier pipelines/naming.py),
 in turns chunk by chunk, best of a few rounds with the caches emptied before each, and
 checks that the two give the same results.
 
-    python -m pipelines.naming_bench [--lines 500000] [--seed 1] [--corpus PATH]
+    python -m bench.naming [--lines 500000] [--seed 1] [--corpus PATH]
         [--rounds 5] [--baseline FILE]
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from kernels.reference import naming as reference
+from bench import naming_reference as reference
 from pipelines import naming
 
 FUNCTIONS = ("display_name", "usable_name", "category_of")

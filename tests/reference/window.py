@@ -17,12 +17,12 @@ from typing import Any
 import numpy as np
 
 from kernels.frontier import FrontierState
-from kernels.reference.siblings import sibling_key
 from pipelines.index.albums import Albums, album_key, keep_copies
 from pipelines.index.batch_counters import count_batch, is_batch_total
 from pipelines.index.parsed_chunk import ParsedChunk
 from pipelines.index.release import OpenFile, OpenRelease, Piece
 from pipelines.index.rules import Rules
+from tests.reference.siblings import sibling_key
 
 
 @dataclass(slots=True, eq=False)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kernels.reference import fields
-from kernels.reference.hashing import hash_bytes
+from pipelines.subjects.hashing import hash_bytes
+from tests.reference import fields
 
 
 def line_fields(

@@ -1,4 +1,4 @@
-"""Speed of the header-pass kernels on one core: `python -m kernels.bench_subject`.
+"""Speed of the header-pass kernels on one core: `python -m bench.subject`.
 
 Builds a buffer of realistic subjects (the real examples in ../shared/data when present,
 else generated ones in the same shapes, each made unique by its counters), then times

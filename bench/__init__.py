@@ -1,0 +1,1 @@
+"""Benchmarks and what only they (and the tests) use; nothing of the product imports them."""

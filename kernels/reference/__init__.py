@@ -1,1 +1,0 @@
-"""Slow, obviously-right plain-Python versions of the kernels, for the tests to compare."""
