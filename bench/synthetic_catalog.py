@@ -10,8 +10,8 @@ segment; a few are 100-file archive sets; ~3 % span a range boundary and so have
 provisional version in one range and a finished version in the next, with each file's
 segments split between the two ranges' `release_files` rows. The last range of a group
 leaves its spanning releases provisional. Albums carry their member names. The module is
-long because it writes every catalog table column by column (releases, release_files
-with their packed segments, pending releases), vectorised so millions of rows stay cheap.
+long because it builds both tables the server reads, column by column (releases, and
+release_files with their packed segments), vectorised so millions of rows stay cheap.
 """
 
 from __future__ import annotations
