@@ -16,7 +16,7 @@ import pytest
 from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index.replay import replay
 from pipelines.index.rules import Rules
-from tests.catalog_truth import CatalogView, load_catalog
+from pipelines.score.catalog import CatalogView, load_catalog
 
 WINDOW = 24 * 3600
 
