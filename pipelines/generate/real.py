@@ -71,6 +71,18 @@ def _tracks(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec,
     return ReleaseSpec("music", "music", name, files, shared_stem=False), {}
 
 
+def _tagged_tracks(
+    rng: random.Random, tokens: Tokens, cap: int
+) -> tuple[ReleaseSpec, dict[str, str]]:
+    """As `_tracks`, the name ending in its format (`Artist - Album (2013) MP3`)."""
+    spec, extra = _tracks(rng, tokens, cap)
+    tag = "FLAC" if spec.files and any(f.endswith(".flac") for f, _ in spec.files) else "MP3"
+    old = spec.name
+    spec.name = f"{old} {tag}"
+    spec.files = [(f.replace(old, spec.name), size) for f, size in spec.files]
+    return spec, extra
+
+
 def _scene_tracks(
     rng: random.Random, _tokens: Tokens, cap: int
 ) -> tuple[ReleaseSpec, dict[str, str]]:
@@ -176,6 +188,36 @@ def _tv(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec, dic
     return archive_release(rng, "rar_parts", cap, names.tv_episode(rng), "tv"), {}
 
 
+FANSUBS = ("SubsPlease", "HorribleSubs", "Erai-raws", "Commie", "FFF", "DeadFish", "Doki", "CBM")
+
+
+def fansub_title(rng: random.Random) -> str:
+    """TV titles in the shapes of real ones (../shared/data/names): fansub brackets,
+    spaced words, `1x05 - Episode`, absolute numbers."""
+    title = " ".join(_words(rng, 1, 3))
+    ep = rng.randint(1, 60)
+    res = rng.choice(("720p", "1080p", "480p"))
+    crc = f"{rng.getrandbits(32):08X}"
+    shape = rng.randrange(5)
+    if shape == 0:
+        return f"[{rng.choice(FANSUBS)}] {title} - {ep:02d} [{res}]"
+    if shape == 1:
+        return f"[{rng.choice(FANSUBS)}] {title} - {ep:02d} ({res}) [{crc}]"
+    if shape == 2:
+        return f"{title} - {rng.randint(1, 9)}x{ep:02d} - {' '.join(_words(rng, 1, 2))}"
+    if shape == 3:
+        return f"{title} S{rng.randint(1, 9):02d}E{ep:02d} {res} WEB-DL AAC2.0 H.264"
+    return f"{title} ({rng.randint(1990, 2024)}) - {ep:03d} - {' '.join(_words(rng, 1, 3))}"
+
+
+def _fansub(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec, dict[str, str]]:
+    name = fansub_title(rng)
+    total = draw_size(rng, "video", cap)
+    par2 = par2_set(rng, name, total)
+    files = _ordered(rng, [par2[:1], [(f"{name}.mkv", total)], par2[1:]])
+    return ReleaseSpec("video", "tv", name, files), {}
+
+
 def _tv_scene(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec, dict[str, str]]:
     return archive_release(rng, "rar_old", cap, names.tv_episode(rng), "tv"), {}
 
@@ -195,6 +237,7 @@ def _images(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec,
 
 FILE_SETS: dict[str, FileSet] = {
     "tracks": _tracks,
+    "tagged_tracks": _tagged_tracks,
     "scene_tracks": _scene_tracks,
     "books": _books,
     "book_req": _book_req,
@@ -207,6 +250,7 @@ FILE_SETS: dict[str, FileSet] = {
     "movie_obfuscated": _movie_obfuscated,
     "tv": _tv,
     "tv_scene": _tv_scene,
+    "fansub": _fansub,
     "images": _images,
 }
 

@@ -47,6 +47,7 @@ FAMILIES = (
     "site_suffix",  # [Tag], postet by Name, mobi flood after the name
     "collection",  # (Collection Name) [i/N] - "Author - Title.mobi": files of many stems
     "image_set",  # [i/N] - "DSC_0001.jpg": a picture set under one counter
+    "bracket_name",  # [Group] Title - 01 [720p]: a name that starts and ends in brackets
     "of_counter",  # File 15 of 20: / [20 of 27]: a counter in words, names unquoted or not
 )
 
@@ -93,7 +94,7 @@ SHAPES: tuple[Shape, ...] = (
     ),
     _shape(
         "unquoted_track", "sounds", 8, "unquoted_track",
-        "{name} MP3 [{i}/{n}] - {file} ({k}/{K})", "tracks",
+        "{name} [{i}/{n}] - {file} ({k}/{K})", "tagged_tracks",
         "Artist - Album (2013) MP3 [1/19] - 01 - Star Empire Black.mp3 (1/59)",
     ),
     _shape(
@@ -302,6 +303,17 @@ SHAPES: tuple[Shape, ...] = (
         "mismatched_counter", "tv", 2, "tv_paren_bracket",
         '{name} ({i}/{n}] - "{file}" yEnc ({k}/{K})', "tv",
         '[00021]-["1999 Alphaville - Dreamscapes.part069.rar"[ yEnc',
+    ),
+    _shape(
+        "bracket_name", "tv", 4, "fansub_named",
+        '{name} [{i}/{n}] - "{file}" yEnc ({k}/{K})', "fansub",
+        '[HorribleSubs] Series Title - 01 [1080p] (../shared/data/names)',
+    ),
+    _shape(
+        "bracket_name", "tv", 3, "fansub_files_only",
+        '[{i}/{n}] - "{file}" yEnc ({k}/{K})', "fansub",
+        '[SubsPlease] Title de Series S2 - 03 (540p) [63501322] (../shared/data/names)',
+        has_name=False,
     ),
     # --- pictures -----------------------------------------------------------------------
     _shape(

@@ -53,6 +53,7 @@ class FamilyScore:
     named: int = 0  # exact uploads with an expected name
     names_right: int = 0
     misses: list[str] = field(default_factory=list)  # a few names, for a reader
+    wrong_names: list[tuple[str, str]] = field(default_factory=list)  # a few (expected, got)
 
     @property
     def exact_share(self) -> float:
@@ -98,7 +99,8 @@ class Score:
             rows.append(
                 f"{f.family:<20} {f.uploads:>7} {f.wanted:>6} {f.exact:>6} "
                 f"{f.exact_share:>7.1%} {f.split:>5} {f.missing:>5} {f.contaminated:>6} "
-                f"{f.incomplete:>7} {f.incomplete_one:>6} {f.named:>5} {f.names_share:>7.1%}"
+                f"{f.incomplete:>7} {f.incomplete_one:>6} {f.named:>5} "
+                + (f"{f.names_share:>7.1%}" if f.named else f"{'-':>7}")
             )
         rows.append(
             f"releases mixing uploads: {self.contaminated_releases}, "
@@ -198,7 +200,10 @@ def _count(
     s.exact += 1
     if expected is not None:
         s.named += 1
-        s.names_right += normalise_name(row["name"]) == normalise_name(expected)
+        right = normalise_name(row["name"]) == normalise_name(expected)
+        s.names_right += right
+        if not right and len(s.wrong_names) < 8:
+            s.wrong_names.append((expected, row["name"]))
 
 
 def format_json(score: Score) -> str:
