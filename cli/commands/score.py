@@ -19,17 +19,28 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("corpus_out", help="the folder `generate` wrote (holding truth/)")
     p.add_argument("catalog", help="catalog root (a folder)")
+    p.add_argument(
+        "more",
+        nargs="*",
+        metavar="CORPUS_OUT CATALOG",
+        help="more pairs (other seeds): their counts are added up",
+    )
     p.add_argument("--json", action="store_true", help="print the scores as JSON")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from pipelines.score.score import format_json, score_catalog
+    from pipelines.score.score import combine, format_json, score_catalog
 
+    if len(args.more) % 2:
+        print("score: give a CATALOG after each CORPUS_OUT", file=sys.stderr)
+        return 2
+    pairs = [(args.corpus_out, args.catalog), *zip(args.more[::2], args.more[1::2], strict=True)]
     try:
-        score = score_catalog(args.corpus_out, args.catalog)
+        scores = [score_catalog(out, catalog) for out, catalog in pairs]
     except FileNotFoundError as exc:
         print(f"score: {exc}", file=sys.stderr)
         return 2
+    score = scores[0] if len(scores) == 1 else combine(scores)
     print(format_json(score) if args.json else score.format())
     return 0

@@ -191,8 +191,8 @@ def _count(
         return
     s.wanted += 1
     s.missing += not keys
-    key = next(iter(keys)) if len(keys) == 1 else None
-    row = view.releases.get(key) if key is not None else None
+    key = next(iter(keys)) if len(keys) == 1 else b""
+    row = view.releases.get(key)
     if row is None or view.ids_of[key] != mids or row["group"] != u["owner_group"]:
         if len(s.misses) < 8:
             s.misses.append(u["name"])
@@ -204,6 +204,32 @@ def _count(
         s.names_right += right
         if not right and len(s.wrong_names) < 8:
             s.wrong_names.append((expected, row["name"]))
+
+
+_COUNTS = (
+    "uploads", "wanted", "exact", "split", "missing", "contaminated",
+    "incomplete", "incomplete_one", "named", "names_right",
+)  # fmt: skip
+
+
+def combine(scores: list[Score]) -> Score:
+    """The sum of several corpora's scores (seeds): counts add up, shares follow."""
+    families: dict[str, FamilyScore] = {}
+    for score in scores:
+        for name, f in score.families.items():
+            total = families.setdefault(name, FamilyScore(name))
+            for attr in _COUNTS:
+                setattr(total, attr, getattr(total, attr) + getattr(f, attr))
+            total.misses += f.misses[: max(0, 8 - len(total.misses))]
+            total.wrong_names += f.wrong_names[: max(0, 8 - len(total.wrong_names))]
+    overall = families.pop(OVERALL, FamilyScore(OVERALL))
+    ordered = dict(sorted(families.items(), key=lambda kv: (kv[0] != "classic", kv[0])))
+    ordered[OVERALL] = overall
+    return Score(
+        ordered,
+        sum(s.contaminated_releases for s in scores),
+        sum(s.noisy_releases for s in scores),
+    )
 
 
 def format_json(score: Score) -> str:
