@@ -14,7 +14,7 @@ import pytest
 
 from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.generate.shapes import BY_KIND, FAMILIES, GROUP_KINDS, SHAPES
-from tests.test_generate_determinism import files_of
+from tests.test_generate_determinism import files_of, lines_of
 
 REAL = GenerateConfig(
     groups=3, articles=40_000, seed=5, range_size=60_000, chunk=20_000, mix="real"
@@ -140,3 +140,31 @@ def test_the_generated_names_are_not_the_real_subjects(real: Path) -> None:
     truth = pq.read_table(real / "truth" / "uploads.parquet").to_pylist()
     ours = {f["name"] for u in truth for f in u["files"]}
     assert not real_files & ours
+
+
+def test_the_classic_mix_is_byte_for_byte_as_before(tmp_path: Path) -> None:
+    """The digests of the classic generator before the real mix existed (main at d940bc0):
+    the comparison corpus and the tests depend on these bytes. A deliberate change to the
+    classic generator updates them."""
+    import hashlib
+
+    from pipelines.generate import generate_range_lines
+
+    data, first, last = generate_range_lines(20_000, 1)
+    assert (first, last) == (5_150_304, 5_174_905)
+    assert hashlib.sha256(data).hexdigest() == (
+        "93a033b58bdc7ab386d4cfe52eae89d7b30b9fc0ee1588558667f4284ff596d0"
+    )
+    out = tmp_path / "o"
+    generate_corpus(
+        str(out), GenerateConfig(groups=2, articles=3_000, seed=3, range_size=5_000, chunk=1_000)
+    )
+    # what does not depend on the deflate or Parquet library's version: lines, truth rows
+    digest = hashlib.sha256()
+    for group, lines in sorted(lines_of(out).items()):
+        digest.update(group.encode() + lines)
+    for name in ("uploads", "noise"):
+        rows = pq.read_table(out / "truth" / f"{name}.parquet").to_pylist()
+        digest.update(json.dumps(rows, sort_keys=True).encode())
+    digest.update((out / "generate.json").read_bytes())
+    assert digest.hexdigest() == "059e0bb8ddf3357447a82832d711e6d6bcb1fce0d91efdf49d338a3e1e340e4e"
