@@ -42,7 +42,9 @@ SITE_WORDS = ("news", "usenet", "nzb", "post", "binaries", "upload", "share", "p
 TAGS = ("EnJoY", "RexTyler", "Bolly", "ghost", "Hatsuyuki", "DMZ", "SiNNERS", "Dready")
 COMIC_TAGS = ("digital", "Digital-Empire", "Zone-Empire", "webrip", "c2c")
 
-FileSet = Callable[[random.Random, Tokens, int], tuple[ReleaseSpec, dict[str, str]]]
+# what a file set keeps from one upload to the next in a corpus (the shows of a poster)
+Memo = dict[str, Any]
+FileSet = Callable[[random.Random, Tokens, int, Memo], tuple[ReleaseSpec, dict[str, str]]]
 
 
 def _words(rng: random.Random, lo: int, hi: int) -> list[str]:
@@ -53,7 +55,9 @@ def _author(rng: random.Random) -> str:
     return f"{rng.choice(w.FIRST_NAMES)} {rng.choice(w.LAST_NAMES)}"
 
 
-def _tracks(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec, dict[str, str]]:
+def _tracks(
+    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
+) -> tuple[ReleaseSpec, dict[str, str]]:
     """An album of `01 - Title.mp3` tracks, folder.jpg and the album's par2 set."""
     band, album = names.artist(rng), names.album_title(rng)
     name = f"{band} - {album} ({rng.randint(1965, 2024)})"
@@ -72,10 +76,10 @@ def _tracks(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec,
 
 
 def _tagged_tracks(
-    rng: random.Random, tokens: Tokens, cap: int
+    rng: random.Random, tokens: Tokens, cap: int, _memo: Memo
 ) -> tuple[ReleaseSpec, dict[str, str]]:
     """As `_tracks`, the name ending in its format (`Artist - Album (2013) MP3`)."""
-    spec, extra = _tracks(rng, tokens, cap)
+    spec, extra = _tracks(rng, tokens, cap, _memo)
     tag = "FLAC" if spec.files and any(f.endswith(".flac") for f, _ in spec.files) else "MP3"
     old = spec.name
     spec.name = f"{old} {tag}"
@@ -84,19 +88,23 @@ def _tagged_tracks(
 
 
 def _scene_tracks(
-    rng: random.Random, _tokens: Tokens, cap: int
+    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
 ) -> tuple[ReleaseSpec, dict[str, str]]:
     return music_release(rng, cap), {}
 
 
-def _books(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec, dict[str, str]]:
+def _books(
+    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
+) -> tuple[ReleaseSpec, dict[str, str]]:
     spec = ebook_release(rng, cap)
     if rng.random() < 0.3:  # one archive of the book
         spec.files = [(f"{spec.name} [epub].rar", spec.files[0][1])]
     return spec, {}
 
 
-def _book_req(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec, dict[str, str]]:
+def _book_req(
+    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
+) -> tuple[ReleaseSpec, dict[str, str]]:
     title, author = " ".join(_words(rng, 2, 4)), _author(rng)
     name = f"{title} - {author}"
     files = [(f"{name}.epub", draw_size(rng, "ebook", cap))]
@@ -104,7 +112,7 @@ def _book_req(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpe
 
 
 def _isbn_books(
-    rng: random.Random, _tokens: Tokens, cap: int
+    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
 ) -> tuple[ReleaseSpec, dict[str, str]]:
     """A book posted under its ISBN as the file name; the title only in the subject."""
     name = " ".join(_words(rng, 3, 6))
@@ -116,7 +124,7 @@ def _isbn_books(
 
 
 def _collection_books(
-    rng: random.Random, _tokens: Tokens, cap: int
+    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
 ) -> tuple[ReleaseSpec, dict[str, str]]:
     author = _author(rng)
     name = rng.choice(
@@ -134,7 +142,9 @@ def _collection_books(
     return ReleaseSpec("ebook", "book", name, list(dict.fromkeys(files)), shared_stem=False), {}
 
 
-def _comics(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec, dict[str, str]]:
+def _comics(
+    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
+) -> tuple[ReleaseSpec, dict[str, str]]:
     series = " ".join(_words(rng, 1, 3))
     year = rng.randint(1970, 2024)
     name = f"{series} ({year})"
@@ -158,24 +168,26 @@ def _game_name(rng: random.Random) -> str:
 
 
 def _game_scene(
-    rng: random.Random, _tokens: Tokens, cap: int
+    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
 ) -> tuple[ReleaseSpec, dict[str, str]]:
     kind = rng.choice(("rar_old", "rar_old", "rar_parts"))
     return archive_release(rng, kind, cap, _game_name(rng), "software"), {}
 
 
-def _movie(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec, dict[str, str]]:
+def _movie(
+    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
+) -> tuple[ReleaseSpec, dict[str, str]]:
     return archive_release(rng, "rar_parts", cap, names.movie(rng), "movie"), {}
 
 
 def _movie_scene(
-    rng: random.Random, _tokens: Tokens, cap: int
+    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
 ) -> tuple[ReleaseSpec, dict[str, str]]:
     return archive_release(rng, "rar_old", cap, names.movie(rng), "movie"), {}
 
 
 def _movie_obfuscated(
-    rng: random.Random, tokens: Tokens, cap: int
+    rng: random.Random, tokens: Tokens, cap: int, _memo: Memo
 ) -> tuple[ReleaseSpec, dict[str, str]]:
     """Random file stems; the name only in the subject's first, unrelated quoted file."""
     name = names.movie(rng)
@@ -184,7 +196,9 @@ def _movie_obfuscated(
     return ReleaseSpec("rar_parts", "movie", name, spec.files, shared_stem=False), {}
 
 
-def _tv(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec, dict[str, str]]:
+def _tv(
+    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
+) -> tuple[ReleaseSpec, dict[str, str]]:
     return archive_release(rng, "rar_parts", cap, names.tv_episode(rng), "tv"), {}
 
 
@@ -210,7 +224,9 @@ def fansub_title(rng: random.Random) -> str:
     return f"{title} ({rng.randint(1990, 2024)}) - {ep:03d} - {' '.join(_words(rng, 1, 3))}"
 
 
-def _fansub(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec, dict[str, str]]:
+def _fansub(
+    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
+) -> tuple[ReleaseSpec, dict[str, str]]:
     name = fansub_title(rng)
     total = draw_size(rng, "video", cap)
     par2 = par2_set(rng, name, total)
@@ -218,11 +234,34 @@ def _fansub(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec,
     return ReleaseSpec("video", "tv", name, files), {}
 
 
-def _tv_scene(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec, dict[str, str]]:
+def _tv_scene(
+    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
+) -> tuple[ReleaseSpec, dict[str, str]]:
     return archive_release(rng, "rar_old", cap, names.tv_episode(rng), "tv"), {}
 
 
-def _images(rng: random.Random, _tokens: Tokens, cap: int) -> tuple[ReleaseSpec, dict[str, str]]:
+def _short_named(
+    rng: random.Random, _tokens: Tokens, cap: int, memo: Memo
+) -> tuple[ReleaseSpec, dict[str, str]]:
+    """A poster's nickname for a show (`SNL`, `Bill Maher`) before each of its episodes and
+    variants (720p and 1080p of one episode), from a few shows a corpus: one subject name
+    for several releases; the release name is the file stem."""
+    shows: list[tuple[str, str]] = memo.setdefault("shows", [])
+    if len(shows) < 4 or rng.random() < 0.2:
+        words = _words(rng, 2, 4)
+        short = "".join(x[0] for x in words).upper() if rng.random() < 0.4 else " ".join(words[:2])
+        shows.append((".".join(words), short))
+    show, short = rng.choice(shows[-4:])
+    res, src, codec = rng.choice(w.TV_SOURCES)
+    ep = f"S{rng.randint(1, 40):02d}E{rng.randint(1, 24):02d}"
+    name = f"{show}.{ep}.{res}.{src}.{codec}-{rng.choice(w.GROUPS_TV)}"
+    spec = archive_release(rng, "rar_parts", cap, name, "tv")
+    return spec, {"short": short}
+
+
+def _images(
+    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
+) -> tuple[ReleaseSpec, dict[str, str]]:
     """A picture set under one counter: camera names with gaps, sometimes a par2 set."""
     prefix, digits, ext = rng.choice(CAMERAS)
     name = f"{' '.join(_words(rng, 1, 3))} {rng.randint(2005, 2024)}"
@@ -251,6 +290,7 @@ FILE_SETS: dict[str, FileSet] = {
     "tv": _tv,
     "tv_scene": _tv_scene,
     "fansub": _fansub,
+    "short_named": _short_named,
     "images": _images,
 }
 
@@ -285,6 +325,7 @@ class RealPlanner(Planner):
         self.kind_names = list(GROUP_KINDS)
         self.kind_weights = list(GROUP_KINDS.values())
         self.shape_sessions: dict[int, ShapeSession] = {}
+        self.memo: Memo = {}
 
     def _deck(self) -> list[dict[str, Any]]:
         # every shape once, then today's deck: each family and each classic feature shows
@@ -369,7 +410,7 @@ class RealPlanner(Planner):
     def _shape_spec(self, shape: Shape) -> tuple[ReleaseSpec, dict[str, str]]:
         build = FILE_SETS[shape.files]
         for _ in range(50):
-            spec, extra = build(self.rng, self.tokens, self.cap_bytes)
+            spec, extra = build(self.rng, self.tokens, self.cap_bytes, self.memo)
             if spec.name not in self.used_names:
                 self.used_names.add(spec.name)
                 return spec, extra
