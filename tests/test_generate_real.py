@@ -105,7 +105,6 @@ def test_shapes_are_well_formed() -> None:
         carries = "{name}" in shape.style.template or "{title}" in shape.style.template
         assert carries == shape.style.has_name, shape.name
         assert ("{i}" in shape.style.template) == shape.style.has_counter, shape.name
-        assert "group" not in shape.style.template  # no rule may key on a group's name
     assert all(BY_KIND[k] for k in GROUP_KINDS)
 
 
