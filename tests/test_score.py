@@ -101,6 +101,19 @@ def test_format_and_json(score: Score) -> None:
     assert doc["families"]["A"]["exact"] == 2 and doc["contaminated_releases"] == 1
 
 
+def test_by_style_splits_families_by_shape() -> None:
+    uploads = [
+        upload(0, "A", ["a1"], style="s1"),
+        upload(1, "A", ["b1"], style="s2"),
+        upload(2, "classic", ["c1"], style="bracket"),
+    ]
+    catalog = view({b"R0": (release("x"), {"a1"}), b"R2": (release("y"), {"c1"})})
+    s = score_view(uploads, set(), catalog, by_style=True)
+    assert list(s.families) == ["classic", "A:s1", "A:s2", "overall"]
+    assert s.families["A:s1"].exact == 1 and s.families["A:s2"].missing == 1
+    assert "A:s1" in s.format()
+
+
 def test_scores_of_several_seeds_add_up(score: Score) -> None:
     from pipelines.score.score import combine
 

@@ -25,6 +25,11 @@ def add_parser(sub: Any) -> None:
         metavar="CORPUS_OUT CATALOG",
         help="more pairs (other seeds): their counts are added up",
     )
+    p.add_argument(
+        "--by-style",
+        action="store_true",
+        help="split each family by subject shape (family:style; classic stays one row)",
+    )
     p.add_argument("--json", action="store_true", help="print the scores as JSON")
     p.set_defaults(run=run)
 
@@ -37,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     pairs = [(args.corpus_out, args.catalog), *zip(args.more[::2], args.more[1::2], strict=True)]
     try:
-        scores = [score_catalog(out, catalog) for out, catalog in pairs]
+        scores = [score_catalog(out, catalog, args.by_style) for out, catalog in pairs]
     except FileNotFoundError as exc:
         print(f"score: {exc}", file=sys.stderr)
         return 2

@@ -89,15 +89,16 @@ class Score:
         }
 
     def format(self) -> str:
+        width = max(20, *(len(k) for k in self.families))
         head = (
-            f"{'family':<20} {'uploads':>7} {'whole':>6} {'exact':>6} {'share':>7} "
+            f"{'family':<{width}} {'uploads':>7} {'whole':>6} {'exact':>6} {'share':>7} "
             f"{'split':>5} {'miss':>5} {'contam':>6} {'incompl':>7} {'as one':>6} "
             f"{'named':>5} {'right':>7}"
         )
         rows = [head]
         for f in self.families.values():
             rows.append(
-                f"{f.family:<20} {f.uploads:>7} {f.wanted:>6} {f.exact:>6} "
+                f"{f.family:<{width}} {f.uploads:>7} {f.wanted:>6} {f.exact:>6} "
                 f"{f.exact_share:>7.1%} {f.split:>5} {f.missing:>5} {f.contaminated:>6} "
                 f"{f.incomplete:>7} {f.incomplete_one:>6} {f.named:>5} "
                 + (f"{f.names_share:>7.1%}" if f.named else f"{'-':>7}")
@@ -121,13 +122,16 @@ def _ids(upload: dict[str, Any]) -> set[str]:
     return {m for f in upload["files"] for m in f["message_ids"]}
 
 
-def score_catalog(corpus_out: str | Path, catalog: str | Path) -> Score:
+def score_catalog(corpus_out: str | Path, catalog: str | Path, by_style: bool = False) -> Score:
     uploads, noise = load_truth(corpus_out)
-    return score_view(uploads, noise, load_catalog(Path(catalog)))
+    return score_view(uploads, noise, load_catalog(Path(catalog)), by_style)
 
 
-def score_view(uploads: list[dict[str, Any]], noise: set[str], view: CatalogView) -> Score:
-    """The score of a loaded catalog against truth rows (what `score_catalog` reads)."""
+def score_view(
+    uploads: list[dict[str, Any]], noise: set[str], view: CatalogView, by_style: bool = False
+) -> Score:
+    """The score of a loaded catalog against truth rows (what `score_catalog` reads);
+    `by_style` splits each family by subject shape (`family:style`, classic stays one)."""
     owner: dict[str, int] = {}
     for u in uploads:
         for m in _ids(u):
@@ -154,6 +158,8 @@ def score_view(uploads: list[dict[str, Any]], noise: set[str], view: CatalogView
         if not u["readable"]:
             continue
         family = u.get("family") or "classic"
+        if by_style and family != "classic":
+            family = f"{family}:{u['style']}"
         scores = (families.setdefault(family, FamilyScore(family)), overall)
         mids = _ids(u)
         keys = {k for m in mids for k in view.release_of.get(m, ())}
