@@ -25,8 +25,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
+import fsspec
 
+from pipelines.catalog.reader import read_parquet
 from pipelines.score.catalog import CatalogView, load_catalog
 
 OVERALL = "overall"
@@ -112,9 +113,10 @@ class Score:
 
 def load_truth(corpus_out: str | Path) -> tuple[list[dict[str, Any]], set[str]]:
     """The generator's uploads (rows) and noise message-ids."""
-    root = Path(corpus_out)
-    uploads = pq.read_table(root / "truth" / "uploads.parquet").to_pylist()
-    noise = pq.read_table(root / "truth" / "noise.parquet", columns=["message_id"])
+    fs = fsspec.filesystem("file")
+    root = str(Path(corpus_out))
+    uploads = read_parquet(fs, f"{root}/truth/uploads.parquet").to_pylist()
+    noise = read_parquet(fs, f"{root}/truth/noise.parquet", ["message_id"])
     return uploads, set(noise.column("message_id").to_pylist())
 
 
