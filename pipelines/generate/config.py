@@ -14,8 +14,8 @@ MIXES = ("classic", "real")  # classic: today's shapes; real: plus pipelines.gen
 
 @dataclass(frozen=True)
 class GenerateConfig:
-    """What to generate. The lines depend on groups, articles, seed, days and start only;
-    range_size, chunk and codec decide how they are stored."""
+    """What to generate. The lines depend on groups, articles, seed, days, start and mix
+    only; range_size, chunk and codec decide how they are stored."""
 
     groups: int = 3
     articles: int = 50_000  # overview lines per group, roughly (crossposts add some)

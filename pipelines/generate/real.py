@@ -341,7 +341,7 @@ class RealPlanner(Planner):
         shape = self.rng.choices(shapes, [s.weight for s in shapes])[0]
         return {
             "shape": SHAPES.index(shape),
-            **{k: v for k, v in features.items() if k in ("crosspost", "long", "repost")},
+            **{k: v for k, v in features.items() if k in ("crosspost", "long")},
             **{k: v for k, v in features.items() if k.startswith("missing")},
         }
 
