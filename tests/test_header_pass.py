@@ -16,7 +16,7 @@ import pytest
 from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index.replay import replay
 from pipelines.index.rules import Rules
-from tests.catalog_truth import CatalogView, load_catalog
+from pipelines.score import CatalogView, load_catalog, score_view
 
 WINDOW = 24 * 3600
 
@@ -73,21 +73,10 @@ def _releases_holding(view: CatalogView, mids: set[str]) -> set[bytes]:
 
 def test_complete_readable_uploads_are_one_release_each(built):
     out, _, view = built
-    uploads, _, _end = truth(out)
-    wanted = [u for u in uploads if u["complete"] and u["readable"] and u["kind"] != "album"]
-    exact = 0
-    misses = []
-    for u in wanted:
-        mids = ids(u)
-        keys = _releases_holding(view, mids)
-        if len(keys) == 1 and view.ids_of[next(iter(keys))] == mids:
-            key = next(iter(keys))
-            if key in view.releases and view.releases[key]["group"] == u["owner_group"]:
-                exact += 1
-                continue
-        misses.append((u["kind"], u["name"], len(keys)))
-    share = exact / len(wanted)
-    assert share >= 0.995, (share, misses[:10])
+    uploads, noise, _end = truth(out)
+    overall = score_view(uploads, {n["message_id"] for n in noise}, view).families["overall"]
+    assert overall.wanted > 0
+    assert overall.exact_share >= 0.995, (overall.exact_share, overall.misses)
 
 
 @pytest.mark.slow
@@ -107,30 +96,18 @@ def test_a_bigger_group_whose_clocks_and_names_tore_uploads(tmp_path):
 def test_no_release_mixes_uploads_or_holds_noise(built):
     out, _, view = built
     uploads, noise, _ = truth(out)
-    owner = {m: u["upload_id"] for u in uploads for m in ids(u)}
-    noise_ids = {n["message_id"] for n in noise}
-    mixed = [k for k, mids in view.ids_of.items() if len({owner.get(m, -1) for m in mids}) > 1]
-    noisy = [k for k, mids in view.ids_of.items() if mids & noise_ids]
-    assert not noisy
-    # an album is one release of many single-file uploads of its poster
-    albums = {k for k, r in view.releases.items() if r["source"] == "album"}
-    assert not [k for k in mixed if k not in albums]
+    # an album is one release of many single-file uploads of its poster: not a mix
+    score = score_view(uploads, {n["message_id"] for n in noise}, view)
+    assert score.noisy_releases == 0
+    assert score.contaminated_releases == 0
 
 
 def test_incomplete_uploads_and_reposts(built):
     out, _, view = built
     uploads, _, _ = truth(out)
-    incomplete = [
-        u for u in uploads if not u["complete"] and u["readable"] and u["kind"] != "album"
-    ]
-    assert incomplete, "the generator should make incomplete uploads"
-    good = 0
-    for u in incomplete:
-        keys = _releases_holding(view, ids(u))
-        if len(keys) == 1:
-            row = view.releases.get(next(iter(keys)))
-            good += row is not None and not row["complete"]
-    assert good / len(incomplete) >= 0.95
+    overall = score_view(uploads, set(), view).families["overall"]
+    assert overall.incomplete, "the generator should make incomplete uploads"
+    assert overall.incomplete_share >= 0.95
     reposts = [u for u in uploads if u["repost_of"] is not None and u["readable"]]
     by_id = {u["upload_id"]: u for u in uploads}
     for u in reposts:

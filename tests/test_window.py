@@ -9,7 +9,7 @@ from pipelines.corpus.layout import RangeRef, plan_chunks
 from pipelines.corpus.writer import CorpusWriter
 from pipelines.index.replay import replay
 from pipelines.index.rules import Rules
-from tests.catalog_truth import CatalogView, load_catalog
+from pipelines.score.catalog import CatalogView, load_catalog
 
 GROUP = "alt.binaries.test"
 T0 = 1_700_000_000

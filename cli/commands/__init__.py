@@ -18,6 +18,7 @@ COMMANDS = [
     "cli.commands.generate",
     "cli.commands.replay",
     "cli.commands.bench",
+    "cli.commands.score",
     "cli.commands.capture",
     "cli.commands.serve_nntp",
     "cli.commands.bench_capture",

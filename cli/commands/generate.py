@@ -38,6 +38,13 @@ def add_parser(sub: Any) -> None:
         "--start", type=int, default=None, help="epoch second the span starts (default: from seed)"
     )
     p.add_argument(
+        "--mix",
+        choices=("classic", "real"),
+        default="classic",
+        help="subject shapes: classic (today's, the default) or real (plus the shapes of real "
+        "posters, each upload's family in the truth)",
+    )
+    p.add_argument(
         "--force",
         action="store_true",
         help="replace an earlier generated corpus in OUT (its corpus/, truth/, generate.json)",
@@ -60,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
             codec=args.codec,
             days=args.days,
             start=args.start,
+            mix=args.mix,
         )
         summary = generate_corpus(args.out, config, progress=not args.quiet, force=args.force)
     except (ValueError, FileExistsError) as exc:

@@ -9,12 +9,13 @@ from typing import Any
 from pipelines.generate.words import GROUP_WORDS
 
 CODECS = ("zlib", "gzip")
+MIXES = ("classic", "real")  # classic: today's shapes; real: plus pipelines.generate.shapes
 
 
 @dataclass(frozen=True)
 class GenerateConfig:
-    """What to generate. The lines depend on groups, articles, seed, days and start only;
-    range_size, chunk and codec decide how they are stored."""
+    """What to generate. The lines depend on groups, articles, seed, days, start and mix
+    only; range_size, chunk and codec decide how they are stored."""
 
     groups: int = 3
     articles: int = 50_000  # overview lines per group, roughly (crossposts add some)
@@ -24,6 +25,7 @@ class GenerateConfig:
     codec: str = "zlib"
     days: float | None = None  # posting span; None: from articles (2-10 days)
     start: int | None = None  # epoch second of the span's start; None: from the seed
+    mix: str = "classic"  # which subject shapes: see MIXES
 
     def __post_init__(self) -> None:
         if self.groups < 1:
@@ -36,6 +38,8 @@ class GenerateConfig:
             raise ValueError(f"chunk ({self.chunk}) is larger than range_size ({self.range_size})")
         if self.codec not in CODECS:
             raise ValueError(f"codec must be one of {CODECS}, not {self.codec!r}")
+        if self.mix not in MIXES:
+            raise ValueError(f"mix must be one of {MIXES}, not {self.mix!r}")
         if self.days is not None and not 0.1 <= self.days <= 365:
             raise ValueError(f"days must be between 0.1 and 365, not {self.days}")
 
@@ -61,7 +65,10 @@ class GenerateConfig:
         return names[: self.groups]
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        doc = asdict(self)
+        if self.mix == "classic":  # a classic corpus's generate.json stays as it was
+            del doc["mix"]
+        return doc
 
 
 @dataclass

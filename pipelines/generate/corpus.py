@@ -16,6 +16,7 @@ from pipelines.corpus.fs import open_fs
 from pipelines.corpus.writer import CorpusWriter
 from pipelines.generate.config import GenerateConfig, GenerateSummary
 from pipelines.generate.plan import GeneratedCorpus, Planner
+from pipelines.generate.real import RealPlanner
 from pipelines.generate.render import LineRenderer
 from pipelines.generate.schedule import XREF_HOST, GroupArticles, number_groups
 from pipelines.generate.truth import noise_table, uploads_table, write_parquet
@@ -47,7 +48,8 @@ def build(
     config: GenerateConfig, check_ids: bool = True
 ) -> tuple[GeneratedCorpus, list[GroupArticles], LineRenderer]:
     """Plan the corpus, number every group's articles, prepare the line renderer."""
-    corpus = Planner(config).run()
+    planner = RealPlanner(config) if config.mix == "real" else Planner(config)
+    corpus = planner.run()
     ids = corpus.segments.message_ids
     # every tool's shape carries a random token, a counter or a microsecond, so ids are
     # unique by construction; a stored corpus (and its truth) is checked all the same
@@ -93,7 +95,8 @@ def _generate(out: str, config: GenerateConfig, progress: bool, force: bool) -> 
                 )
             )
     write_parquet(
-        uploads_table(corpus.uploads, corpus.group_names), f"{root}/truth/uploads.parquet"
+        uploads_table(corpus.uploads, corpus.group_names, shapes=config.mix != "classic"),
+        f"{root}/truth/uploads.parquet",
     )
     write_parquet(noise_table(corpus.noise, corpus.group_names), f"{root}/truth/noise.parquet")
     summary = _summary(corpus, stored)

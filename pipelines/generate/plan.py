@@ -87,10 +87,10 @@ class Planner:
         self.upload_rate = config.articles * UPLOAD_SHARE / self.span
 
     def run(self) -> GeneratedCorpus:
-        deck = list(DECK)
+        deck = self._deck()
         while max(self.budget) > 0:
             home = max(range(len(self.budget)), key=lambda g: (self.budget[g], -g))
-            features = deck.pop(0) if deck else draw_features(self.rng)
+            features = deck.pop(0) if deck else self._draw()
             self._upload(home, features)
         for group in range(self.config.groups):
             self._noise(group)
@@ -103,6 +103,14 @@ class Planner:
             self.start,
             int(self.start + self.span),
         )
+
+    def _deck(self) -> list[dict[str, Any]]:
+        """The features of the first uploads, one an upload."""
+        return list(DECK)
+
+    def _draw(self) -> dict[str, Any]:
+        """The features of an upload after the deck."""
+        return draw_features(self.rng)
 
     def _groups(self, home: int, crosspost: bool) -> tuple[int, ...]:
         if not crosspost or self.config.groups < 2:

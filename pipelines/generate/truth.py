@@ -45,6 +45,13 @@ UPLOADS_SCHEMA = pa.schema(
         pa.field("articles", pa.int64(), nullable=False),
     ]
 )
+# the real mix's truth has these columns too (a classic truth stays as it was)
+SHAPE_FIELDS = [
+    pa.field("family", pa.string(), nullable=False),  # pipelines.generate.shapes.FAMILIES
+    pa.field("group_kind", pa.string(), nullable=False),  # sounds, ebooks, ...; "" for classic
+    pa.field("expected_name", pa.string()),  # the name a person expects; null: none shown
+]
+SHAPED_SCHEMA = pa.schema([*UPLOADS_SCHEMA, *SHAPE_FIELDS])
 NOISE_SCHEMA = pa.schema(
     [
         pa.field("message_id", pa.string(), nullable=False),
@@ -54,8 +61,11 @@ NOISE_SCHEMA = pa.schema(
 )
 
 
-def uploads_table(uploads: list[Upload], names: list[str]) -> pa.Table:
-    cols: dict[str, list[Any]] = {f.name: [] for f in UPLOADS_SCHEMA}
+def uploads_table(uploads: list[Upload], names: list[str], shapes: bool = False) -> pa.Table:
+    """One row an upload; with `shapes` (the real mix) its family, group kind and
+    expected name as well."""
+    schema = SHAPED_SCHEMA if shapes else UPLOADS_SCHEMA
+    cols: dict[str, list[Any]] = {f.name: [] for f in schema}
     for u in uploads:
         cols["upload_id"].append(u.upload_id)
         cols["kind"].append(u.kind)
@@ -75,8 +85,20 @@ def uploads_table(uploads: list[Upload], names: list[str]) -> pa.Table:
         cols["style"].append(u.style)
         cols["encoding"].append(u.encoding)
         cols["articles"].append(u.articles)
+        if shapes:
+            cols["family"].append(u.family)
+            cols["group_kind"].append(u.group_kind)
+            cols["expected_name"].append(expected_name(u))
     cols["files"] = _files_column(uploads)
-    return pa.table(cols, schema=UPLOADS_SCHEMA)
+    return pa.table(cols, schema=schema)
+
+
+def expected_name(u: Upload) -> str | None:
+    """The release name a person expects: a shaped upload's own; for today's shapes the
+    truth's name of a readable upload (none for albums, named by their template)."""
+    if u.family != "classic":
+        return u.expected_name
+    return u.name if u.readable and u.kind != "album" else None
 
 
 def _files_column(uploads: list[Upload]) -> pa.Array:

@@ -56,6 +56,10 @@ class Upload:
     posted_first: int
     posted_last: int
     spec: ReleaseSpec | None = None  # kept so a repost can post the same files
+    # the real mix's subject shape (pipelines.generate.shapes): "classic" for today's
+    family: str = "classic"
+    group_kind: str = ""  # the kind of group the shape comes from; "" for classic
+    expected_name: str | None = None  # shaped uploads: the name a person expects, or none
 
     @property
     def articles(self) -> int:

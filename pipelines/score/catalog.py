@@ -1,4 +1,4 @@
-"""Helpers that compare a built catalog with the generator's ground truth."""
+"""The catalog as the scorer sees it: the newest version of each release and its segments."""
 
 from __future__ import annotations
 

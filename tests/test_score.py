@@ -1,0 +1,180 @@
+"""`pipelines.score`: the exact counts of a hand-made catalog against a hand-made truth."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from pipelines.score import CatalogView, normalise_name, score_view
+from pipelines.score.score import Score
+
+G, OTHER = "alt.binaries.a", "alt.binaries.b"
+
+
+def upload(uid: int, family: str, ids: list[str], complete: bool = True, **kw) -> dict:
+    row = {
+        "upload_id": uid,
+        "kind": "rar_parts",
+        "name": f"Name{uid}",
+        "readable": True,
+        "complete": complete,
+        "owner_group": G,
+        "files": [{"name": f"f{uid}", "part_total": len(ids), "message_ids": ids}],
+        "family": family,
+        "expected_name": None,
+    }
+    return {**row, **kw}
+
+
+def release(name: str, group: str = G, complete: bool = True) -> dict:
+    return {"name": name, "group": group, "complete": complete, "source": "subject"}
+
+
+def view(holding: dict[bytes, tuple[dict, set[str]]]) -> CatalogView:
+    release_of: dict[str, set[bytes]] = {}
+    for key, (_, ids) in holding.items():
+        for m in ids:
+            release_of.setdefault(m, set()).add(key)
+    return CatalogView(
+        {k: row for k, (row, _) in holding.items()},
+        {},
+        {k: ids for k, (_, ids) in holding.items()},
+        release_of,
+    )
+
+
+@pytest.fixture
+def score() -> Score:
+    uploads = [
+        upload(0, "A", ["a1", "a2"], expected_name="Show.Name.S01E01-GRP"),
+        upload(1, "A", ["b1", "b2", "b3"]),  # split in two
+        upload(2, "B", ["c1", "c2"]),  # shares a release with 3
+        upload(3, "B", ["d1", "d2"]),  # split, one half with 2
+        upload(4, "B", ["e1"]),  # with a noise article
+        upload(5, "A", ["f1"], complete=False),  # incomplete, one incomplete release
+        upload(6, "A", ["g1"], expected_name="Title"),  # exact, name with REQ: left in
+        upload(7, "A", ["h1"]),  # whole, but in the wrong group
+        upload(8, "A", ["i1"]),  # in no release
+        upload(9, "A", ["j1"], readable=False, kind="obfuscated"),  # not scored
+    ]
+    catalog = view(
+        {
+            b"R0": (release("Show Name S01E01-GRP"), {"a1", "a2"}),
+            b"R1": (release("Name1"), {"b1"}),
+            b"R2": (release("Name1"), {"b2", "b3"}),
+            b"R3": (release("Name2"), {"c1", "c2", "d1"}),
+            b"R4": (release("Name3"), {"d2"}),
+            b"R5": (release("Name4"), {"e1", "n1"}),
+            b"R6": (release("Name5", complete=False), {"f1"}),
+            b"R7": (release("REQ: Title"), {"g1"}),
+            b"R8": (release("Name7", group=OTHER), {"h1"}),
+        }
+    )
+    return score_view(uploads, {"n1"}, catalog)
+
+
+def counts(s: Score, family: str) -> tuple[int, ...]:
+    f = s.families[family]
+    return (
+        f.uploads, f.wanted, f.exact, f.split, f.missing, f.contaminated,
+        f.incomplete, f.incomplete_one, f.named, f.names_right,
+    )  # fmt: skip
+
+
+def test_exact_counts_per_family_and_overall(score: Score) -> None:
+    assert list(score.families) == ["A", "B", "overall"]
+    assert counts(score, "A") == (6, 5, 2, 1, 1, 0, 1, 1, 2, 1)
+    assert counts(score, "B") == (3, 3, 0, 1, 0, 3, 0, 0, 0, 0)
+    assert counts(score, "overall") == (9, 8, 2, 2, 1, 3, 1, 1, 2, 1)
+    assert score.contaminated_releases == 1 and score.noisy_releases == 1
+    a = score.families["A"]
+    assert a.exact_share == pytest.approx(2 / 5) and a.names_share == pytest.approx(0.5)
+    assert a.wrong_names == [("Title", "REQ: Title")]
+    assert score.families["B"].exact_share == 0.0
+
+
+def test_format_and_json(score: Score) -> None:
+    text = score.format()
+    assert "overall" in text and "40.0%" in text
+    doc = score.to_json()
+    assert doc["families"]["A"]["exact"] == 2 and doc["contaminated_releases"] == 1
+
+
+def test_by_style_splits_families_by_shape() -> None:
+    uploads = [
+        upload(0, "A", ["a1"], style="s1"),
+        upload(1, "A", ["b1"], style="s2"),
+        upload(2, "classic", ["c1"], style="bracket"),
+    ]
+    catalog = view({b"R0": (release("x"), {"a1"}), b"R2": (release("y"), {"c1"})})
+    s = score_view(uploads, set(), catalog, by_style=True)
+    assert list(s.families) == ["classic", "A:s1", "A:s2", "overall"]
+    assert s.families["A:s1"].exact == 1 and s.families["A:s2"].missing == 1
+    assert "A:s1" in s.format()
+
+
+def test_scores_of_several_seeds_add_up(score: Score) -> None:
+    from pipelines.score.score import combine
+
+    both = combine([score, score])
+    assert counts(both, "A") == tuple(2 * c for c in counts(score, "A"))
+    assert both.contaminated_releases == 2
+    assert both.families["A"].exact_share == score.families["A"].exact_share
+
+
+def test_an_album_release_of_single_posts_is_not_a_contamination() -> None:
+    uploads = [
+        upload(0, "classic", ["p1"], kind="album"),
+        upload(1, "classic", ["p2"], kind="album"),
+    ]
+    row = {**release("IMG_####.jpg"), "source": "album"}
+    s = score_view(uploads, set(), view({b"A": (row, {"p1", "p2"})}))
+    assert s.contaminated_releases == 0 and s.families["classic"].contaminated == 0
+    assert s.families["classic"].wanted == 0  # albums are not whole-upload releases
+
+
+def test_normalise_name() -> None:
+    assert normalise_name("Show.Name_S01E01  GRP") == normalise_name("show name s01e01 grp")
+    assert normalise_name("REQ: Title") != normalise_name("Title")
+    assert normalise_name(None) == ""
+
+
+def test_command_registered_and_thin() -> None:
+    from cli.commands import COMMANDS
+    from cli.commands import score as command
+
+    assert "cli.commands.score" in COMMANDS
+    parser = argparse.ArgumentParser()
+    command.add_parser(parser.add_subparsers())
+    args = parser.parse_args(["score", "OUT", "CAT", "--json"])
+    assert args.corpus_out == "OUT" and args.catalog == "CAT" and args.json
+    assert command.run(parser.parse_args(["score", "OUT", "CAT", "OUT2"])) == 2
+
+
+def test_a_replayed_real_corpus_scores_every_family(tmp_path) -> None:
+    """End to end: generate (real mix), replay with the generator's priorities, score."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from pipelines.generate import GenerateConfig, generate_corpus
+    from pipelines.index.replay import replay
+    from pipelines.index.rules import Rules
+    from pipelines.score import score_catalog
+
+    out = tmp_path / "gen"
+    cfg = GenerateConfig(
+        groups=2, articles=8_000, seed=4, range_size=6_000, chunk=2_000, mix="real"
+    )
+    generate_corpus(str(out), cfg)
+    meta = json.loads((out / "generate.json").read_text())
+    groups = tuple(g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"]))
+    replay(str(out / "corpus"), str(tmp_path / "cat"), Rules(groups=groups), progress=False)
+    score = score_catalog(out, tmp_path / "cat")
+    truth = pq.read_table(out / "truth" / "uploads.parquet").to_pylist()
+    readable = [u for u in truth if u["readable"]]
+    assert set(score.families) == {u["family"] for u in readable} | {"overall"}
+    overall = score.families["overall"]
+    assert overall.uploads == len(readable) and 0 < overall.exact <= overall.wanted
+    assert score.families["classic"].exact_share > 0.9  # today's shapes, as the pass knows them
