@@ -3,9 +3,10 @@
 Measures what issue 4 asks for: start-up (views and index over the whole catalog),
 t=search latency with one- and two-word queries taken from the catalog's own names,
 t=get latency on 100-file releases, sustained searches per second with concurrent
-clients, the server's memory, and how long a newly landed range takes to be searchable. It passes 400 lines because each
-figure needs its own small driver (start-up, searches, downloads, load, refresh) around
-one server process; the synthetic catalog it serves is bench.synthetic_catalog.
+clients, the server's memory, and how long a newly landed range takes to be searchable.
+It passes 400 lines because each figure needs its own small driver (start-up, searches,
+downloads, load, refresh) around one server process; the synthetic catalog it serves is
+bench.synthetic_catalog.
 """
 
 from __future__ import annotations
