@@ -43,21 +43,28 @@ class CompactionConfig(dg.Config):
 
 
 def _range_metadata(r: RangeResult) -> dict[str, Any]:
+    return _figures(
+        r,
+        files=r.files,
+        segments_kept=r.segments_kept,
+        seconds=dg.MetadataValue.float(round(r.seconds, 3)),
+        bytes_written=sum(r.bytes_written.values()),
+        rules_version=r.rules_version,
+    )
+
+
+def _figures(figures: RangeResult | RangeTotals, **more: Any) -> dict[str, Any]:
+    """The metadata a range and a run's totals both show, `more`, and the drops by rule."""
     meta: dict[str, Any] = {
-        "headers": r.headers,
-        "releases_finished": r.releases_finished,
-        "releases_provisional": r.releases_provisional,
-        "pending": r.pending,
-        "files": r.files,
-        "segments_kept": r.segments_kept,
-        "bad_lines": r.bad_lines,
-        "headers_per_second": dg.MetadataValue.float(round(r.headers_per_second, 1)),
-        "seconds": dg.MetadataValue.float(round(r.seconds, 3)),
-        "bytes_written": sum(r.bytes_written.values()),
-        "rules_version": r.rules_version,
+        "headers": figures.headers,
+        "releases_finished": figures.releases_finished,
+        "releases_provisional": figures.releases_provisional,
+        "pending": figures.pending,
+        "bad_lines": figures.bad_lines,
+        "headers_per_second": dg.MetadataValue.float(round(figures.headers_per_second, 1)),
+        **more,
     }
-    for rule, n in sorted(r.drops.items()):
-        meta[f"drops/{rule}"] = n
+    meta.update({f"drops/{rule}": n for rule, n in sorted(figures.drops.items())})
     return meta
 
 
@@ -129,7 +136,7 @@ def header_pass(
             "ranges": totals.ranges,
         }
         if name == "releases":
-            meta.update(_range_metadata(results[0]) if single else _totals(totals))
+            meta.update(_range_metadata(results[0]) if single else _figures(totals))
         yield dg.MaterializeResult(asset_key=name, metadata=meta)
 
 
@@ -148,19 +155,6 @@ def _failure(exc: Exception) -> str:
         "materialized yet; materialize it first (a group's ranges run in article order, "
         "each carrying the window of the one before)"
     )
-
-
-def _totals(t: RangeTotals) -> dict[str, Any]:
-    meta: dict[str, Any] = {
-        "headers": t.headers,
-        "releases_finished": t.releases_finished,
-        "releases_provisional": t.releases_provisional,
-        "pending": t.pending,
-        "bad_lines": t.bad_lines,
-        "headers_per_second": dg.MetadataValue.float(round(t.headers_per_second, 1)),
-    }
-    meta.update({f"drops/{rule}": n for rule, n in sorted(t.drops.items())})
-    return meta
 
 
 @dg.asset(

@@ -11,11 +11,17 @@ from re import IGNORECASE as _I
 
 # what the faster modules did not change: one copy
 from pipelines.naming.categories import _YEAR, _xxx
-from pipelines.naming.display import _EDGE, _REPLY, _SEPARATORS, _TAG, _WRAPPED
+from pipelines.naming.display import _EDGE, _REPLY, _SEPARATORS, _TAG, _WRAPPED, _or_fallback
 from pipelines.naming.groups import _XXX_GROUP, _by_groups
 from pipelines.naming.random_names import _CAPITAL_RUN, _DIGIT_RUN, _LAST_EXT
-from pipelines.naming.text import file_name, stem, to_text
-from pipelines.naming.tv import _ABSOLUTE, _ANIME, _BRACKETED_EPISODE, _FANSUB, _RESOLUTION
+from pipelines.naming.text import stem, to_text
+from pipelines.naming.tv import (
+    _ANIME,
+    _BRACKETED_EPISODE,
+    _FANSUB,
+    _RESOLUTION,
+    _bare_number_evidence,
+)
 from pipelines.subjects import file_names as names_ref
 from pipelines.subjects import rules as subject_rules
 
@@ -42,15 +48,7 @@ def display_name(subject: bytes) -> str:
     wrapped = _WRAPPED.match(text)
     if wrapped:
         text = wrapped.group(1)
-    text = re.sub(r"\s+", " ", text).strip(_EDGE)
-    if text:
-        return text
-    if identity:  # nothing but tags: still one name per identity
-        return identity
-    name = file_name(subject)
-    if name:
-        return stem(name) or name
-    return re.sub(r"\s+", " ", to_text(subject)).strip()
+    return _or_fallback(re.sub(r"\s+", " ", text).strip(_EDGE), identity, subject)
 
 
 # --- categories ------------------------------------------------------------------------
@@ -150,17 +148,7 @@ def _episode_evidence(name: str) -> int:
         return 0
     if _BRACKETED_EPISODE.search(name):
         return 2
-    bracketed = bool(_FANSUB.search(name))
-    best = 0
-    for m in _ABSOLUTE.finditer(name):
-        number = m.group(2)
-        if len(number) == 4 and number[:2] in ("19", "20"):
-            continue  # a year
-        if m.group(1).strip(" ._") == "-" or bracketed:
-            return 2
-        if video:
-            best = 1
-    return best
+    return _bare_number_evidence(name, bool(_FANSUB.search(name)), video)
 
 
 def _by_content(name: str) -> int:

@@ -26,6 +26,16 @@ COMMANDS = [
 ]
 
 
+def command(
+    sub: Any, name: str, run: Callable[[argparse.Namespace], int], help: str, description: str
+) -> argparse.ArgumentParser:
+    """The parser of subcommand `name` (its line in the list, its --help page), set to call
+    `run` with the parsed arguments."""
+    p: argparse.ArgumentParser = sub.add_parser(name, help=help, description=description)
+    p.set_defaults(run=run)
+    return p
+
+
 def run_alone(add_parser: Callable[[Any], None], argv: Sequence[str] | None = None) -> int:
     """One command without the others (`python -m cli.commands.MODULE COMMAND ...`): what
     child processes start (serve-nntp for the capture bench, capture in the tests), as

@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from cli.commands import command
+
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "bench",
+        run,
         help="benchmark the header pass on one generated range against its floors",
         description="Generates a range of N lines, indexes it whole (inflate to Parquet "
         "written) in a fresh process, and prints headers/s per core, peak RSS, bytes per "
@@ -24,7 +28,6 @@ def add_parser(sub: Any) -> None:
         help="run the pass and the floor this many times, alternately, and keep the least "
         "CPU of each (a shared machine's other load only ever adds time)",
     )
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,10 +7,14 @@ import shutil
 import tempfile
 from typing import Any
 
+from cli.commands import command
+
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "bench-capture",
+        run,
         help="measure capture throughput against a paced serve-nntp (1..N connections)",
         description="Starts serve-nntp in its own process, paced like a provider, and "
         "captures the same number of chunks per connection with each connection count; "
@@ -31,7 +35,6 @@ def add_parser(sub: Any) -> None:
         help="sample corpus size (default: enough for the largest run)",
     )
     p.add_argument("--work-dir", help="keep the sample corpus here between runs")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

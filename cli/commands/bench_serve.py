@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from cli.commands import command
+
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "bench-serve",
+        run,
         help="benchmark the server: search and NZB latency, throughput, memory, refresh",
         description="Starts `serve` on a catalog (writes a synthetic one of --releases "
         "releases first when the folder holds none), then measures t=search and t=get "
@@ -31,7 +35,6 @@ def add_parser(sub: Any) -> None:
         help="the server's --search-cache (0: every search hits the index)",
     )
     p.add_argument("--json", action="store_true", help="print the report as one JSON line")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

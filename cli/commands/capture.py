@@ -7,12 +7,16 @@ import os
 import sys
 from typing import Any
 
+from cli.commands import command
+
 _SIZE_UNITS = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "capture",
+        run,
         help="fetch overview (XOVER) of groups from a news server into the corpus",
         description="Plans each group's history as ranges and chunks, fetches every missing "
         "chunk on all connections (compressed where the server allows), writes range.json "
@@ -68,7 +72,6 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--tail", action="store_true", help="after the history, follow new articles")
     p.add_argument("--interval", type=float, default=300.0, help="seconds between tail passes")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(run=run)
 
 
 def parse_size(text: str) -> int:

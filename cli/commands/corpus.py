@@ -6,12 +6,16 @@ import argparse
 import sys
 from typing import Any
 
+from cli.commands import command
+
 
 def add_parser(sub: Any) -> None:
     corpus = sub.add_parser("corpus", help="inspect a stored XOVER corpus")
     csub = corpus.add_subparsers(dest="corpus_command", metavar="ACTION", required=True)
-    check = csub.add_parser(
+    check = command(
+        csub,
         "check",
+        run_check,
         help="validate every range of a corpus and print the per-range report",
         description="Reads every chunk of every range (local path or fsspec URL), "
         "counts bad lines by reason, truncated and missing chunks, and exits 1 when "
@@ -20,7 +24,6 @@ def add_parser(sub: Any) -> None:
     check.add_argument("root", help="corpus root: a folder or an fsspec URL")
     check.add_argument("--group", action="append", help="only this group (repeatable)")
     check.add_argument("--json", action="store_true", help="one JSON report per line")
-    check.set_defaults(run=run_check)
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -13,10 +13,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cli.commands import command
+
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "demo",
+        run,
         help="generate a demo corpus and index it with Dagster (the main job)",
         description="Under STATE (default var/): demo/corpus (generated once), catalog/ "
         "(the Parquet catalog) and dagster/ (the Dagster instance, DAGSTER_HOME). Every "
@@ -31,7 +35,6 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--rules", default="", help="rule set (JSON); default: the built-in rules")
     p.add_argument("--port", type=int, default=8000, help="the port `serve` will use (for URLs)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

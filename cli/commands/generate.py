@@ -7,10 +7,14 @@ import json
 import sys
 from typing import Any
 
+from cli.commands import command
+
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "generate",
+        run,
         help="generate a synthetic corpus of binary groups with ground truth",
         description="Writes OUT/corpus/<group>/<first>-<last>/ (chunks and range.json, as "
         "capture would), OUT/truth/uploads.parquet and OUT/truth/noise.parquet (what a "
@@ -51,7 +55,6 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

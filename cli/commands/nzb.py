@@ -6,10 +6,14 @@ import argparse
 import sys
 from typing import Any
 
+from cli.commands import command
+
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "nzb",
+        run,
         help="write one NZB per catalog release (or the one asked for)",
         description="Writes <release_key hex>.nzb for the newest version of every release in "
         "the catalog (pending releases are not in it), or only --key. Each NZB merges the "
@@ -18,7 +22,6 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--catalog", required=True, help="catalog root: folder or fsspec URL")
     p.add_argument("--out", required=True, help="output folder (or fsspec URL)")
     p.add_argument("--key", action="append", help="only this release key, 40 hex (repeatable)")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,10 +6,14 @@ import argparse
 import sys
 from typing import Any
 
+from cli.commands import command
+
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "replay",
+        run,
         help="index every complete range of a corpus into the Parquet catalog",
         description="Runs the header pass over every complete range of the chosen groups: "
         "groups in priority order, ranges in article order, the window carried from range "
@@ -21,7 +25,6 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--group", action="append", help="only this group (repeatable)")
     p.add_argument("--rules", help="rule set (JSON); default: the built-in rules")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

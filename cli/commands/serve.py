@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from cli.commands import command
+
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "serve",
+        run,
         help="serve the catalog: Newznab API, NZB downloads, web pages",
         description="Serves a catalog (folder or fsspec URL) over HTTP with uvicorn. Settings "
         "also come from USENET_INDEXER_* environment variables and a TOML --config file; "
@@ -39,7 +43,6 @@ def add_parser(sub: Any) -> None:
         help="server processes (default: 2, or 1 on a single core); with more than one, "
         "this process builds the index and the workers map the same segment files",
     )
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,10 +6,14 @@ import argparse
 import sys
 from typing import Any
 
+from cli.commands import command
+
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "serve-nntp",
+        run,
         help="serve a corpus over NNTP: overview (plain and compressed), articles, faults",
         description="A small news server in front of a stored corpus: GROUP, LIST ACTIVE, "
         "OVER/XOVER with XFEATURE COMPRESS GZIP, XZVER and COMPRESS DEFLATE, STAT/HEAD/BODY "
@@ -57,7 +61,6 @@ def add_parser(sub: Any) -> None:
         choices=["plain", "xfeature", "xzver", "deflate"],
         help="build every stored chunk's reply in this variant before listening",
     )
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

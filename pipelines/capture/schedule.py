@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from pipelines.capture.planner import missing_spans, usable_chunks
 from pipelines.corpus.layout import RangeRef
-from pipelines.corpus.manifest import ChunkEntry
+from pipelines.corpus.manifest import ChunkEntry, chunks_cover
 from pipelines.corpus.reader import CorpusReader
 from pipelines.corpus.writer import CorpusWriter
 from pipelines.nntp.errors import NNTPError, TruncatedReply
@@ -232,7 +232,7 @@ class Schedule:
         self._open.remove(rng)
         ref = rng.target.ref
         stored = usable_chunks(rng.stored, ref)
-        covered = _covers(ref, stored)
+        covered = chunks_cover(ref.first, ref.last, stored)
         self._write_manifest(rng, complete=covered)
         if covered:
             self.known_complete.add(ref)
@@ -251,12 +251,3 @@ class Schedule:
             server=self.server or None,
             fetched_at=dt.datetime.now(dt.UTC).replace(microsecond=0),
         )
-
-
-def _covers(ref: RangeRef, chunks: list[ChunkEntry]) -> bool:
-    at = ref.first
-    for c in chunks:
-        if c.first != at:
-            return False
-        at = c.last + 1
-    return at == ref.last + 1

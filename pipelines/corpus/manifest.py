@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,16 @@ class ChunkEntry:
             "lines": self.lines,
             "bytes": self.bytes,
         }
+
+
+def chunks_cover(first: int, last: int, chunks: Iterable[ChunkEntry]) -> bool:
+    """Whether the chunks, in order, cover articles first..last with neither gap nor overlap."""
+    expect = first
+    for c in chunks:
+        if c.first != expect:
+            return False
+        expect = c.last + 1
+    return expect == last + 1
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 from pipelines.corpus.codec import deflate, inflate, sniff
 from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
 from pipelines.corpus.layout import MANIFEST_NAME, RangeRef, chunk_file_name, parse_span
-from pipelines.corpus.manifest import ChunkEntry, RangeManifest
+from pipelines.corpus.manifest import ChunkEntry, RangeManifest, chunks_cover
 
 
 class CorpusWriter:
@@ -68,7 +68,7 @@ class CorpusWriter:
         manifest = RangeManifest(ref.group, ref.first, ref.last, complete, ordered, filtered, extra)
         # round trip through the strict parser: never store a manifest a reader rejects
         RangeManifest.loads(manifest.dumps())
-        if complete and not _covers(ref, ordered):
+        if complete and not chunks_cover(ref.first, ref.last, ordered):
             raise ValueError(f"range {ref.group}/{ref.name}: chunks do not cover the range")
         atomic_put(self.fs, ref.manifest_path(self.root), manifest.dumps())
         return manifest
@@ -93,12 +93,3 @@ class CorpusWriter:
             n_lines = inflated.data.count(b"\n")
             entries.append(ChunkEntry(name, span[0], span[1], n_lines, len(payload)))
         return sorted(entries, key=lambda c: c.first)
-
-
-def _covers(ref: RangeRef, chunks: tuple[ChunkEntry, ...]) -> bool:
-    expect = ref.first
-    for c in chunks:
-        if c.first != expect:
-            return False
-        expect = c.last + 1
-    return expect == ref.last + 1

@@ -18,17 +18,13 @@ import pyarrow as pa
 
 from kernels import window as wk
 from pipelines.index.parsed_chunk import ParsedChunk
-from pipelines.index.release import OpenFile, OpenRelease, Piece
+from pipelines.index.release import ROW_FIELDS, OpenFile, OpenRelease, Piece
 
 T = TypeVar("T")
 _NO_ROWS = np.zeros(0, np.int64)
 _FILE_FIELDS = (
     "key", "file_index", "file_total", "part_total", "ext_class", "volume", "random_name",
     "first_date", "last_date", "first_article", "last_article", "nbytes", "count", "last_part",
-)  # fmt: skip
-_RELEASE_FIELDS = (
-    "ident", "poster_key", "source", "first_date", "last_date", "first_article",
-    "last_article", "file_total", "written",
 )  # fmt: skip
 
 
@@ -170,20 +166,9 @@ class FileBlock:
             return []
         files = self.open_files(self.file_rows(js))
         bounds = np.concatenate(([0], np.cumsum(self.file_counts()[js]))).tolist()
-        r = {name: self.releases[name][js].tolist() for name in _RELEASE_FIELDS}
+        r = {name: self.releases[name][js].tolist() for name in ROW_FIELDS}
         return [
-            OpenRelease(
-                ident=r["ident"][j],
-                poster_key=r["poster_key"][j],
-                source=r["source"][j],
-                first_date=r["first_date"][j],
-                last_date=r["last_date"][j],
-                first_article=r["first_article"][j],
-                last_article=r["last_article"][j],
-                files=files[bounds[j] : bounds[j + 1]],
-                file_total=r["file_total"][j],
-                written=r["written"][j],
-            )
+            OpenRelease.from_row(r, j, files=files[bounds[j] : bounds[j + 1]])
             for j in range(len(js))
         ]
 

@@ -22,7 +22,13 @@ from kernels.grouping import file_runs
 from kernels.line_fields import line_fields
 from kernels.subject import parse_subjects
 from pipelines.corpus.reader import Chunk
-from pipelines.index.parsed_chunk import SOURCE_STEM, SOURCE_SUBJECT, ParsedChunk
+from pipelines.index.parsed_chunk import (
+    PER_SEGMENT,
+    RUN_SPANS,
+    SOURCE_STEM,
+    SOURCE_SUBJECT,
+    ParsedChunk,
+)
 from pipelines.index.rules import Rules
 from pipelines.index.subjects import share_subjects
 from pipelines.rfc2047 import decode_subjects
@@ -246,27 +252,15 @@ def parse_chunk(
             (data, fs[:, sc.F_XREF][firsts], fe[:, sc.F_XREF][firsts]),
         ]
     )
+    # the kept rows' columns and the runs' spans carry the chunk's names (but `poster`)
+    segments = {name: getattr(kept, name) for name in PER_SEGMENT if name != "poster_key"}
+    spans_of_runs = {f"run_{name}": getattr(runs, name) for name in RUN_SPANS}
     return ParsedChunk(
         bounds=bounds,
-        file_key=kept.file_key,
-        ident=kept.ident,
         poster_key=kept.poster,
-        source=kept.source,
-        number=kept.number,
-        part_total=kept.part_total,
-        file_index=kept.file_index,
-        file_total=kept.file_total,
-        ext_class=kept.ext_class,
-        volume=kept.volume,
-        random_name=kept.random_name,
-        nbytes=kept.nbytes,
-        article=kept.article,
-        date=kept.date,
+        **segments,
         message_id=message_id,
-        run_first_date=runs.first_date,
-        run_last_date=runs.last_date,
-        run_first_article=runs.first_article,
-        run_last_article=runs.last_article,
+        **spans_of_runs,
         run_subject=run_subject,
         run_poster=run_poster,
         run_name=run_name,

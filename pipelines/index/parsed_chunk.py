@@ -53,7 +53,7 @@ class ParsedChunk:
     def slim(self) -> None:
         """Drop what the window has read: only the columns a written file needs stay."""
         empty = np.zeros(0, np.int64)
-        for name in _PER_SEGMENT:
+        for name in PER_SEGMENT:
             if name not in _KEPT:
                 setattr(self, name, empty)
 
@@ -67,7 +67,7 @@ class ParsedChunk:
     def of_segments(number: np.ndarray, nbytes: np.ndarray, message_id: pa.Array) -> ParsedChunk:
         """A slim chunk of one run holding just these segments (a file's carried copies)."""
         empty = np.zeros(0, np.int64)
-        columns = {name: empty for name in _PER_SEGMENT}
+        columns = {name: empty for name in PER_SEGMENT}
         columns.update(number=number, nbytes=nbytes)
         return ParsedChunk(
             bounds=np.array([0, len(number)], np.int64),
@@ -84,7 +84,7 @@ class ParsedChunk:
         )
 
 
-_PER_SEGMENT = (
+PER_SEGMENT = (
     "file_key",
     "ident",
     "poster_key",
@@ -100,4 +100,6 @@ _PER_SEGMENT = (
     "article",
     "date",
 )
+# the per-run spans, named as the file runs' (`kernels.grouping.FileRuns`) without `run_`
+RUN_SPANS = ("first_date", "last_date", "first_article", "last_article")
 _KEPT = ("number", "nbytes")  # with message_id: what release_files is built from

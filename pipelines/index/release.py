@@ -8,7 +8,9 @@ exist only for what albums gather and carry, and for the tests.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -65,6 +67,13 @@ class OpenFile:
         return self.part_total > 0 and self.count >= self.part_total
 
 
+# The fields a release's row of the window tables and of a snapshot both hold, under these names.
+ROW_FIELDS = (
+    "ident", "poster_key", "source", "first_date", "last_date", "first_article",
+    "last_article", "file_total", "written",
+)  # fmt: skip
+
+
 @dataclass(slots=True, eq=False)
 class OpenRelease:
     ident: int
@@ -84,6 +93,11 @@ class OpenRelease:
     album_template: bytes = b""
     first_member: OpenRelease | None = None  # an album's key is its first member's
     absorbed: list[OpenRelease] = field(default_factory=list)  # album members written before
+
+    @classmethod
+    def from_row(cls, columns: Mapping[str, Sequence[Any]], j: int, **rest: Any) -> OpenRelease:
+        """Release j of columns holding the ROW_FIELDS (one list a field); rest: its others."""
+        return cls(**{name: columns[name][j] for name in ROW_FIELDS}, **rest)
 
     @property
     def segments(self) -> int:

@@ -362,19 +362,12 @@ def _load_albums(tables: dict[str, pa.Table], pieces: dict[int, dict[int, list[P
     rt = tables["album_releases"]
     r = {name: _column(rt, name) for name in rt.column_names}
     rels = [
-        OpenRelease(
-            ident=r["ident"][j],
-            poster_key=r["poster_key"][j],
-            source=r["source"][j],
-            first_date=r["first_date"][j],
-            last_date=r["last_date"][j],
-            first_article=r["first_article"][j],
-            last_article=r["last_article"][j],
+        OpenRelease.from_row(
+            r,
+            j,
             files=[files[i] for i in r["files"][j]],
             keys=set(r["keys"][j]),
             idents=set(r["idents"][j]),
-            file_total=r["file_total"][j],
-            written=r["written"][j],
             members=list(r["members"][j]),
             album_template=r["album_template"][j],
         )

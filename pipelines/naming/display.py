@@ -52,7 +52,12 @@ def display_name(subject: bytes) -> str:
         if wrapped:
             text = wrapped.group(1)
     # split() and \s split at the same characters (str.isspace): the runs become one space
-    text = " ".join(text.split()).strip(_EDGE)
+    return _or_fallback(" ".join(text.split()).strip(_EDGE), identity, subject)
+
+
+def _or_fallback(text: str, identity: str, subject: bytes) -> str:
+    """The trimmed identity `text`; when trimming left nothing, the identity as it is; when
+    there is no identity, the subject's file name's stem (the subject's text, last)."""
     if text:
         return text
     if identity:  # nothing but tags: still one name per identity

@@ -109,6 +109,12 @@ def _episode_evidence(name: _Name, video_word: bool, film: bool) -> int:
     # after ` - ` (or in a fansub's name) decides, so a name without one needs no pass
     if not (bracketed or (video and not film) or ("-" in text and _SPACED_DASH.search(text))):
         return 0
+    return _bare_number_evidence(text, bracketed, video)
+
+
+def _bare_number_evidence(text: str, bracketed: bool, video: bool) -> int:
+    """_episode_evidence from the bare numbers themselves: 2 for one after ` - ` (any, in
+    a fansub's name), 1 for one in a name with a video word, 0 for none (a year is none)."""
     best = 0
     for m in _ABSOLUTE.finditer(text):
         number = m.group(2)

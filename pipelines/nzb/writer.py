@@ -206,23 +206,11 @@ def _id_buffers(
     return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64), data
 
 
-def segment_lines(
-    numbers: np.ndarray,
-    sizes: np.ndarray,
-    source: np.ndarray,
-    id_offsets: np.ndarray,
-    id_data: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """`kernels.nzb_segments.segment_lines`, imported on first use: numba costs a process
-    ~20 MB, and `serve`'s index-building parent imports this module but writes no NZB."""
-    from kernels.nzb_segments import segment_lines as lines
-
-    return lines(numbers, sizes, source, id_offsets, id_data)
-
-
 def load_kernel() -> None:
     """Compile (or load from numba's cache) the segment kernel for the argument types a
     download passes (a read-only uint8 buffer)."""
+    from kernels.nzb_segments import segment_lines
+
     one = np.zeros(1, dtype=np.int64)
     segment_lines(one, one, one, np.array([0, 1]), np.frombuffer(b"m", np.uint8))
 
@@ -231,6 +219,10 @@ def write_nzb(files: Iterable[NzbFile] | NzbFiles, meta: Sequence[tuple[str, str
     """The NZB document: `meta` as head (type, value) pairs, then one `file` per file."""
     if not isinstance(files, NzbFiles):
         files = NzbFiles.of(list(files))
+    # imported on first use: numba costs a process ~20 MB, and `serve`'s index-building
+    # parent imports this module but writes no NZB
+    from kernels.nzb_segments import segment_lines
+
     lines, ends = segment_lines(
         files.numbers, files.sizes, files.source, files.id_offsets, files.id_data
     )
