@@ -14,15 +14,13 @@ import dagster as dg
 import pyarrow.parquet as pq
 import pytest
 
-from assets import build_defs
-from assets.launch import register
 from assets.partitions import RANGES, parse_range_key, range_key, ranges_by_group
-from assets.resources import CatalogResource, CorpusResource, RulesResource
 from pipelines.catalog.partitions import list_group
 from pipelines.corpus.fs import open_fs
-from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index.replay import replay
 from pipelines.index.rules import Rules
+from tests.corpora import generate
+from tests.dagster_runs import in_process_defs, registered
 
 COMPARED = ("releases", "release_files", "pending_releases", "probe_candidates", "rule_counts")
 
@@ -30,25 +28,20 @@ COMPARED = ("releases", "release_files", "pending_releases", "probe_candidates",
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> str:
     out = tmp_path_factory.mktemp("assets") / "demo"
-    config = GenerateConfig(groups=2, articles=2_500, seed=11, range_size=1_000, chunk=500)
-    generate_corpus(str(out), config, progress=False)
-    return str(out / "corpus")
-
-
-def _defs(corpus: str, catalog: str, rules: str = "") -> dg.Definitions:
-    return build_defs(
-        resource_overrides={
-            "corpus": CorpusResource(url=corpus),
-            "catalog": CatalogResource(url=catalog),
-            "rules": RulesResource(path=rules),
-        },
-        executor=dg.in_process_executor,
-    )
+    return generate(out, groups=2, articles=2_500, seed=11, range_size=1_000, chunk=500).corpus
 
 
 def _run(defs: dg.Definitions, instance: dg.DagsterInstance, key: str) -> dg.ExecuteInProcessResult:
     job = defs.resolve_job_def("index_job")
     return job.execute_in_process(instance=instance, partition_key=key, raise_on_error=False)
+
+
+def _failure(result: dg.ExecuteInProcessResult) -> str:
+    """The message of the run's first failed step (the run must have failed)."""
+    assert not result.success
+    error = result.get_step_failure_events()[0].step_failure_data.error
+    assert error is not None
+    return error.message
 
 
 def _keys(instance: dg.DagsterInstance) -> list[str]:
@@ -69,9 +62,8 @@ def _content(catalog: str, table: str) -> list[str]:
 def straight(corpus: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[str]]:
     """Every partition materialized once, in article order: the reference catalog."""
     catalog = str(tmp_path_factory.mktemp("straight") / "catalog")
-    defs = _defs(corpus, catalog)
-    with dg.DagsterInstance.ephemeral() as instance:
-        register(instance, CorpusResource(url=corpus))
+    defs = in_process_defs(corpus, catalog)
+    with registered(corpus) as instance:
         keys = _keys(instance)
         for key in keys:
             result = _run(defs, instance, key)
@@ -79,6 +71,12 @@ def straight(corpus: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[str
             checks = result.get_asset_check_evaluations()
             assert len(checks) == 3 and all(c.passed for c in checks), key
     return catalog, keys
+
+
+@pytest.fixture
+def catalog(straight: tuple[str, list[str]], tmp_path: Path) -> str:
+    """A copy of the straight run's catalog, for the test to change."""
+    return str(shutil.copytree(straight[0], tmp_path / "catalog"))
 
 
 def test_partitions_are_the_complete_ranges(straight: tuple[str, list[str]], corpus: str) -> None:
@@ -102,9 +100,8 @@ def test_materialized_catalog_equals_replay(
 
 
 def test_metadata_shows_the_range_figures(corpus: str, tmp_path: Path) -> None:
-    defs = _defs(corpus, str(tmp_path / "catalog"))
-    with dg.DagsterInstance.ephemeral() as instance:
-        register(instance, CorpusResource(url=corpus))
+    defs = in_process_defs(corpus, str(tmp_path / "catalog"))
+    with registered(corpus) as instance:
         result = _run(defs, instance, _keys(instance)[0])
         assert result.success
         mats = {
@@ -123,48 +120,36 @@ def test_metadata_shows_the_range_figures(corpus: str, tmp_path: Path) -> None:
 
 def test_out_of_order_is_refused_with_the_missing_partition(corpus: str, tmp_path: Path) -> None:
     catalog = str(tmp_path / "catalog")
-    defs = _defs(corpus, catalog)
-    with dg.DagsterInstance.ephemeral() as instance:
-        register(instance, CorpusResource(url=corpus))
+    defs = in_process_defs(corpus, catalog)
+    with registered(corpus) as instance:
         refs = next(iter(ranges_by_group(_keys(instance)).values()))
-        result = _run(defs, instance, range_key(refs[1]))
-        assert not result.success
-        failure = result.get_step_failure_events()[0].step_failure_data.error
-        assert failure is not None
-        assert range_key(refs[0]) in failure.message
-        assert "not materialized yet" in failure.message
+        failure = _failure(_run(defs, instance, range_key(refs[1])))
+        assert range_key(refs[0]) in failure and "not materialized yet" in failure
     assert not Path(catalog, "releases").exists() or not any(Path(catalog, "releases").rglob("*"))
 
 
 def test_a_damaged_window_asks_for_its_partition_again(corpus: str, tmp_path: Path) -> None:
     catalog = str(tmp_path / "catalog")
-    defs = _defs(corpus, catalog)
-    with dg.DagsterInstance.ephemeral() as instance:
-        register(instance, CorpusResource(url=corpus))
+    defs = in_process_defs(corpus, catalog)
+    with registered(corpus) as instance:
         refs = next(iter(ranges_by_group(_keys(instance)).values()))
         assert _run(defs, instance, range_key(refs[0])).success
         (snapshot,) = Path(catalog, "_window").rglob("*.snapshot")
         snapshot.write_bytes(snapshot.read_bytes()[:40])  # cut short on disk
-        result = _run(defs, instance, range_key(refs[1]))
-        assert not result.success
-        failure = result.get_step_failure_events()[0].step_failure_data.error
-        assert failure is not None
-        assert "is damaged" in failure.message and "again first" in failure.message
-        assert range_key(refs[0]) in failure.message
+        failure = _failure(_run(defs, instance, range_key(refs[1])))
+        assert "is damaged" in failure and "again first" in failure
+        assert range_key(refs[0]) in failure
         # Materialized again, it writes a readable window, and the next range goes on.
         assert _run(defs, instance, range_key(refs[0])).success
         assert _run(defs, instance, range_key(refs[1])).success
 
 
 def test_redo_middle_then_after_equals_straight(
-    straight: tuple[str, list[str]], corpus: str, tmp_path: Path
+    straight: tuple[str, list[str]], catalog: str, corpus: str
 ) -> None:
     reference, keys = straight
-    catalog = str(tmp_path / "catalog")
-    shutil.copytree(reference, catalog)
-    defs = _defs(corpus, catalog)
-    with dg.DagsterInstance.ephemeral() as instance:
-        register(instance, CorpusResource(url=corpus))
+    defs = in_process_defs(corpus, catalog)
+    with registered(corpus) as instance:
         refs = max(ranges_by_group(keys).values(), key=len)
         middle = len(refs) // 2
         for ref in refs[middle:]:
@@ -180,9 +165,8 @@ def test_one_run_of_many_partitions_keeps_each_group_in_order(
     """A backfill run over every key (groups side by side in worker processes)."""
     reference, _ = straight
     catalog = str(tmp_path / "catalog")
-    defs = _defs(corpus, catalog)
-    with dg.DagsterInstance.ephemeral() as instance:
-        register(instance, CorpusResource(url=corpus))
+    defs = in_process_defs(corpus, catalog)
+    with registered(corpus) as instance:
         ordered = _keys(instance)
         job = defs.resolve_job_def("index_job")
         result = job.execute_in_process(
@@ -198,15 +182,12 @@ def test_one_run_of_many_partitions_keeps_each_group_in_order(
 
 
 def test_compaction_and_catalog_keep_the_answers(
-    straight: tuple[str, list[str]], corpus: str, tmp_path: Path
+    straight: tuple[str, list[str]], catalog: str, corpus: str
 ) -> None:
     reference, keys = straight
-    catalog = str(tmp_path / "catalog")
-    shutil.copytree(reference, catalog)
-    defs = _defs(corpus, catalog)
+    defs = in_process_defs(corpus, catalog)
     before = {t: _content(catalog, t) for t in COMPARED}
-    with dg.DagsterInstance.ephemeral() as instance:
-        register(instance, CorpusResource(url=corpus))
+    with registered(corpus) as instance:
         groups = sorted({parse_range_key(k).group for k in keys})
         for group in groups:
             result = defs.resolve_job_def("compact_job").execute_in_process(
@@ -227,17 +208,13 @@ def test_compaction_and_catalog_keep_the_answers(
 
 
 def test_a_damaged_partition_is_left_out_and_named_by_compaction_and_views(
-    straight: tuple[str, list[str]], corpus: str, tmp_path: Path
+    catalog: str, corpus: str
 ) -> None:
-    reference, _ = straight
-    catalog = str(tmp_path / "catalog")
-    shutil.copytree(reference, catalog)
     bad = sorted(Path(catalog, "releases").rglob("*.parquet"))[0]
     bad.write_bytes(bad.read_bytes()[:-50])  # cut short
-    defs = _defs(corpus, catalog)
+    defs = in_process_defs(corpus, catalog)
     group = bad.parent.name
-    with dg.DagsterInstance.ephemeral() as instance:
-        register(instance, CorpusResource(url=corpus))
+    with registered(corpus) as instance:
         compacted = defs.resolve_job_def("compact_job").execute_in_process(
             instance=instance, partition_key=group
         )
@@ -252,34 +229,32 @@ def test_a_damaged_partition_is_left_out_and_named_by_compaction_and_views(
 
 
 def test_checks_catch_duplicates_gaps_and_unreadable_files(
-    straight: tuple[str, list[str]], tmp_path: Path
+    straight: tuple[str, list[str]], catalog: str
 ) -> None:
     from assets.checks import check_results, count_gap, duplicate_finished_keys
 
-    reference, keys = straight
-    catalog = tmp_path / "catalog"
-    shutil.copytree(reference, catalog)
+    _, keys = straight
     refs = max(ranges_by_group(keys).values(), key=len)
     group, ref = refs[0].group, refs[0]
-    assert all(r.passed for r in check_results(str(catalog), refs))
+    assert all(r.passed for r in check_results(catalog, refs))
 
-    releases = catalog / "releases" / group
+    releases = Path(catalog, "releases", group)
     with_finished = next(
         p
         for p in sorted(releases.glob("*.parquet"))
         if any(pq.read_table(p)["finished"].to_pylist())
     )
     shutil.copy(with_finished, releases / "1-2.parquet")  # the same finished keys again
-    assert duplicate_finished_keys(str(catalog), group)
+    assert duplicate_finished_keys(catalog, group)
     (releases / "1-2.parquet").unlink()
 
-    counts = catalog / "rule_counts" / group / f"{ref.name}.parquet"
+    counts = Path(catalog, "rule_counts", group, f"{ref.name}.parquet")
     table = pq.read_table(counts)
     pq.write_table(table.slice(1), counts)  # one rule's drops lost
-    assert count_gap(str(catalog), ref) == table["count"][0].as_py()
+    assert count_gap(catalog, ref) == table["count"][0].as_py()
 
-    (catalog / "probe_candidates" / group / f"{ref.name}.parquet").write_bytes(b"not parquet")
-    results = {r.check_name: r.passed for r in check_results(str(catalog), refs)}
+    Path(catalog, "probe_candidates", group, f"{ref.name}.parquet").write_bytes(b"not parquet")
+    results = {r.check_name: r.passed for r in check_results(catalog, refs)}
     assert results == {
         "finished_keys_unique": True,
         "counts_add_up": False,
@@ -292,22 +267,18 @@ def test_bad_partition_keys_and_ranges_not_in_the_corpus(corpus: str, tmp_path: 
         parse_range_key("alt.binaries.x")
     with pytest.raises(ValueError, match="not a range partition key"):
         parse_range_key("alt.binaries.x|5-2")
-    defs = _defs(corpus, str(tmp_path / "catalog"))
-    with dg.DagsterInstance.ephemeral() as instance:
-        register(instance, CorpusResource(url=corpus))
+    defs = in_process_defs(corpus, str(tmp_path / "catalog"))
+    with registered(corpus) as instance:
         group = parse_range_key(_keys(instance)[0]).group
         missing = f"{group}|1-999"
         instance.add_dynamic_partitions(RANGES.name or "ranges", [missing])
-        result = _run(defs, instance, missing)
-        assert not result.success
-        error = result.get_step_failure_events()[0].step_failure_data.error
-        assert error is not None and f"the corpus has no range {group} 1-999" in error.message
+        failure = _failure(_run(defs, instance, missing))
+        assert f"the corpus has no range {group} 1-999" in failure
 
 
 def test_a_second_run_of_a_busy_group_is_refused(corpus: str, tmp_path: Path) -> None:
-    defs = _defs(corpus, str(tmp_path / "catalog"))
-    with dg.DagsterInstance.ephemeral() as instance:
-        register(instance, CorpusResource(url=corpus))
+    defs = in_process_defs(corpus, str(tmp_path / "catalog"))
+    with registered(corpus) as instance:
         first = _keys(instance)[0]
         other = dg.DagsterRun(
             job_name="index_job",
@@ -316,8 +287,6 @@ def test_a_second_run_of_a_busy_group_is_refused(corpus: str, tmp_path: Path) ->
             status=dg.DagsterRunStatus.STARTED,
         )
         instance.add_run(other)
-        result = _run(defs, instance, first)
-        assert not result.success
-        error = result.get_step_failure_events()[0].step_failure_data.error
-        assert error is not None and f"is being indexed by run {'f' * 36}" in error.message
+        failure = _failure(_run(defs, instance, first))
+        assert f"is being indexed by run {'f' * 36}" in failure
     assert not (tmp_path / "catalog").exists()

@@ -12,9 +12,9 @@ from pipelines.catalog.schema import PENDING_RELEASES, RELEASES
 from pipelines.catalog.versions import hidden, newest_rows, newest_sql
 from pipelines.catalog.views import CatalogViews
 from pipelines.catalog.writer import write_partition
-from serving.index.manager import IndexManager
 from serving.settings import Settings
 from serving.state import Catalog
+from tests.catalogs import refreshed_index
 
 GROUP = "alt.binaries.test"
 
@@ -99,13 +99,9 @@ def test_a_version_without_finished_counts_as_provisional_in_views_and_index(tmp
         assert views.query("SELECT name FROM releases").to_pylist() == [{"name": "later"}]
     finally:
         views.close()
-    index = IndexManager(root, in_process=True)
-    try:
-        index.refresh()
+    with refreshed_index(root) as index:
         found = index.snapshot.find(b"\x07" * 20)
         assert found is not None and found["name"] == "later"
-    finally:
-        index.close()
 
 
 def test_the_status_page_counts_pending_releases_not_their_versions(tmp_path):

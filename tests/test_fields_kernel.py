@@ -21,6 +21,12 @@ def _spans(items: list[bytes]) -> tuple[bytes, np.ndarray, np.ndarray]:
     return b"".join(items), start, end
 
 
+def _dates_are_the_reference(items: list[bytes]) -> None:
+    """The kernel's (epoch, ok) for each Date field is the reference parser's."""
+    epoch, ok = parse_dates(*_spans(items))
+    assert list(zip(epoch.tolist(), ok.tolist(), strict=True)) == [ref.parse_date(d) for d in items]
+
+
 # --- numbers ---------------------------------------------------------------------------
 
 
@@ -154,11 +160,14 @@ date_piece = st.sampled_from(
 )
 
 
-@settings(max_examples=500, deadline=None)
-@given(st.lists(st.lists(date_piece, max_size=12).map(b"".join), max_size=10))
-def test_date_pieces_match_reference(items):
-    epoch, ok = parse_dates(*_spans(items))
-    assert list(zip(epoch.tolist(), ok.tolist(), strict=True)) == [ref.parse_date(d) for d in items]
+# Date-like fields from pieces and random bytes, side by side in one column
+dates_or_bytes = st.lists(date_piece, max_size=12).map(b"".join) | st.binary(max_size=40)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(dates_or_bytes, max_size=10))
+def test_date_pieces_and_random_bytes_match_reference(items):
+    _dates_are_the_reference(items)
 
 
 @settings(max_examples=300, deadline=None)
@@ -179,13 +188,6 @@ def test_formatted_dates_round_trip(when, zone_minutes, weekday, seconds):
     epoch, ok = parse_dates(*_spans([text.encode()]))
     expected = int(local.replace(second=local.second if seconds else 0).timestamp())
     assert ok[0] and epoch[0] == expected, text
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.binary(max_size=40), max_size=10))
-def test_random_bytes_dates_match_reference(items):
-    epoch, ok = parse_dates(*_spans(items))
-    assert list(zip(epoch.tolist(), ok.tolist(), strict=True)) == [ref.parse_date(d) for d in items]
 
 
 # --- Xref -----------------------------------------------------------------------------------
@@ -297,8 +299,7 @@ def _near(date: bytes) -> list[bytes]:
 @pytest.mark.parametrize("date", COMMON_DATES)
 def test_common_shape_and_every_near_miss_match_reference(date):
     items = _near(date)
-    epoch, ok = parse_dates(*_spans(items))
-    assert list(zip(epoch.tolist(), ok.tolist(), strict=True)) == [ref.parse_date(d) for d in items]
+    _dates_are_the_reference(items)
 
 
 def test_common_shape_at_calendar_edges():
@@ -319,8 +320,7 @@ def test_common_shape_at_calendar_edges():
         *(f"Mon, 1 Jan 2000 10:00:00 {z.upper()}".encode() for z in ref.ZONES),
         *(f"{d}, 1 {m} 2000 10:00:00 +0100".encode() for d in ref.WEEKDAYS for m in ref.MONTHS),
     ]
-    epoch, ok = parse_dates(*_spans(items))
-    assert list(zip(epoch.tolist(), ok.tolist(), strict=True)) == [ref.parse_date(d) for d in items]
+    _dates_are_the_reference(items)
 
 
 def test_xref_tokens_across_word_edges():
@@ -362,8 +362,7 @@ def test_xref_runs_of_similar_fields_match_reference(fields):
 def test_runs_of_equal_dates_match_reference(items):
     # neighbours with the same Date (what a poster's run of segments gives), good and bad
     items = [d for d in items for _ in range(1 + len(d) % 3)]
-    epoch, ok = parse_dates(*_spans(items))
-    assert list(zip(epoch.tolist(), ok.tolist(), strict=True)) == [ref.parse_date(d) for d in items]
+    _dates_are_the_reference(items)
 
 
 # a few posters' Dates a second or so apart, interleaved: what the kernel reads from the
@@ -388,8 +387,7 @@ poster_date = st.tuples(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(poster_date, max_size=30))
 def test_dates_apart_in_their_seconds_match_reference(items):
-    epoch, ok = parse_dates(*_spans(items))
-    assert list(zip(epoch.tolist(), ok.tolist(), strict=True)) == [ref.parse_date(d) for d in items]
+    _dates_are_the_reference(items)
 
 
 # more Date shapes than the kernels' cache keeps, each with its seconds to fill in
@@ -409,5 +407,4 @@ def test_dates_apart_in_their_seconds_after_more_shapes_than_the_kernel_keeps():
     shapes = TURNING_DATES
     assert len(shapes) > DATE_CACHE
     items = [shape % second for second in range(62) for shape in shapes[: 1 + second % len(shapes)]]
-    epoch, ok = parse_dates(*_spans(items))
-    assert list(zip(epoch.tolist(), ok.tolist(), strict=True)) == [ref.parse_date(d) for d in items]
+    _dates_are_the_reference(items)

@@ -3,7 +3,6 @@ catalog rows are the same of each, table by table, finished and provisional."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -14,15 +13,14 @@ from hypothesis import strategies as st
 
 from pipelines import naming
 from pipelines.corpus.reader import CorpusReader, RangeReport
-from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index.catalog_rows import CatalogRows
 from pipelines.index.file_rows import texts
 from pipelines.index.handout import FileBlock, HandOut
-from pipelines.index.parse import Drops, group_context, parse_chunk
+from pipelines.index.parse import Drops, parse_chunk
 from pipelines.index.probes import seven_zip, seven_zip_rows
 from pipelines.index.release_rows import groups_of, groups_of_each, one_list_each
-from pipelines.index.rules import Rules
 from pipelines.index.window import Window
+from tests.corpora import generate
 
 
 def _tables(out: CatalogRows) -> dict[str, pa.Table]:
@@ -46,21 +44,16 @@ def _both(
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [3, 8])
 def test_a_block_makes_the_rows_its_releases_make_as_objects(tmp_path: Path, seed: int):
-    cfg = GenerateConfig(groups=2, articles=60_000, seed=seed, range_size=15_000, chunk=2_500)
-    generate_corpus(str(tmp_path), cfg, progress=False)
-    meta = json.loads((tmp_path / "generate.json").read_text())
-    priority = [g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"])]
-    rules = Rules(groups=tuple(priority))
-    reader = CorpusReader(str(tmp_path / "corpus"))
+    demo = generate(tmp_path, groups=2, articles=60_000, seed=seed, range_size=15_000, chunk=2_500)
+    reader = CorpusReader(demo.corpus)
     handed = {True: 0, False: 0}
-    for group in priority:
-        window = Window(rules)
-        ctx = group_context(group, priority, rules)
+    for group, ctx in demo.groups():
+        window = Window(demo.rules)
         for info in reader.complete_ranges(group):
             block, objects = (CatalogRows(group, info.ref.first, "v") for _ in range(2))
             report = RangeReport(group, info.ref.first, info.ref.last)
             for chunk in reader.read_range(info, report):
-                parsed = parse_chunk(chunk, ctx, rules, window.frontier, Drops())
+                parsed = parse_chunk(chunk, ctx, demo.rules, window.frontier, Drops())
                 window.add(parsed)
                 parsed.slim()
                 handed[True] += _both(window.finish_due(), True, window, block, objects)

@@ -13,31 +13,24 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.generate import GenerateConfig, generate_corpus
+from pipelines.generate import GenerateConfig
 from pipelines.index.replay import replay
 from pipelines.index.rules import Rules
 from pipelines.score import CatalogView, load_catalog, score_view
+from tests.corpora import Generated, generate
 
 WINDOW = 24 * 3600
 
 
-def build(
-    tmp: Path,
-    seed: int,
-    articles: int = 24_000,
-    range_size: int = 8_000,
-    chunk: int = 2_000,
-    groups: int = 3,
-) -> tuple[Path, Rules]:
-    out = tmp / f"gen-{seed}-{range_size}-{chunk}"
-    if not out.exists():
-        cfg = GenerateConfig(
-            groups=groups, articles=articles, seed=seed, range_size=range_size, chunk=chunk
-        )
-        generate_corpus(str(out), cfg, progress=False)
-    meta = json.loads((out / "generate.json").read_text())
-    priority = tuple(g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"]))
-    return out, Rules(groups=priority)
+SIZES = {"groups": 3, "articles": 24_000, "range_size": 8_000, "chunk": 2_000}
+
+
+def build(tmp: Path, seed: int, **sizes: int) -> tuple[Path, Rules]:
+    """The corpus of `seed` (SIZES, but for `sizes`), generated once per size under `tmp`."""
+    config = GenerateConfig(seed=seed, **{**SIZES, **sizes})
+    out = tmp / f"gen-{seed}-{config.range_size}-{config.chunk}"
+    demo = Generated(out) if out.exists() else generate(out, config)
+    return out, demo.rules
 
 
 def index(out: Path, rules: Rules, catalog: Path) -> CatalogView:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bench import naming_reference as reference
@@ -32,30 +32,21 @@ tokens = st.one_of(
 
 @settings(max_examples=1500, deadline=None)
 @given(tokens)
+@example(b"")
+@example(b"0123456789abcdef")  # 16 hex digits
+@example(b"0123456789abcde")
+@example(str(uuid.UUID(int=7)).encode())
+@example(b"fpwbi4qjigiwgk52dvsvh28kh5586e")
+@example(b"UFUSsSqqeqcebaj5CBWjbH9WiyM")
+@example(b"Xenia_Fischer-Alone_Free-FLAC-1984-ENRAGED")
+@example(b"abcdefghijklmnop_8b33bf5960714efbe6cfcf13dd0f618f")
+@example(b"8b33bf5960714efbe6cfcf13dd0f618f_abcdefghijklmnopq")  # the first longest part
+@example(b"ScreenCapture")
+@example(b"haiotednhgbe")  # a cluster of 5 consonants: no word
+@example(b"DSCN0089")
+@example(b"caf\xc3\xa9caf\xc3\xa9caf\xc3\xa9")
 def test_random_file_token_is_the_file_test(token):
     assert random_names._random_file_token(token) == names_ref.random_token(token), token
-
-
-@pytest.mark.parametrize(
-    "token",
-    [
-        b"",
-        b"0123456789abcdef",  # 16 hex digits
-        b"0123456789abcde",
-        str(uuid.UUID(int=7)).encode(),
-        b"fpwbi4qjigiwgk52dvsvh28kh5586e",
-        b"UFUSsSqqeqcebaj5CBWjbH9WiyM",
-        b"Xenia_Fischer-Alone_Free-FLAC-1984-ENRAGED",
-        b"abcdefghijklmnop_8b33bf5960714efbe6cfcf13dd0f618f",
-        b"8b33bf5960714efbe6cfcf13dd0f618f_abcdefghijklmnopq",  # the first longest part
-        b"ScreenCapture",
-        b"haiotednhgbe",  # a cluster of 5 consonants: no word
-        b"DSCN0089",
-        b"caf\xc3\xa9caf\xc3\xa9caf\xc3\xa9",
-    ],
-)
-def test_random_file_token_cases(token):
-    assert random_names._random_file_token(token) == names_ref.random_token(token)
 
 
 # names whose stem starts with, or is, a long run of [A-Za-z0-9_-], behind any spaces

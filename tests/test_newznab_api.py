@@ -12,11 +12,11 @@ from fastapi.testclient import TestClient
 from lxml import etree
 from nzb import Nzb
 
-from bench.synthetic_catalog import write_synthetic_catalog
 from pipelines.nzb.writer import DTD_PATH
 from serving.app import create_app
 from serving.settings import Settings
 from serving.state import Catalog
+from tests.catalogs import app_client, module_catalog
 
 NS = {"newznab": "http://www.newznab.com/DTD/2010/feeds/attributes/"}
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "data" / "newznab"
@@ -25,15 +25,12 @@ DTD = etree.DTD(str(DTD_PATH))
 
 @pytest.fixture(scope="module")
 def catalog_dir(tmp_path_factory) -> str:
-    root = str(tmp_path_factory.mktemp("catalog"))
-    write_synthetic_catalog(root, 4_000, groups=3, per_range=1_000, seed=11)
-    return root
+    return module_catalog(tmp_path_factory, 4_000, groups=3, per_range=1_000, seed=11)
 
 
 @pytest.fixture(scope="module")
 def client(catalog_dir):
-    settings = Settings(catalog=catalog_dir, api_keys=["k1"], build_in_process=True)
-    with TestClient(create_app(settings, background=False)) as c:
+    with app_client(catalog_dir) as c:
         yield c
 
 

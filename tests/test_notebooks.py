@@ -9,7 +9,7 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
-from pipelines.generate import GenerateConfig, generate_corpus  # noqa: E402
+from tests.corpora import generate  # noqa: E402
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -17,9 +17,7 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 @pytest.fixture(scope="module")
 def tiny_corpus(tmp_path_factory: pytest.TempPathFactory) -> str:
     out = tmp_path_factory.mktemp("nb") / "demo"
-    config = GenerateConfig(groups=2, articles=3_000, seed=3, range_size=1_000, chunk=500)
-    generate_corpus(str(out), config, progress=False)
-    return str(out / "corpus")
+    return generate(out, groups=2, articles=3_000, seed=3, range_size=1_000, chunk=500).corpus
 
 
 def _execute(name: str, tmp_path: Path) -> nbformat.NotebookNode:

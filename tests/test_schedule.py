@@ -16,14 +16,10 @@ import dagster as dg
 import pyarrow.parquet as pq
 import pytest
 
-from assets import build_defs
-from assets.launch import register
 from assets.partitions import range_key
-from assets.resources import CatalogResource, CorpusResource, RulesResource
 from assets.sensors import index_sensor
 from pipelines.corpus.layout import RangeRef
 from pipelines.corpus.reader import CorpusReader
-from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index.replay import replay
 from pipelines.index.rules import GarbageSignature, Rules
 from pipelines.index.runs import GroupJob, index_group
@@ -33,6 +29,8 @@ from pipelines.index.schedule import (
     recorded_rules,
     stale_reason,
 )
+from tests.corpora import generate
+from tests.dagster_runs import in_process_defs, registered
 
 TABLES = ("releases", "release_files", "pending_releases", "probe_candidates", "rule_counts")
 
@@ -40,9 +38,7 @@ TABLES = ("releases", "release_files", "pending_releases", "probe_candidates", "
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> str:
     out = tmp_path_factory.mktemp("schedule") / "demo"
-    config = GenerateConfig(groups=2, articles=2_500, seed=11, range_size=1_000, chunk=500)
-    generate_corpus(str(out), config, progress=False)
-    return str(out / "corpus")
+    return generate(out, groups=2, articles=2_500, seed=11, range_size=1_000, chunk=500).corpus
 
 
 def _refs(corpus: str) -> dict[str, list[RangeRef]]:
@@ -98,22 +94,14 @@ def _replay_redo(corpus: str, catalog: str, rules: Rules) -> list[str]:
 def _sensor_redo(corpus: str, catalog: str, rules_path: str) -> tuple[list[str], list[str]]:
     """Tick the index sensor and run each request until it asks for nothing: the keys run
     successfully, and the run keys of every request (failed runs too)."""
-    resources = {
-        "corpus": CorpusResource(url=corpus),
-        "catalog": CatalogResource(url=catalog),
-        "rules": RulesResource(path=rules_path),
-    }
-    job = build_defs(resource_overrides=resources, executor=dg.in_process_executor)
-    index_job = job.resolve_job_def("index_job")
+    defs = in_process_defs(corpus, catalog, rules_path)
+    index_job = defs.resolve_job_def("index_job")
+    resources = {"catalog": defs.resources["catalog"], "rules": defs.resources["rules"]}
     done: list[str] = []
     run_keys: list[str] = []
-    with dg.DagsterInstance.ephemeral() as instance:
-        register(instance, CorpusResource(url=corpus))
+    with registered(corpus) as instance:
         for _ in range(20):
-            context = dg.build_sensor_context(
-                instance=instance,
-                resources={"catalog": resources["catalog"], "rules": resources["rules"]},
-            )
+            context = dg.build_sensor_context(instance=instance, resources=resources)
             result = index_sensor(context)
             assert isinstance(result, dg.SensorResult)
             requests = list(result.run_requests or [])

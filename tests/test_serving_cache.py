@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
-from bench.synthetic_catalog import write_synthetic_catalog
 from pipelines.nzb.writer import xml_text
 from serving.index.manager import IndexManager
 from serving.index.searcher import SearchQuery, Snapshot
+from tests.catalogs import land_new_partitions, refreshed_index, synthetic_catalog
 
 
 def _keys(snapshot: Snapshot, q: SearchQuery) -> tuple[int, list[bytes]]:
@@ -17,11 +14,8 @@ def _keys(snapshot: Snapshot, q: SearchQuery) -> tuple[int, list[bytes]]:
 
 
 def test_cached_results_equal_fresh_ones_and_the_cache_is_bounded(tmp_path):
-    root = str(tmp_path / "cat")
-    write_synthetic_catalog(root, 2_000, groups=2, per_range=1_000, seed=8)
-    m = IndexManager(root, in_process=True, batch_rows=1_200, result_cache=2)
-    try:
-        m.refresh()
+    root = synthetic_catalog(tmp_path / "cat", 2_000, groups=2, per_range=1_000, seed=8)
+    with refreshed_index(root, batch_rows=1_200, result_cache=2) as m:
         cached = m.snapshot
         fresh = Snapshot(cached.segments, cached.generation, cache_size=0)
         queries = [SearchQuery(limit=20), SearchQuery(categories=(5000,), limit=7, offset=3),
@@ -36,38 +30,25 @@ def test_cached_results_equal_fresh_ones_and_the_cache_is_bounded(tmp_path):
         cached.search(queries[0])
         assert cached.cache_hits == 2
         assert fresh.cache_hits == 0 and not fresh._results
-    finally:
-        m.close()
 
 
 def test_a_refresh_never_serves_the_old_snapshots_results(tmp_path):
-    root = str(tmp_path / "cat")
-    write_synthetic_catalog(root, 1_000, groups=1, per_range=1_000, seed=9)
-    m = IndexManager(root, in_process=True)
-    try:
-        m.refresh()
+    root = synthetic_catalog(tmp_path / "cat", 1_000, groups=1, per_range=1_000, seed=9)
+    with refreshed_index(root) as m:
         q = SearchQuery(limit=5)
         before = m.snapshot.search(q)
         assert m.snapshot.search(q) is before  # a repeat comes from the cache
-        extra = tmp_path / "extra"
-        write_synthetic_catalog(str(extra), 2_000, groups=1, per_range=1_000, seed=9)
-        for table in ("releases", "release_files", "ranges"):
-            for path in sorted((extra / table).rglob("*-*.parquet")):
-                target = Path(root) / path.relative_to(extra)
-                if not target.exists():
-                    shutil.copy(path, target)
+        extra = synthetic_catalog(tmp_path / "extra", 2_000, groups=1, per_range=1_000, seed=9)
+        land_new_partitions(root, extra)
         assert m.refresh().kind == "delta"
         after = m.snapshot.search(q)
         assert after is not before and after.total > before.total
-    finally:
-        m.close()
 
 
 def test_items_prepared_in_chunks_read_back_in_order(tmp_path, monkeypatch):
     from serving.index import build
 
-    root = str(tmp_path / "cat")
-    write_synthetic_catalog(root, 1_200, groups=1, per_range=600, seed=12)
+    root = synthetic_catalog(tmp_path / "cat", 1_200, groups=1, per_range=600, seed=12)
     q = SearchQuery(limit=500, offset=100)
     whole = IndexManager(root, in_process=True)
     monkeypatch.setattr(build, "ITEM_CHUNK", 97)  # items.arrow in many chunks

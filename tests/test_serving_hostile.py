@@ -6,22 +6,19 @@ import json
 from urllib.parse import quote
 
 import pytest
-from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from bench.synthetic_catalog import write_synthetic_catalog
-from serving.app import create_app
-from serving.settings import Settings
+from tests.catalogs import synthetic_client
+
+NO_DAILY_LIMIT = {"daily_requests": 0}  # the examples add up to more requests than a day's
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    root = str(tmp_path_factory.mktemp("catalog"))
-    write_synthetic_catalog(root, 1_500, groups=2, per_range=500, seed=41)
-    settings = Settings(catalog=root, api_keys=["k1"], build_in_process=True, daily_requests=0)
-    with TestClient(create_app(settings, background=False)) as c:
+    folder = tmp_path_factory.mktemp("catalog")
+    with synthetic_client(folder, 1_500, NO_DAILY_LIMIT, groups=2, per_range=500, seed=41) as c:
         yield c
 
 

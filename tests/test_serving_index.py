@@ -11,30 +11,27 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.synthetic_catalog import GROUPS, write_synthetic_catalog
+from bench.synthetic_catalog import GROUPS
 from pipelines.catalog.layout import table_glob
 from pipelines.catalog.versions import newest_sql
 from serving import text
 from serving.index.manager import IndexManager
 from serving.index.searcher import SearchQuery
+from tests.catalogs import land_new_partitions, module_catalog, refreshed_index, synthetic_catalog
 
 
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory) -> str:
-    root = str(tmp_path_factory.mktemp("catalog"))
-    write_synthetic_catalog(root, 6_000, groups=3, per_range=1_000, seed=3)
-    return root
+    return module_catalog(tmp_path_factory, 6_000, groups=3, per_range=1_000, seed=3)
 
 
 @pytest.fixture(scope="module")
 def manager(catalog):
     # Small batches: the full build makes several segments, so every query below also
     # checks the merge across segments and the version rules between them.
-    m = IndexManager(catalog, in_process=True, batch_rows=2_500)
-    m.refresh()
-    assert len(m.snapshot.segments) >= 3
-    yield m
-    m.close()
+    with refreshed_index(catalog, batch_rows=2_500) as m:
+        assert len(m.snapshot.segments) >= 3
+        yield m
 
 
 @pytest.fixture(scope="module")
@@ -149,8 +146,8 @@ def test_a_downloads_row_is_the_whole_rows_fields(manager, newest):
 
 
 def test_a_landed_range_becomes_a_delta_segment(tmp_path):
-    root = str(tmp_path / "cat")
-    write_synthetic_catalog(root, 2_000, groups=1, per_range=1_000, seed=5, spanning_share=0.05)
+    options = {"groups": 1, "per_range": 1_000, "seed": 5, "spanning_share": 0.05}
+    root = synthetic_catalog(tmp_path / "cat", 2_000, **options)
     m = IndexManager(root, in_process=True)
     try:
         assert m.refresh().kind == "full"
@@ -159,15 +156,7 @@ def test_a_landed_range_becomes_a_delta_segment(tmp_path):
         open_keys = {r["release_key"] for r in provisional if not r["finished"]}
         assert open_keys
         # The group's next range lands: it finishes the carried releases (same keys).
-        extra = tmp_path / "extra"
-        write_synthetic_catalog(
-            str(extra), 3_000, groups=1, per_range=1_000, seed=5, spanning_share=0.05
-        )
-        for table in ("releases", "release_files", "ranges"):
-            for path in sorted((extra / table).rglob("*-*.parquet")):
-                target = Path(root) / path.relative_to(extra)
-                if not target.exists():
-                    shutil.copy(path, target)
+        land_new_partitions(root, synthetic_catalog(tmp_path / "extra", 3_000, **options))
         report = m.refresh()
         assert report.kind == "delta" and report.partitions == 1
         assert len(m.snapshot.segments) == 2
@@ -201,13 +190,9 @@ def test_worker_process_build_matches_in_process(catalog, manager):
 
 
 def test_empty_catalog_serves_empty_results(tmp_path):
-    m = IndexManager(str(tmp_path), in_process=True)
-    try:
-        m.refresh()
+    with refreshed_index(str(tmp_path)) as m:
         assert m.snapshot.search(SearchQuery(words=("x",))).total == 0
         assert m.snapshot.stats()["releases"] == 0
-    finally:
-        m.close()
 
 
 def test_a_tombstone_hides_its_release_everywhere(tmp_path):
@@ -217,11 +202,8 @@ def test_a_tombstone_hides_its_release_everywhere(tmp_path):
 
     from pipelines.catalog.views import CatalogViews
 
-    root = str(tmp_path / "cat")
-    write_synthetic_catalog(root, 1_000, groups=1, per_range=1_000, seed=9)
-    m = IndexManager(root, in_process=True)
-    try:
-        m.refresh()
+    root = synthetic_catalog(tmp_path / "cat", 1_000, groups=1, per_range=1_000, seed=9)
+    with refreshed_index(root) as m:
         victim = m.snapshot.search(SearchQuery(limit=1)).rows[0]
         group = victim["group"]
         files = sorted(Path(root, "releases", group).glob("*.parquet"))
@@ -254,13 +236,11 @@ def test_a_tombstone_hides_its_release_everywhere(tmp_path):
         os.utime(files[0], (1, 1))  # a full rebuild must hide it too
         assert m.refresh().kind == "full"
         assert m.snapshot.find(victim["release_key"]) is None
-    finally:
-        m.close()
 
 
 def test_a_restart_reuses_segments_and_small_deltas_merge(tmp_path):
     root, index = str(tmp_path / "cat"), str(tmp_path / "index")
-    write_synthetic_catalog(root, 3_000, groups=1, per_range=500, seed=13)
+    synthetic_catalog(root, 3_000, groups=1, per_range=500, seed=13)
     first = IndexManager(root, index_dir=index, in_process=True, batch_rows=1_600)
     first.refresh()
     expected = [r["release_key"] for r in first.snapshot.search(SearchQuery(limit=5_000)).rows]
@@ -276,7 +256,7 @@ def test_a_restart_reuses_segments_and_small_deltas_merge(tmp_path):
         assert got == expected
         # Three more ranges land one by one: two small deltas, then they are merged.
         extra = tmp_path / "extra"
-        write_synthetic_catalog(str(extra), 4_500, groups=1, per_range=500, seed=13)
+        synthetic_catalog(extra, 4_500, groups=1, per_range=500, seed=13)
         new = sorted(p for p in (extra / "releases").rglob("*.parquet")
                      if not (Path(root) / p.relative_to(extra)).exists())  # fmt: skip
         kinds = []
@@ -286,10 +266,10 @@ def test_a_restart_reuses_segments_and_small_deltas_merge(tmp_path):
             kinds.append(again.refresh().kind)
         assert kinds == ["delta", "delta", "full"]
         assert sum(s.segment.n < 1_000 for s in again.snapshot.segments) == 0  # merged
-        reference = IndexManager(root, in_process=True)
-        reference.refresh()
-        want = [r["release_key"] for r in reference.snapshot.search(SearchQuery(limit=9_000)).rows]
-        reference.close()
+        with refreshed_index(root) as reference:
+            want = [
+                r["release_key"] for r in reference.snapshot.search(SearchQuery(limit=9_000)).rows
+            ]
         got = [r["release_key"] for r in again.snapshot.search(SearchQuery(limit=9_000)).rows]
         assert got == want
     finally:
@@ -299,7 +279,7 @@ def test_a_restart_reuses_segments_and_small_deltas_merge(tmp_path):
 def test_a_follower_serves_what_the_builder_writes(tmp_path):
     """`serve --workers`: one process builds into index_dir, the workers only follow it."""
     root, index = str(tmp_path / "cat"), str(tmp_path / "index")
-    write_synthetic_catalog(root, 1_000, groups=1, per_range=500, seed=17)
+    synthetic_catalog(root, 1_000, groups=1, per_range=500, seed=17)
     builder = IndexManager(root, index_dir=index, in_process=True)
     follower = IndexManager(root, index_dir=index, follow=True)
     try:
@@ -307,12 +287,8 @@ def test_a_follower_serves_what_the_builder_writes(tmp_path):
         builder.refresh()
         assert follower.refresh().kind == "follow"
         assert follower.snapshot.stats() == builder.snapshot.stats()
-        extra = tmp_path / "extra"
-        write_synthetic_catalog(str(extra), 1_500, groups=1, per_range=500, seed=17)
-        for path in sorted((extra / "releases").rglob("*.parquet")):
-            target = Path(root) / path.relative_to(extra)
-            if not target.exists():
-                shutil.copy(path, target)
+        extra = synthetic_catalog(tmp_path / "extra", 1_500, groups=1, per_range=500, seed=17)
+        land_new_partitions(root, extra, ("releases",))
         assert follower.refresh().kind == "none"  # the new partition has no segment yet
         assert builder.refresh().kind == "delta"
         assert follower.refresh().kind == "follow"

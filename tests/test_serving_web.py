@@ -5,20 +5,17 @@ from __future__ import annotations
 import re
 
 import pytest
-from fastapi.testclient import TestClient
 from lxml import html
 
-from bench.synthetic_catalog import write_synthetic_catalog
-from serving.app import create_app
-from serving.settings import Settings
+from tests.catalogs import synthetic_client
+
+PAGE_OF_20 = {"page_size": 20}
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    root = str(tmp_path_factory.mktemp("catalog"))
-    write_synthetic_catalog(root, 3_000, groups=2, per_range=1_000, seed=21)
-    settings = Settings(catalog=root, api_keys=["k1"], build_in_process=True, page_size=20)
-    with TestClient(create_app(settings, background=False)) as c:
+    folder = tmp_path_factory.mktemp("catalog")
+    with synthetic_client(folder, 3_000, PAGE_OF_20, groups=2, per_range=1_000, seed=21) as c:
         yield c
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -16,17 +15,12 @@ import httpx
 import pytest
 
 from bench.synthetic_catalog import write_synthetic_catalog
+from tests.servers import free_port
 
 pytestmark = pytest.mark.slow  # starts real server processes
 
 
 SERVE = [sys.executable, "-m", "cli.main", "serve"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _total(base: str) -> int:
@@ -37,7 +31,7 @@ def _total(base: str) -> int:
 def test_workers_serve_and_pick_up_a_landed_range(tmp_path):
     catalog = tmp_path / "cat"
     write_synthetic_catalog(str(catalog), 2_000, groups=1, per_range=1_000, seed=23)
-    port = _free_port()
+    port = free_port()
     cmd = [*SERVE, "--catalog", str(catalog), "--port", str(port), "--api-key", "k",
            "--workers", "2", "--refresh", "0.5"]  # fmt: skip
     server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -77,7 +71,7 @@ def test_ctrl_c_while_the_workers_start_stops_everything_quietly(tmp_path, after
     KeyboardInterrupt traceback before."""
     catalog = tmp_path / "cat"
     write_synthetic_catalog(str(catalog), 500, groups=1, per_range=500, seed=23)
-    port = _free_port()
+    port = free_port()
     cmd = [*SERVE, "--catalog", str(catalog), "--port", str(port), "--open",
            "--workers", "2"]  # fmt: skip
     server = subprocess.Popen(

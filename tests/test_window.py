@@ -79,13 +79,17 @@ def releases_of(view: CatalogView, mids: list[str]) -> set[bytes]:
     return {k for m in mids for k in view.release_of.get(m, ())}
 
 
+def one_release(view: CatalogView, mids: list[str]) -> dict:
+    """The catalog row of the one release that holds these articles (there must be one)."""
+    (key,) = releases_of(view, mids)
+    return view.releases[key]
+
+
 def test_an_upload_is_one_finished_release(tmp_path):
     p = Posts()
     mids = p.upload("Some.Show.S01E01.720p-GRP", 3, 4, "a <a@x>", T0)
     p.filler(T0, 40)
-    view = p.index(tmp_path)
-    (key,) = releases_of(view, mids)
-    row = view.releases[key]
+    row = one_release(p.index(tmp_path), mids)
     assert row["finished"] and row["complete"] and row["files"] == 3 and row["segments"] == 12
     assert row["name"] == "Some.Show.S01E01.720p-GRP" and row["file_total"] == 3
 
@@ -100,9 +104,8 @@ def test_a_skewed_clock_or_a_bogus_year_does_not_tear_a_file(tmp_path):
         p.post(f'{name} [1/1] - "{name}.mkv" yEnc ({k}/8)', "b <b@x>", date, mid, date_text)
         mids.append(mid)
     p.filler(T0, 40)
-    view = p.index(tmp_path)
-    (key,) = releases_of(view, mids)
-    assert view.releases[key]["segments"] == 8 and view.releases[key]["complete"]
+    row = one_release(p.index(tmp_path), mids)
+    assert row["segments"] == 8 and row["complete"]
 
 
 def test_a_bogus_date_after_another_posters_skewed_clock_keeps_the_upload_whole(tmp_path):
@@ -122,9 +125,8 @@ def test_a_bogus_date_after_another_posters_skewed_clock_keeps_the_upload_whole(
             )
             mids.append(mid)
     p.filler(T0, 40)
-    view = p.index(tmp_path)
-    (key,) = releases_of(view, mids)
-    assert view.releases[key]["files"] == 3 and view.releases[key]["complete"]
+    row = one_release(p.index(tmp_path), mids)
+    assert row["files"] == 3 and row["complete"]
 
 
 def test_an_old_style_rar_set_past_r99_is_one_release(tmp_path):
@@ -139,9 +141,7 @@ def test_an_old_style_rar_set_past_r99_is_one_release(tmp_path):
         p.post(f'"{file_name}" yEnc (1/1)', "o <o@x>", T0 + i * 20, mid)
         mids.append(mid)
     p.filler(T0, 40)
-    view = p.index(tmp_path)
-    (key,) = releases_of(view, mids)
-    assert view.releases[key]["files"] == len(names)
+    assert one_release(p.index(tmp_path), mids)["files"] == len(names)
 
 
 def test_files_named_apart_find_the_release_their_first_files_made(tmp_path):
@@ -161,9 +161,7 @@ def test_files_named_apart_find_the_release_their_first_files_made(tmp_path):
             )
             mids.append(mid)
     p.filler(T0, 40)
-    view = p.index(tmp_path)
-    (key,) = releases_of(view, mids)
-    assert view.releases[key]["files"] == len(files)
+    assert one_release(p.index(tmp_path), mids)["files"] == len(files)
 
 
 def test_a_repost_hours_later_is_a_release_of_its_own(tmp_path):

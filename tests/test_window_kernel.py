@@ -4,7 +4,6 @@ the same moments, on hypothesis-made run streams and on generated ranges."""
 
 from __future__ import annotations
 
-import json
 import pickle
 from pathlib import Path
 from typing import Any
@@ -17,15 +16,15 @@ from hypothesis import strategies as st
 
 from kernels import subject as sk
 from pipelines.corpus.reader import CorpusReader, RangeReport
-from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index import window as window_module
 from pipelines.index.handout import HandOut
-from pipelines.index.parse import Drops, group_context, parse_chunk
+from pipelines.index.parse import Drops, parse_chunk
 from pipelines.index.parsed_chunk import SOURCE_STEM, SOURCE_SUBJECT, ParsedChunk
 from pipelines.index.release import OpenFile, OpenRelease
 from pipelines.index.rules import Rules
 from pipelines.index.snapshot import read_snapshot, snapshot_bytes
 from pipelines.index.window import Window
+from tests.corpora import generate
 from tests.reference.window import ReferenceWindow
 
 HOUR = 3600
@@ -262,21 +261,16 @@ def test_tables_grow_and_compact_without_losing_a_file(monkeypatch, compact_at):
 @pytest.mark.parametrize("seed", [4, 9])
 def test_on_generated_ranges(tmp_path: Path, seed: int):
     """Real parsed chunks of a generated group, range after range."""
-    cfg = GenerateConfig(groups=2, articles=30_000, seed=seed, range_size=10_000, chunk=2_500)
-    generate_corpus(str(tmp_path), cfg, progress=False)
-    meta = json.loads((tmp_path / "generate.json").read_text())
-    priority = [g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"])]
-    rules = Rules(groups=tuple(priority))
-    reader = CorpusReader(str(tmp_path / "corpus"))
-    for group in priority:
-        windows: list[Any] = [Window(rules), ReferenceWindow(rules)]
+    demo = generate(tmp_path, groups=2, articles=30_000, seed=seed, range_size=10_000, chunk=2_500)
+    reader = CorpusReader(demo.corpus)
+    for group, ctx in demo.groups():
+        windows: list[Any] = [Window(demo.rules), ReferenceWindow(demo.rules)]
         ranges, frontiers = [], []
-        ctx = group_context(group, priority, rules)
         for info in reader.complete_ranges(group):
             chunks, moves = [], []
             report = RangeReport(group, info.ref.first, info.ref.last)
             for chunk in reader.read_range(info, report):
-                chunks.append(parse_chunk(chunk, ctx, rules, windows[0].frontier, Drops()))
+                chunks.append(parse_chunk(chunk, ctx, demo.rules, windows[0].frontier, Drops()))
                 moves.append(windows[0].frontier.frontier)
             ranges.append(chunks)
             frontiers.append(moves)

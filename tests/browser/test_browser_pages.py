@@ -10,9 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import tempfile
 import threading
@@ -24,49 +21,36 @@ import pytest
 import uvicorn
 from lxml import html
 
-from bench.synthetic_catalog import write_synthetic_catalog
 from serving.app import create_app
-from serving.settings import Settings
+from tests.catalogs import app_settings, module_catalog
+from tests.servers import (
+    CHROMIUM,
+    CHROMIUM_FLAGS,
+    chromium_dom,
+    free_port,
+    start,
+    stop_group,
+    wait_until,
+)
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
     pytest.mark.integration,
     pytest.mark.skipif(
         CHROMIUM is None, reason="chromium is not installed (scripts/setup.sh --dev as root)"
     ),
 ]
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory) -> Iterator[str]:
-    root = str(tmp_path_factory.mktemp("catalog"))
-    write_synthetic_catalog(root, 2_000, groups=2, per_range=1_000, seed=31)
-    settings = Settings(catalog=root, api_keys=["k1"], build_in_process=True, page_size=25)
-    port = _port()
+    root = module_catalog(tmp_path_factory, 2_000, groups=2, per_range=1_000, seed=31)
+    settings = app_settings(root, page_size=25)
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(settings, background=False), port=port,
                                            log_level="warning"))  # fmt: skip
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.time() + 60
-    while not server.started:
-        assert time.time() < deadline, "server did not start"
-        time.sleep(0.1)
+    wait_until(lambda: server.started, "the web server", seconds=60, every=0.1)
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
@@ -74,11 +58,7 @@ def base_url(tmp_path_factory) -> Iterator[str]:
 
 def _dump(url: str) -> html.HtmlElement:
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
-        out = subprocess.run(
-            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--dump-dom", url],
-            capture_output=True, timeout=90, check=True,
-        )  # fmt: skip
-    return html.fromstring(out.stdout.decode())
+        return html.fromstring(chromium_dom(url, profile, timeout=90))
 
 
 def test_search_page_renders_results(base_url):
@@ -150,29 +130,25 @@ async def _submit_search(ws_url: str, base: str, words: str) -> str:
 def test_search_form_submits_without_javascript(base_url):
     # chromium's helper processes can still be writing the profile as it is removed
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
-        port = _port()
-        browser = subprocess.Popen(
-            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--remote-debugging-port={port}",
-             "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        port = free_port()
+        browser = start(
+            [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+             f"--remote-debugging-port={port}", "about:blank"],
+            subprocess.DEVNULL,
         )  # fmt: skip
         try:
-            deadline = time.time() + 30
-            while True:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list") as r:
-                        targets = [t for t in json.load(r) if t["type"] == "page"]
-                    if targets:
-                        break
-                except OSError:
-                    pass
-                assert time.time() < deadline, "chromium did not open its DevTools port"
-                time.sleep(0.2)
+            targets: list[dict] = []
+
+            def pages() -> bool:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list") as r:
+                    targets[:] = [t for t in json.load(r) if t["type"] == "page"]
+                return bool(targets)
+
+            wait_until(pages, "chromium's DevTools port", seconds=30)
             url = asyncio.run(_submit_search(targets[0]["webSocketDebuggerUrl"], base_url, "love"))
         finally:
             # the whole process group: renderer and helpers too, not only the browser
-            os.killpg(browser.pid, signal.SIGTERM)
-            browser.wait(timeout=20)
+            stop_group(browser, seconds=20)
     assert url.startswith(f"{base_url}/?q=love")
     doc = _dump(url)
     names = [a.text_content().lower() for a in doc.xpath("//tr[@class='release']/td[1]/a")]

@@ -11,11 +11,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,11 +21,12 @@ import dagster as dg
 import pyarrow.parquet as pq
 import pytest
 
-from assets import build_defs
 from assets.launch import prepare_home, register
 from assets.partitions import ranges_by_group
-from assets.resources import CatalogResource, CorpusResource, RulesResource
-from pipelines.generate import GenerateConfig, generate_corpus
+from assets.resources import CorpusResource
+from tests.corpora import generate
+from tests.dagster_runs import in_process_defs, registered
+from tests.servers import free_port, start, stop_group, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -35,41 +34,18 @@ REDIS = shutil.which("redis-server")
 BIN = Path(sys.executable).parent
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-
-
-def _wait_redis(port: int, seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
-                s.sendall(b"PING\r\n")
-                if s.recv(16).startswith(b"+PONG"):
-                    return
-        except OSError:
-            time.sleep(0.2)
-    raise TimeoutError(f"redis on port {port} did not answer")
+def _redis_pong(port: int) -> bool:
+    with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+        s.sendall(b"PING\r\n")
+        return s.recv(16).startswith(b"+PONG")
 
 
 @pytest.fixture
 def redis_url(tmp_path: Path) -> Iterator[str]:
     if REDIS is None:
         pytest.skip("redis-server is not installed (scripts/setup.sh --dev installs it)")
-    port = _free_port()
-    proc = subprocess.Popen(
+    port = free_port()
+    proc = start(
         [
             REDIS,
             "--port",
@@ -83,15 +59,13 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
             "--dir",
             str(tmp_path),
         ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
+        subprocess.DEVNULL,
     )
     try:
-        _wait_redis(port)
+        wait_until(lambda: _redis_pong(port), f"redis on port {port}", seconds=20)
         yield f"redis://127.0.0.1:{port}"
     finally:
-        _stop(proc)
+        stop_group(proc)
 
 
 def _releases(catalog: Path) -> list[str]:
@@ -100,9 +74,11 @@ def _releases(catalog: Path) -> list[str]:
 
 
 def test_partitions_run_on_a_celery_worker(redis_url: str, tmp_path: Path) -> None:
-    config = GenerateConfig(groups=2, articles=1_500, seed=4, range_size=1_000, chunk=500)
-    generate_corpus(str(tmp_path / "demo"), config, progress=False)
-    corpus = str(tmp_path / "demo" / "corpus")  # the shared location: every worker sees it
+    # the corpus in one shared location: every worker sees it
+    demo = generate(
+        tmp_path / "demo", groups=2, articles=1_500, seed=4, range_size=1_000, chunk=500
+    )
+    corpus = demo.corpus
     catalog = tmp_path / "catalog"
     home = prepare_home(tmp_path / "dagster")
     with dg.DagsterInstance.from_config(str(home)) as instance:
@@ -127,7 +103,7 @@ def test_partitions_run_on_a_celery_worker(redis_url: str, tmp_path: Path) -> No
     )
     worker_log = tmp_path / "worker.log"
     with open(worker_log, "wb") as log:
-        worker = subprocess.Popen(
+        worker = start(
             [
                 str(BIN / "dagster-celery"),
                 "worker",
@@ -139,11 +115,9 @@ def test_partitions_run_on_a_celery_worker(redis_url: str, tmp_path: Path) -> No
                 "-n",
                 "indexer-test",
             ],
+            log,
             cwd=tmp_path,
             env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
         )
         try:
             for ref in refs:
@@ -169,21 +143,13 @@ def test_partitions_run_on_a_celery_worker(redis_url: str, tmp_path: Path) -> No
                 assert done.returncode == 0, output[-3000:]
                 assert 'Submitting celery task for step "header_pass"' in output
         finally:
-            _stop(worker)
+            stop_group(worker)
     assert "Task execute_plan" in worker_log.read_text(errors="replace")
 
     # the same partitions in-process give the same releases
     local = tmp_path / "local"
-    defs = build_defs(
-        resource_overrides={
-            "corpus": CorpusResource(url=corpus),
-            "catalog": CatalogResource(url=str(local)),
-            "rules": RulesResource(),
-        },
-        executor=dg.in_process_executor,
-    )
-    with dg.DagsterInstance.ephemeral() as instance:
-        register(instance, CorpusResource(url=corpus))
+    defs = in_process_defs(corpus, str(local))
+    with registered(corpus) as instance:
         for ref in refs:
             job = defs.resolve_job_def("index_job")
             assert job.execute_in_process(

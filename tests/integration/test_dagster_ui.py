@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,43 +20,22 @@ import pytest
 
 from assets.launch import prepare_home, register
 from assets.resources import CorpusResource
-from pipelines.generate import GenerateConfig, generate_corpus
+from tests.corpora import generate
+from tests.servers import CHROMIUM, chromium_dom, free_port, start, stop_group, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(300)]
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 WEBSERVER = Path(sys.executable).with_name("dagster-webserver")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _wait_up(url: str, proc: subprocess.Popen[bytes], seconds: float = 120) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    def up() -> bool:
         if proc.poll() is not None:
             raise RuntimeError(f"the webserver exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as reply:
-                if reply.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.5)
-    raise TimeoutError(f"{url} did not answer in {seconds} s")
+        with urllib.request.urlopen(url, timeout=2) as reply:
+            return bool(reply.status == 200)
 
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """Stop the webserver and its code server (its process group), by its id."""
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
+    wait_until(up, url, seconds, every=0.5)
 
 
 @pytest.fixture(scope="module")
@@ -68,13 +43,13 @@ def webserver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, i
     if CHROMIUM is None:
         pytest.skip("chromium is not installed (scripts/setup.sh --dev installs it)")
     root = tmp_path_factory.mktemp("ui")
-    config = GenerateConfig(groups=2, articles=1_500, seed=2, range_size=1_000, chunk=500)
-    generate_corpus(str(root / "demo"), config, progress=False)
-    corpus = str(root / "demo" / "corpus")
+    corpus = generate(
+        root / "demo", groups=2, articles=1_500, seed=2, range_size=1_000, chunk=500
+    ).corpus
     home = prepare_home(root / "dagster")
     with dg.DagsterInstance.from_config(str(home)) as instance:
         ranges = register(instance, CorpusResource(url=corpus))
-    port = _free_port()
+    port = free_port()
     env = dict(
         os.environ,
         DAGSTER_HOME=str(home),
@@ -82,45 +57,18 @@ def webserver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, i
         USENET_INDEXER_CATALOG=str(root / "catalog"),
     )
     log = open(root / "webserver.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [str(WEBSERVER), "-m", "assets", "-h", "127.0.0.1", "-p", str(port)],
-        cwd=root,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    command = [str(WEBSERVER), "-m", "assets", "-h", "127.0.0.1", "-p", str(port)]
+    proc = start(command, log, cwd=root, env=env)
     try:
         _wait_up(f"http://127.0.0.1:{port}/server_info", proc)
         yield f"http://127.0.0.1:{port}", len(ranges)
     finally:
-        _stop(proc)
+        stop_group(proc, seconds=20)  # the webserver and its code server
         log.close()
 
 
 def _render(url: str, profile: Path) -> str:
-    assert CHROMIUM is not None
-    done = subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            "--virtual-time-budget=30000",
-            "--dump-dom",
-            url,
-        ],
-        capture_output=True,
-        timeout=120,
-        check=True,
-    )
-    return done.stdout.decode("utf-8", "replace")
+    return chromium_dom(url, profile, "--virtual-time-budget=30000")
 
 
 def test_asset_catalog_shows_the_partitioned_assets(

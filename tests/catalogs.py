@@ -1,0 +1,85 @@
+"""Synthetic catalogs for the serving tests, and what serves them.
+
+`synthetic_catalog` writes one (bench.synthetic_catalog) and returns its folder,
+`module_catalog` into a new folder of the session;
+`land_new_partitions` copies in the partitions a larger catalog of the same seed has and
+this one lacks, as a newly indexed range lands; `app_settings` / `app_client` are the web
+app over a catalog (API key "k1", the search index built in-process) and a test client of
+it, `synthetic_client` the same over a new synthetic catalog; `refreshed_index` is an
+in-process search index refreshed once, closed afterwards.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from bench.synthetic_catalog import write_synthetic_catalog
+from serving.app import create_app
+from serving.index.manager import IndexManager
+from serving.settings import Settings
+
+LANDED_TABLES = ("releases", "release_files", "ranges")
+
+
+def synthetic_catalog(root: Path | str, releases: int, **options: Any) -> str:
+    """A synthetic catalog of about `releases` releases written into `root` (the options
+    are write_synthetic_catalog's); returns `root`."""
+    write_synthetic_catalog(str(root), releases, **options)
+    return str(root)
+
+
+def module_catalog(tmp_path_factory: pytest.TempPathFactory, releases: int, **options: Any) -> str:
+    """A synthetic catalog in a new folder of the session, for a module-scoped fixture."""
+    return synthetic_catalog(tmp_path_factory.mktemp("catalog"), releases, **options)
+
+
+def land_new_partitions(
+    root: str, larger: Path | str, tables: tuple[str, ...] = LANDED_TABLES
+) -> None:
+    """Copy into `root` each partition file of `larger` (the same catalog with more ranges)
+    that `root` does not have yet."""
+    for table in tables:
+        for path in sorted(Path(larger, table).rglob("*-*.parquet")):
+            target = Path(root) / path.relative_to(larger)
+            if not target.exists():
+                shutil.copy(path, target)
+
+
+def app_settings(catalog: str, **settings: Any) -> Settings:
+    return Settings(catalog=catalog, api_keys=["k1"], build_in_process=True, **settings)
+
+
+@contextmanager
+def app_client(catalog: str, **settings: Any) -> Iterator[TestClient]:
+    """A test client of the web app over `catalog` (`settings`: more Settings fields)."""
+    with TestClient(create_app(app_settings(catalog, **settings), background=False)) as client:
+        yield client
+
+
+@contextmanager
+def synthetic_client(
+    folder: Path, releases: int, settings: dict[str, Any], **options: Any
+) -> Iterator[TestClient]:
+    """A test client of the web app (more Settings fields in `settings`) over a synthetic
+    catalog written into `folder` (`options`: write_synthetic_catalog's)."""
+    with app_client(synthetic_catalog(folder, releases, **options), **settings) as client:
+        yield client
+
+
+@contextmanager
+def refreshed_index(catalog: str, **options: Any) -> Iterator[IndexManager]:
+    """An in-process search index over `catalog` (`options`: IndexManager's), refreshed
+    once; closed when the block ends."""
+    manager = IndexManager(catalog, in_process=True, **options)
+    try:
+        manager.refresh()
+        yield manager
+    finally:
+        manager.close()
