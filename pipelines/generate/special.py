@@ -52,13 +52,29 @@ def post_album(
         size = rng.randint(120_000, plan.poster.article_size - 1)
         ids = writer.post_file(src, plan, head, tail, np.ones(1, np.int64), 1, np.array([t]), size)
         files.append(PostedFile(name, 1, ids))
+    name = f"{prefix}{'#' * digits}{ext}"
+    return _whole_upload(upload_id, "album", "pictures", plan.style, name, plan, files, times)
+
+
+def _whole_upload(
+    upload_id: int,
+    kind: str,
+    category: str,
+    style: Style,
+    name: str,
+    plan: Plan,
+    files: list[PostedFile],
+    times: np.ndarray,
+) -> Upload:
+    """An album or a batch item: plain, every article posted and readable, no file total
+    (its counter, if any, counts no files), posted from the first time to the last."""
     return Upload(
         upload_id=upload_id,
-        kind="album",
-        category="pictures",
-        style=plan.style.name,
+        kind=kind,
+        category=category,
+        style=style.name,
         encoding="plain",
-        name=f"{prefix}{'#' * digits}{ext}",
+        name=name,
         poster=plan.sender,
         groups=plan.groups,
         files=files,
@@ -103,21 +119,5 @@ class BatchPoster:
         times = writer.schedule(plan.start, plan.duration, total, 2)
         parts = np.arange(1, total + 1)
         ids = writer.post_file(src, plan, head, tail, parts, total, times, size)
-        return Upload(
-            upload_id=upload_id,
-            kind="batch",
-            category="other",
-            style=BATCH_STYLE.name,
-            encoding="plain",
-            name=stem,
-            poster=plan.sender,
-            groups=plan.groups,
-            files=[PostedFile(name, total, ids)],
-            file_total=None,
-            complete=True,
-            readable=True,
-            pending=False,
-            repost_of=None,
-            posted_first=int(times.min()),
-            posted_last=int(times.max()),
-        )
+        files = [PostedFile(name, total, ids)]
+        return _whole_upload(upload_id, "batch", "other", BATCH_STYLE, stem, plan, files, times)
