@@ -174,16 +174,15 @@ def _game_scene(
     return archive_release(rng, kind, cap, _game_name(rng), "software"), {}
 
 
-def _movie(
-    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
-) -> tuple[ReleaseSpec, dict[str, str]]:
-    return archive_release(rng, "rar_parts", cap, names.movie(rng), "movie"), {}
+def _archive(kind: str, name: Callable[[random.Random], str], category: str) -> FileSet:
+    """The file set of one archive release of `kind` under a fresh name drawn by `name`."""
 
+    def build(
+        rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
+    ) -> tuple[ReleaseSpec, dict[str, str]]:
+        return archive_release(rng, kind, cap, name(rng), category), {}
 
-def _movie_scene(
-    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
-) -> tuple[ReleaseSpec, dict[str, str]]:
-    return archive_release(rng, "rar_old", cap, names.movie(rng), "movie"), {}
+    return build
 
 
 def _movie_obfuscated(
@@ -194,12 +193,6 @@ def _movie_obfuscated(
     stem = tokens.one(ALNUM, rng.randint(10, 16))
     spec = archive_release(rng, "rar_parts", cap, stem, "movie")
     return ReleaseSpec("rar_parts", "movie", name, spec.files, shared_stem=False), {}
-
-
-def _tv(
-    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
-) -> tuple[ReleaseSpec, dict[str, str]]:
-    return archive_release(rng, "rar_parts", cap, names.tv_episode(rng), "tv"), {}
 
 
 FANSUBS = ("SubsPlease", "HorribleSubs", "Erai-raws", "Commie", "FFF", "DeadFish", "Doki", "CBM")
@@ -232,12 +225,6 @@ def _fansub(
     par2 = par2_set(rng, name, total)
     files = _ordered(rng, [par2[:1], [(f"{name}.mkv", total)], par2[1:]])
     return ReleaseSpec("video", "tv", name, files), {}
-
-
-def _tv_scene(
-    rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo
-) -> tuple[ReleaseSpec, dict[str, str]]:
-    return archive_release(rng, "rar_old", cap, names.tv_episode(rng), "tv"), {}
 
 
 def _short_named(
@@ -284,11 +271,11 @@ FILE_SETS: dict[str, FileSet] = {
     "collection_books": _collection_books,
     "comics": _comics,
     "game_scene": _game_scene,
-    "movie": _movie,
-    "movie_scene": _movie_scene,
+    "movie": _archive("rar_parts", names.movie, "movie"),
+    "movie_scene": _archive("rar_old", names.movie, "movie"),
     "movie_obfuscated": _movie_obfuscated,
-    "tv": _tv,
-    "tv_scene": _tv_scene,
+    "tv": _archive("rar_parts", names.tv_episode, "tv"),
+    "tv_scene": _archive("rar_old", names.tv_episode, "tv"),
     "fansub": _fansub,
     "short_named": _short_named,
     "images": _images,
