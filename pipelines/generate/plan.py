@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -48,6 +48,14 @@ class Session:
     poster: Poster
     sender: str
     style: Style
+    next_start: float
+
+
+class Running(Protocol):
+    """A poster's run of uploads: a `Session`, or a shape session of the real mix."""
+
+    poster: Poster
+    sender: str
     next_start: float
 
 
@@ -167,32 +175,70 @@ class Planner:
             features.get("missing_files") or features.get("nzb_first")
         )
         session = self._session(home, needs_name, needs_counter, features.get("poster"))
-        segments = sum(math.ceil(s / session.poster.article_size) for _, s in spec.files)
-        duration = self._duration(segments, bool(features.get("long")))
         start = session.next_start
         if features.get("repost"):  # leave room for the repost inside the span
             start = min(start, self.start + self.span * 0.45)
-        start = max(min(start, self.start + self.span - duration), self.start)
-        plan = Plan(
-            poster=session.poster,
-            sender=session.sender,
-            style=session.style,
-            groups=groups,
-            start=start,
-            duration=duration,
-            connections=self.rng.randint(2, 12),
+        start, duration = self._timing(session, spec, features, start)
+        plan = self._plan(
+            session,
+            session.style,
+            groups,
+            start,
+            duration,
+            features,
+            connections=self._connections(),
             encoding=encoding,
             subject_name=subject_name,
-            missing_files=int(features.get("missing_files", 0)),
-            missing_segments=float(features.get("missing_segments", 0.0)),
             nzb_first=bool(features.get("nzb_first")),
             extra={"post": str(self.rng.randint(10_000, 299_999)), "board": self._board(home)},
         )
+        upload = self._post(session, spec, plan)
+        if features.get("repost"):
+            self._repost(upload, plan)
+
+    def _timing(
+        self, session: Running, spec: ReleaseSpec, features: dict[str, Any], start: float
+    ) -> tuple[float, float]:
+        """The start (moved inside the span) and the duration of a session's release: the
+        time its segments take, or a long post's hours."""
+        segments = sum(math.ceil(s / session.poster.article_size) for _, s in spec.files)
+        duration = self._duration(segments, bool(features.get("long")))
+        return max(min(start, self.start + self.span - duration), self.start), duration
+
+    def _plan(
+        self,
+        session: Running,
+        style: Style,
+        groups: tuple[int, ...],
+        start: float,
+        duration: float,
+        features: dict[str, Any],
+        **options: Any,
+    ) -> Plan:
+        """A session's plan: its poster and sender, the features' missing files and
+        segments; `options` are the rest of the plan's fields."""
+        return Plan(
+            poster=session.poster,
+            sender=session.sender,
+            style=style,
+            groups=groups,
+            start=start,
+            duration=duration,
+            missing_files=int(features.get("missing_files", 0)),
+            missing_segments=float(features.get("missing_segments", 0.0)),
+            **options,
+        )
+
+    def _connections(self) -> int:
+        """How many connections an upload is posted over."""
+        return self.rng.randint(2, 12)
+
+    def _post(self, session: Running, spec: ReleaseSpec, plan: Plan) -> Upload:
+        """Posts a session's release; the session's next upload starts a little after it."""
         upload = self.writer.post_release(len(self.uploads), spec, plan)
         self._keep(upload)
         session.next_start = upload.posted_last + self.rng.uniform(5, 900)
-        if features.get("repost"):
-            self._repost(upload, plan)
+        return upload
 
     def _repost(self, original: Upload, plan: Plan) -> None:
         assert original.spec is not None

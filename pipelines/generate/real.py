@@ -11,7 +11,6 @@ in sessions here too: the next upload of a session keeps the poster and the shap
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,7 +33,6 @@ from pipelines.generate.rand import ALNUM, Tokens
 from pipelines.generate.shapes import BY_KIND, CLASSIC_SHARE, GROUP_KINDS, SHAPES, Shape
 from pipelines.generate.special import CAMERAS
 from pipelines.generate.tools import Poster
-from pipelines.generate.uploads import Plan
 
 GAME_GROUPS = ("RELOADED", "SKIDROW", "CODEX", "PLAZA", "FLT", "PROTOCOL", "iMARS", "DUPLEX")
 GAME_TAILS = ("", "", "XBOX360", "PS3", "MULTi6", "READNFO", "PROPER", "Update.v1.2")
@@ -369,30 +367,24 @@ class RealPlanner(Planner):
         groups = self._groups(home, bool(features.get("crosspost")))
         spec, extra = self._shape_spec(shape)
         session = self._shape_session(home, index)
-        segments = sum(math.ceil(s / session.poster.article_size) for _, s in spec.files)
-        duration = self._duration(segments, bool(features.get("long")))
-        start = max(min(session.next_start, self.start + self.span - duration), self.start)
+        start, duration = self._timing(session, spec, features, session.next_start)
         extra.update(decorations(self.rng, shape))
         extra["post"] = str(self.rng.randint(10_000, 299_999))
         extra["board"] = self._board(home)
-        plan = Plan(
-            poster=session.poster,
-            sender=session.sender,
-            style=shape.style,
-            groups=groups,
-            start=start,
-            duration=duration,
-            connections=self.rng.randint(2, 12),
-            missing_files=int(features.get("missing_files", 0)),
-            missing_segments=float(features.get("missing_segments", 0.0)),
+        plan = self._plan(
+            session,
+            shape.style,
+            groups,
+            start,
+            duration,
+            features,
+            connections=self._connections(),
             extra=extra,
         )
-        upload = self.writer.post_release(len(self.uploads), spec, plan)
+        upload = self._post(session, spec, plan)
         upload.family = shape.family
         upload.group_kind = shape.group_kind
         upload.expected_name = spec.name if shape.style.has_name or spec.shared_stem else None
-        self._keep(upload)
-        session.next_start = upload.posted_last + self.rng.uniform(5, 900)
 
     def _shape_spec(self, shape: Shape) -> tuple[ReleaseSpec, dict[str, str]]:
         build = FILE_SETS[shape.files]
