@@ -1,8 +1,9 @@
 """Dagster definitions: wiring only, business logic lives in pipelines/.
 
 `dagster dev -m assets` loads `defs` from here. One module per concept: partitions.py,
-resources.py, indexing.py (how a run calls the header pass), assets.py, checks.py,
-jobs.py, sensors.py, definitions.py; launch.py drives the main job.
+resources.py, assets.py (a run calls the header pass through `pipelines.index.runs`),
+checks.py, jobs.py, sensors.py (which ranges are due: `pipelines.index.schedule`),
+definitions.py; launch.py drives the main job.
 """
 
 from assets.definitions import build_defs, defs
