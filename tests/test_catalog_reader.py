@@ -40,6 +40,28 @@ def test_reads_every_row_and_the_columns_asked_for(tmp_path: Path) -> None:
     )
 
 
+def test_rows_are_decoded_from_a_buffer_arrow_owns(tmp_path: Path, monkeypatch) -> None:
+    """A pool thread may drop the last page reader after `read` returns: over Python-owned
+    bytes that needs the GIL, and a process exiting then aborts (exit 134). The reader
+    decodes from a copy Arrow allocated, never from the caller's bytes."""
+    import pipelines.catalog.reader as reader
+
+    _write(tmp_path / "part.parquet", rows=50)
+    payload = (tmp_path / "part.parquet").read_bytes()
+    seen: list[pa.Buffer] = []
+    real = pa.BufferReader
+
+    def recording(source: pa.Buffer) -> pa.BufferReader:
+        seen.append(source)
+        return real(source)
+
+    monkeypatch.setattr(reader.pa, "BufferReader", recording)
+    assert parquet_rows(payload, ["size"]).column("size").to_pylist() == list(range(50))
+    (source,) = seen
+    assert isinstance(source, pa.Buffer) and source.to_pybytes() == payload
+    assert source.address != pa.py_buffer(payload).address  # a copy, not a view of the bytes
+
+
 def test_not_parquet_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "bad.parquet").write_bytes(b"not a parquet file at all")
     fs, root = open_fs(str(tmp_path))
