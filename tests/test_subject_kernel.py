@@ -647,6 +647,21 @@ def test_files_of_one_real_upload_share_the_identity():
         # of the `[i/N]` kind, the last before the name, mismatched or not
         (b'A (1/3] B [02/14] - "a.rar" yEnc (1/3)', (1, 3), (2, 14), b"a.rar", b"a (1/3] b"),
         (b'A [1/3] B (02/14] - "a.rar" yEnc (1/3)', (1, 3), (2, 14), b"a.rar", b"a [1/3] b"),
+        # several counters: the file's is the last of the first kind before the name
+        (
+            b'[EnJoY] =>A Blast (1/3)<= (00/14] - "Name.part.nzb" yEnc (1/1)',
+            (1, 1),
+            (0, 14),
+            b"Name.part.nzb",
+            b"[enjoy] =>a blast (1/3)<=",
+        ),
+        (
+            b'- [01/10) - "file.xyz" yEnc - (001/107] - "86u1Qr8mm5.par2" yEnc (1/2)',
+            (1, 2),
+            (1, 107),
+            b"86u1Qr8mm5.par2",
+            b'[01/10) - "file.xyz"',
+        ),
     ],
 )
 def test_adversarial_expectations(subject, part, file_counter, name, identity):
