@@ -8,9 +8,10 @@ counters, sizes and yEnc, then the identity. The rules, in the order they run:
 - file name: the last non-empty `"quoted"` text, else the last space-separated token
   that ends in a known extension (brackets around it trimmed);
 - file counter, by kind: `File i of N`, `[i/N]` (or `[i of N]`, or with mismatched brackets
-  `[i/N)` and `(i/N]`), `(i/N)` other than the part counter, `{i/N}`, a bare `i/N` with
-  i <= N (`- 01/20 -`); of the first kind present, the last one before the file name (else
-  the first one after it; the last one with no name);
+  `[i/N)` and `(i/N]`), `(i/N)` other than the part counter, `{i/N}` (spaces may stand
+  around the `/` of these three: `[02/ 50]`), a bare `i/N` with i <= N (`- 01/20 -`); of
+  the first kind present, the last one before the file name (else the first one after it;
+  the last one with no name);
 - identity: the subject without the name, both counters, size texts, the word yEnc and
   a bare number after the part counter (Nyuu's file size); brackets left empty are
   dropped, `-` separators and spaces collapsed, ASCII case folded; posting tags alone
@@ -120,23 +121,23 @@ def _strict_counter(buf, j, e):
 
 @leaf_kernel
 def _spaced_counter(buf, j, e):
-    """`[ i/N ]` or `[i of N]` counter whose opener is at j, closed by any byte: (end, i, N,
-    the closing byte); end -1 if none (the caller says which openers and closers pair)."""
+    """`[ i/N ]`, `[i / N]` or `[i of N]` counter whose opener is at j, closed by any byte:
+    (end, i, N, the closing byte); end -1 if none (the caller says which openers and
+    closers pair)."""
     a = spaces_end(buf, j + 1, e)
     d = digits_end(buf, a, e)
     if not (1 <= d - a <= 9) or d >= e:
         return -1, 0, 0, 0
-    if buf[U(d)] == 47:
-        b = d + 1
-    elif buf[U(d)] == 32:
-        b = spaces_end(buf, d, e)
-        if (
-            b + 2 >= e
-            or lower(buf[U(b)]) != 111
-            or lower(buf[U(b + 1)]) != 102
-            or buf[U(b + 2)] != 32
-        ):
-            return -1, 0, 0, 0
+    b = spaces_end(buf, d, e)  # `/` with spaces or none around it, ` of ` with spaces
+    if b < e and buf[U(b)] == 47:
+        b = spaces_end(buf, b + 1, e)
+    elif (
+        b > d
+        and b + 2 < e
+        and lower(buf[U(b)]) == 111
+        and lower(buf[U(b + 1)]) == 102
+        and buf[U(b + 2)] == 32
+    ):
         b = spaces_end(buf, b + 2, e)
     else:
         return -1, 0, 0, 0

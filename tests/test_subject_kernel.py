@@ -160,6 +160,8 @@ def _counter(kind: int, i: int, n: int) -> str:
         f"[{i}/{n})",
         f"( {i} of {n}]",
         f"[{i}/{n} )",
+        f"[{i}/ {n}]",  # spaces around the `/`
+        f"( {i} / {n})",
     ][kind]
 
 
@@ -180,7 +182,7 @@ token = st.one_of(
 piece = st.one_of(
     token,
     NOISE,
-    st.builds(_counter, st.integers(0, 13), NUM, NUM),
+    st.builds(_counter, st.integers(0, 15), NUM, NUM),
     st.builds(
         lambda stem, ext: f'"{stem}.{ext}"' if ext else f'"{stem}"',
         st.one_of(token, st.just("")),
@@ -287,6 +289,7 @@ ADVERSARIAL = [
     b"[1/2}",
     b'Name-GROUP(51/65]"rld-name.r48" yEnc',
     b"x(1 of 2]y [3 of 4)z",
+    b"[02/ 50] ( 1 / 2 ) {3 /4} [1  /  2) (5 /6] [7/ ] [/8] [9 /of 9]",
 ]
 
 
@@ -647,6 +650,17 @@ def test_files_of_one_real_upload_share_the_identity():
         # of the `[i/N]` kind, the last before the name, mismatched or not
         (b'A (1/3] B [02/14] - "a.rar" yEnc (1/3)', (1, 3), (2, 14), b"a.rar", b"a (1/3] b"),
         (b'A [1/3] B (02/14] - "a.rar" yEnc (1/3)', (1, 3), (2, 14), b"a.rar", b"a [1/3] b"),
+        # spaces around the `/` (a real subject)
+        (
+            b'40 Italo Dance Tunes (2CD) - "00. 40 Italo Dance Tunes 2011.nfo" [02/ 50] '
+            b"nightsteff  yEnc (1/1)",
+            (1, 1),
+            (2, 50),
+            b"00. 40 Italo Dance Tunes 2011.nfo",
+            b"40 italo dance tunes (2cd) - nightsteff",
+        ),
+        (b"Name ( 3 / 9 ) x.rar (1/2)", (1, 2), (3, 9), b"x.rar", b"name"),
+        (b"Name [1 /of 2] x.rar (1/2)", (1, 2), (-1, -1), b"x.rar", None),
         # several counters: the file's is the last of the first kind before the name
         (
             b'[EnJoY] =>A Blast (1/3)<= (00/14] - "Name.part.nzb" yEnc (1/1)',

@@ -32,12 +32,13 @@ PART_RE = re.compile(rb"\((\d{1,9})/(\d{1,9})\)")
 FILEOF_RE = re.compile(
     rb"(?<![" + _WORD + rb"])[Ff][Ii][Ll][Ee] +(\d{1,9}) +[Oo][Ff] +(\d{1,9})(?!\d):?"
 )
-_COUNT = rb" *(\d{1,9})(?:/| +[Oo][Ff] +)(\d{1,9}) *"
-_COUNT_AHEAD = rb" *\d{1,9}(?:/| +[Oo][Ff] +)\d{1,9} *\]"
+# `i/N` with spaces or none around the `/` (`[02/ 50]`), or `i of N`
+_COUNT = rb" *(\d{1,9})(?: */ *| +[Oo][Ff] +)(\d{1,9}) *"
+_COUNT_AHEAD = rb" *\d{1,9}(?: */ *| +[Oo][Ff] +)\d{1,9} *\]"
 # `[i/N]`, and with mismatched brackets `[i/N)` and `(i/N]` (a `(` only with a `]`)
 BRACKET_RE = re.compile(rb"(?:\[|\((?=" + _COUNT_AHEAD + rb"))" + _COUNT + rb"[\])]")
-PAREN_RE = re.compile(rb"\( *(\d{1,9})(?:/| +[Oo][Ff] +)(\d{1,9}) *\)")
-BRACE_RE = re.compile(rb"\{ *(\d{1,9})(?:/| +[Oo][Ff] +)(\d{1,9}) *\}")
+PAREN_RE = re.compile(rb"\(" + _COUNT + rb"\)")
+BRACE_RE = re.compile(rb"\{" + _COUNT + rb"\}")
 LOOSE_RE = re.compile(
     rb"(?<![" + _WORD + rb"/.,(\[{])(\d{1,9})/(\d{1,9})(?![" + _WORD + rb"/.,)\]}])"
 )
