@@ -7,9 +7,11 @@ counters, sizes and yEnc, then the identity. The rules, in the order they run:
 - part counter: the LAST `(k/K)` in the subject (the yEnc segment counter);
 - file name: the last non-empty `"quoted"` text, else the last space-separated token
   that ends in a known extension (brackets around it trimmed);
-- file counter, by kind: `File i of N`, `[i/N]` (or `[i of N]`), `(i/N)` other than the part
-  counter, `{i/N}`, a bare `i/N` with i <= N (`- 01/20 -`); of the first kind present, the last
-  one before the file name (else the first one after it; the last one with no name);
+- file counter, by kind: `File i of N`, `[i/N]` (or `[i of N]`, or with mismatched brackets
+  `[i/N)` and `(i/N]`), `(i/N)` other than the part counter, `{i/N}` (spaces may stand
+  around the `/` of these three: `[02/ 50]`), a bare `i/N` with i <= N (`- 01/20 -`); of
+  the first kind present, the last one before the file name (else the first one after it;
+  the last one with no name);
 - identity: the subject without the name, both counters, size texts, the word yEnc and
   a bare number after the part counter (Nyuu's file size); brackets left empty are
   dropped, `-` separators and spaces collapsed, ASCII case folded; posting tags alone
@@ -118,33 +120,34 @@ def _strict_counter(buf, j, e):
 
 
 @leaf_kernel
-def _spaced_counter(buf, j, e, closer):
-    """`[ i/N ]` or `[i of N]` counter whose opener is at j: (end, i, N), end -1 if none."""
+def _spaced_counter(buf, j, e):
+    """`[ i/N ]`, `[i / N]` or `[i of N]` counter whose opener is at j, closed by any byte:
+    (end, i, N, the closing byte); end -1 if none (the caller says which openers and
+    closers pair)."""
     a = spaces_end(buf, j + 1, e)
     d = digits_end(buf, a, e)
     if not (1 <= d - a <= 9) or d >= e:
-        return -1, 0, 0
-    if buf[U(d)] == 47:
-        b = d + 1
-    elif buf[U(d)] == 32:
-        b = spaces_end(buf, d, e)
-        if (
-            b + 2 >= e
-            or lower(buf[U(b)]) != 111
-            or lower(buf[U(b + 1)]) != 102
-            or buf[U(b + 2)] != 32
-        ):
-            return -1, 0, 0
+        return -1, 0, 0, 0
+    b = spaces_end(buf, d, e)  # `/` with spaces or none around it, ` of ` with spaces
+    if b < e and buf[U(b)] == 47:
+        b = spaces_end(buf, b + 1, e)
+    elif (
+        b > d
+        and b + 2 < e
+        and lower(buf[U(b)]) == 111
+        and lower(buf[U(b + 1)]) == 102
+        and buf[U(b + 2)] == 32
+    ):
         b = spaces_end(buf, b + 2, e)
     else:
-        return -1, 0, 0
+        return -1, 0, 0, 0
     d2 = digits_end(buf, b, e)
     if not (1 <= d2 - b <= 9):
-        return -1, 0, 0
+        return -1, 0, 0, 0
     k = spaces_end(buf, d2, e)
-    if k >= e or buf[U(k)] != closer:
-        return -1, 0, 0
-    return k + 1, digits_value(buf, a, d), digits_value(buf, b, d2)
+    if k >= e:
+        return -1, 0, 0, 0
+    return k + 1, digits_value(buf, a, d), digits_value(buf, b, d2), buf[U(k)]
 
 
 @leaf_kernel
@@ -446,14 +449,23 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
                 ce, v1, v2 = _file_of(buf, j, s, e)
                 kind = 0
             elif c == 91:
-                ce, v1, v2 = _spaced_counter(buf, j, e, 93)
+                ce, v1, v2, closer = _spaced_counter(buf, j, e)
+                if closer != 93 and closer != 41:  # `[i/N]`, or mismatched `[i/N)`
+                    ce = -1
                 kind = 1
             elif c == 40:
-                if j != ps:
-                    ce, v1, v2 = _spaced_counter(buf, j, e, 41)
-                kind = 2
+                if j != ps:  # the part counter is a `(k/K)`: no file counter there
+                    ce, v1, v2, closer = _spaced_counter(buf, j, e)
+                    if closer == 93:  # mismatched `(i/N]`: the `[i/N]` kind
+                        kind = 1
+                    elif closer == 41:
+                        kind = 2
+                    else:
+                        ce = -1
             elif c == 123:
-                ce, v1, v2 = _spaced_counter(buf, j, e, 125)
+                ce, v1, v2, closer = _spaced_counter(buf, j, e)
+                if closer != 125:
+                    ce = -1
                 kind = 3
             elif 48 <= c <= 57:
                 # the byte after the digits says which of the two can match here

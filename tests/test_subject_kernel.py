@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +17,14 @@ from kernels import subject as k
 from kernels.subject import parse_subject_list, parse_subjects
 from pipelines.subjects import rules as ref
 
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "subjects"
+# ../shared/data beside the project; a worktree elsewhere may name it in the environment
+DATA = (
+    Path(
+        os.environ.get("USENET_INDEXER_SHARED_DATA")
+        or Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+    )
+    / "subjects"
+)
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared test data not present")
 
 
@@ -147,6 +156,12 @@ def _counter(kind: int, i: int, n: int) -> str:
         f"file {i} OF {n}",
         f"[{i} of {n}]",
         f"({i}  Of {n} )",
+        f"({i}/{n}]",  # mismatched brackets: the `[i/N]` kind
+        f"[{i}/{n})",
+        f"( {i} of {n}]",
+        f"[{i}/{n} )",
+        f"[{i}/ {n}]",  # spaces around the `/`
+        f"( {i} / {n})",
     ][kind]
 
 
@@ -167,7 +182,7 @@ token = st.one_of(
 piece = st.one_of(
     token,
     NOISE,
-    st.builds(_counter, st.integers(0, 9), NUM, NUM),
+    st.builds(_counter, st.integers(0, 15), NUM, NUM),
     st.builds(
         lambda stem, ext: f'"{stem}.{ext}"' if ext else f'"{stem}"',
         st.one_of(token, st.just("")),
@@ -266,6 +281,15 @@ ADVERSARIAL = [
     b'".rar" yEnc (1/1)',
     b'"x.rar.par2" yEnc (1/1)',
     b"- - - [] () {} - -",
+    b"(1/5] (1/5)",
+    b"[1/5) [2/5] (3/5] (1/5)",
+    b"((1/2]) [(3/4)] ([5/6)]",
+    b"(1/2}",
+    b"{1/2]",
+    b"[1/2}",
+    b'Name-GROUP(51/65]"rld-name.r48" yEnc',
+    b"x(1 of 2]y [3 of 4)z",
+    b"[02/ 50] ( 1 / 2 ) {3 /4} [1  /  2) (5 /6] [7/ ] [/8] [9 /of 9]",
 ]
 
 
@@ -542,6 +566,22 @@ def test_binsearch_subjects():
     assert all(r["has_yenc"] and not r["random_subject"] for r in rows)
 
 
+@needs_data
+def test_real_counters_with_mismatched_brackets():
+    # `Uploader.Presents-Name-COMPLEX(02/92]"complex-name.nfo" yEnc`, `(00/24]  Artist - ...`
+    mismatched = re.compile(rb"\[ *\d+(?:/| of )\d+ *\)|\( *\d+(?:/| of )\d+ *\]")
+    subjects = [s + b" (1/7)" for s in _collection_subjects() if mismatched.search(s)]
+    assert len(subjects) >= 3
+    rows = _check_against_reference(subjects)
+    for subject, row in zip(subjects, rows, strict=True):
+        m = mismatched.search(subject)
+        assert m is not None
+        numbers = re.findall(rb"\d+", m.group())
+        assert (row["file_index"], row["file_total"]) == tuple(int(x) for x in numbers), subject
+        assert (row["part"], row["part_total"]) == (1, 7)
+        assert m.group() not in ref.identity_text(subject)
+
+
 def _sibling(subject: bytes, row: dict) -> bytes | None:
     """Another file of the same upload, written the same way: next counter, other name."""
     if row["name_start"] < 0 or row["file_index"] < 0:
@@ -593,6 +633,49 @@ def test_files_of_one_real_upload_share_the_identity():
         ),
         (b"- - - [] () {} - -", (-1, -1), (-1, -1), None, b""),
         (b'a "b" "c.rar', (-1, -1), (-1, -1), b"b", b'a "c.rar'),
+        # mismatched brackets: the file counter, never the part counter
+        (b"(1/5]", (-1, -1), (1, 5), None, b""),
+        (b"[2/5)", (-1, -1), (2, 5), None, b""),
+        (b"(3/5] (1/5)", (1, 5), (3, 5), None, b""),
+        (b"(1/2} {1/2] [1/2}", (-1, -1), (-1, -1), None, None),  # braces do not mix
+        (
+            b'Name-GROUP(51/65]"rld-name.r48" yEnc',
+            (-1, -1),
+            (51, 65),
+            b"rld-name.r48",
+            b"name-group",
+        ),
+        (b'Name [02/27) - "a.rar" yEnc (1/3)', (1, 3), (2, 27), b"a.rar", b"name"),
+        (b'Name (02/14] - "a.rar" yEnc (2/3)', (2, 3), (2, 14), b"a.rar", b"name"),
+        # of the `[i/N]` kind, the last before the name, mismatched or not
+        (b'A (1/3] B [02/14] - "a.rar" yEnc (1/3)', (1, 3), (2, 14), b"a.rar", b"a (1/3] b"),
+        (b'A [1/3] B (02/14] - "a.rar" yEnc (1/3)', (1, 3), (2, 14), b"a.rar", b"a [1/3] b"),
+        # spaces around the `/` (a real subject)
+        (
+            b'40 Italo Dance Tunes (2CD) - "00. 40 Italo Dance Tunes 2011.nfo" [02/ 50] '
+            b"nightsteff  yEnc (1/1)",
+            (1, 1),
+            (2, 50),
+            b"00. 40 Italo Dance Tunes 2011.nfo",
+            b"40 italo dance tunes (2cd) - nightsteff",
+        ),
+        (b"Name ( 3 / 9 ) x.rar (1/2)", (1, 2), (3, 9), b"x.rar", b"name"),
+        (b"Name [1 /of 2] x.rar (1/2)", (1, 2), (-1, -1), b"x.rar", None),
+        # several counters: the file's is the last of the first kind before the name
+        (
+            b'[EnJoY] =>A Blast (1/3)<= (00/14] - "Name.part.nzb" yEnc (1/1)',
+            (1, 1),
+            (0, 14),
+            b"Name.part.nzb",
+            b"[enjoy] =>a blast (1/3)<=",
+        ),
+        (
+            b'- [01/10) - "file.xyz" yEnc - (001/107] - "86u1Qr8mm5.par2" yEnc (1/2)',
+            (1, 2),
+            (1, 107),
+            b"86u1Qr8mm5.par2",
+            b'[01/10) - "file.xyz"',
+        ),
     ],
 )
 def test_adversarial_expectations(subject, part, file_counter, name, identity):

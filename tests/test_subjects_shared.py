@@ -86,6 +86,10 @@ TEMPLATES = [
     b"B64:5a4d4b89c647dc0ace625dc250e9b93{k}",  # random once decoded
     b"B64:=?UTF-8?B?KDEvMik=?= ({k}/{K})",  # decodes to an encoded word: not again
     b'Q:"a{i}.rar" yEnc ({k}/{K})',
+    # mismatched brackets: a file counter, whatever the part counter
+    b'Name-GROUP({i}/12]"rld-name.r{k}" yEnc ({k}/{K})',
+    b'Name [{i}/12) - "a.part{i}.rar" yEnc ({k}/{K}) 73400320',
+    b"({i}/{K}] ({k}/{K}]",  # no part counter at all
 ]
 
 

@@ -32,9 +32,13 @@ PART_RE = re.compile(rb"\((\d{1,9})/(\d{1,9})\)")
 FILEOF_RE = re.compile(
     rb"(?<![" + _WORD + rb"])[Ff][Ii][Ll][Ee] +(\d{1,9}) +[Oo][Ff] +(\d{1,9})(?!\d):?"
 )
-BRACKET_RE = re.compile(rb"\[ *(\d{1,9})(?:/| +[Oo][Ff] +)(\d{1,9}) *\]")
-PAREN_RE = re.compile(rb"\( *(\d{1,9})(?:/| +[Oo][Ff] +)(\d{1,9}) *\)")
-BRACE_RE = re.compile(rb"\{ *(\d{1,9})(?:/| +[Oo][Ff] +)(\d{1,9}) *\}")
+# `i/N` with spaces or none around the `/` (`[02/ 50]`), or `i of N`
+_COUNT = rb" *(\d{1,9})(?: */ *| +[Oo][Ff] +)(\d{1,9}) *"
+_COUNT_AHEAD = rb" *\d{1,9}(?: */ *| +[Oo][Ff] +)\d{1,9} *\]"
+# `[i/N]`, and with mismatched brackets `[i/N)` and `(i/N]` (a `(` only with a `]`)
+BRACKET_RE = re.compile(rb"(?:\[|\((?=" + _COUNT_AHEAD + rb"))" + _COUNT + rb"[\])]")
+PAREN_RE = re.compile(rb"\(" + _COUNT + rb"\)")
+BRACE_RE = re.compile(rb"\{" + _COUNT + rb"\}")
 LOOSE_RE = re.compile(
     rb"(?<![" + _WORD + rb"/.,(\[{])(\d{1,9})/(\d{1,9})(?![" + _WORD + rb"/.,)\]}])"
 )
@@ -282,7 +286,8 @@ def _counter_span(s: bytes, lowered: bytes, part_start: int, anchor: int) -> tup
     last one before the name (else the first after it; the last one when there is no
     name); (-1, -1) if none."""
     for kind, rx in enumerate(_COUNTER_KINDS):
-        if _COUNTER_NEEDS[kind] not in (lowered if kind == 0 else s):
+        text = lowered if kind == 0 else s
+        if not any(need in text for need in _COUNTER_NEEDS[kind]):
             continue
         found = list(rx.finditer(s))
         if kind == 2:  # (i/N) but the part counter
@@ -300,7 +305,7 @@ def _counter_span(s: bytes, lowered: bytes, part_start: int, anchor: int) -> tup
 
 _COUNTER_KINDS = (FILEOF_RE, BRACKET_RE, PAREN_RE, BRACE_RE, LOOSE_RE)
 # what each kind cannot match without (the first is tested on the lower-cased subject)
-_COUNTER_NEEDS = (b"file ", b"[", b"(", b"{", b"/")
+_COUNTER_NEEDS = ((b"file ",), (b"[", b"]"), (b"(",), (b"{",), (b"/",))
 _EMPTY_BRACKETS = re.compile(rb"\( *\)|\[ *\]|\{ *\}")
 
 
