@@ -38,17 +38,26 @@ PREFIXES: tuple[str, ...] = (
     # `Filling Request - Maria Upton - Black Canyon`, `Filled REQ: Title`
     r"fill(?:ing|ed|s)?\s+(?:a\s+)?req(?:uest)?s?\s*[:-]?\s+",
     # addressed to someone: `Attn: wulf109 - Jim Reeves - There's Someone Who Loves You`
-    r"attn\s*:\s*[^\s-][^-]{0,40}?\s+-\s+",
+    # (or alone: `Attn: Brownian - "del Rey, Maria - Paradise Bay.rar"`, the stem shows)
+    r"attn\s*:\s*[^\s-][^-]{0,40}?(?:\s+-\s+|\Z)",
+    # addressed to someone, then a reply: `ATTN: falsifies RE: REQ:-Pathfinder RPG`
+    r"attn\s*:\s*\S+\s+(?=(?:re|fwd?|req)\s*:)",
     # an uploader presents: `Uploader.Presents-Need.For.Speed.Rivals.XBOX360-PROTOCOL`
     r"[\w-]+(?:\.[\w-]+)*\.presents\s*-\s*",
     # a bracketed uploader presents: `[Lords-of-Usenet] presents Sins.of.a.Solar.Empire`
     r"\[[^\]]{1,40}\]\s*presents\s+",
+    # an uploader's tag pointing at the name: `[EnJoY] =>A Blast from Usenet Past (1/3)<=`
+    r"\[[^\[\]]{1,30}\]\s*=+>\s*",
+    # a frame size alone is no name: `Per REQ - "Show.S03E11.par2" 512x384` (the stem shows)
+    r"\d{3,4}x\d{3,4}\Z",
     # a site in bangs: `!!www.usenet4all.eu!! - Title`
     r"!+\s*" + _SITE + r"\s*!+\s*(?:-\s*)?",
     # a site in brackets: `(www.Thunder-News.org) >Title<`, `[www.allyourbase.pw]-[Title]`
     r"[\[(<{]\s*(?:https?://)?www\.[^\])>}]*[\])>}]\s*(?:-\s*)?",
     # a site and a dash: `place2home.net - Call.of.Duty.Ghosts.XBOX360-iMARS`
     r"(?:www\.)?[\w-]+(?:\.[\w-]+)*\." + _TLD + r"\s+-\s+",
+    # a sponsor pointing at the name: `sponsored by ssl-news.info<<<[HorribleSubs]_AIURA_-_01`
+    r"sponsored\s+by\s+[^<>\s]+\s*<+\s*",
     # a site's tag pointing at the name: `>GOU<< ZDF.History.Das.Geiseldrama` (`>` trimmed)
     r"[\w.-]{2,30}<+\s+",
     # a flood's label: `Flac Flood - Modern Talking - China In Her Eyes (CDM)`
