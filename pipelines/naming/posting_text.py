@@ -108,9 +108,15 @@ KEPT_TAGS = frozenset(_KEPT_WORDS.split()) | frozenset(w.decode() for w in _KEYW
 _FLAGS = re.IGNORECASE
 _PREFIX = re.compile("(?:" + "|".join(PREFIXES) + ")", _FLAGS)
 _SUFFIX = re.compile("(?:" + "|".join(f"(?:{s})" for s in SUFFIXES) + r")\Z", _FLAGS)
+# the suffixes that end in a closing bracket (an uploader's tag, a left counter, a site)
+_BRACKET_SUFFIX = re.compile(
+    "(?:" + "|".join(f"(?:{s})" for s in SUFFIXES if s.endswith(("]", r"\]"))) + r")\Z", _FLAGS
+)
 _EDGE = " \t-_.:|<>~*=+,;"
 _OPENING = {"(": ")", "[": "]", "{": "}", '"': '"'}
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_COUNTER_START = re.compile(r"[\[(]\s*\d{1,5}\s*(?:/|of)")
+_BRACKETS = {")": re.compile(r"[()]"), "]": re.compile(r"[\[\]]"), "}": re.compile(r"[{}]")}
 
 
 def trim_posting_text(text: str) -> str:
@@ -121,8 +127,8 @@ def trim_posting_text(text: str) -> str:
         lowered = text.lower()
         m = _PREFIX.match(text) if _may_start_with_one(lowered) else None
         start = _suffix_from(text, lowered) if m is None else -1
-        if start >= 0:
-            m = _SUFFIX.search(text, start)
+        if start >= 0:  # from a hint word on, all of them; from a bracket, those ending in one
+            m = (_SUFFIX if start == 0 else _BRACKET_SUFFIX).search(text, start)
             if m is not None and kept_tag(m.group("tag")):
                 m = None
         if m is not None:
@@ -142,8 +148,10 @@ def trim_posting_text(text: str) -> str:
 
 def _may_start_with_one(lowered: str) -> bool:
     """Whether a rule of PREFIXES can match at the start of `lowered` (False: none can)."""
-    if lowered[:1] in "[(" or len(lowered) <= 9:  # a counter; a frame size alone
+    if len(lowered) <= 9:  # a frame size alone
         return True
+    if lowered[:1] in "[(" and _COUNTER_START.match(lowered):
+        return True  # a counter
     # (`in` tests, faster than a regex of them)
     if (
         ":" in lowered or "!" in lowered or "<" in lowered or "=>" in lowered
@@ -190,8 +198,8 @@ def unwrap(text: str) -> str:
         return text
     if close != '"':
         depth = 0
-        for c in text[:-1]:
-            depth += (c == text[0]) - (c == close)
+        for c in _BRACKETS[close].findall(text, 0, len(text) - 1):
+            depth += 1 if c != close else -1
             if depth == 0:  # the first bracket closes before the end: not one pair
                 return text
     elif '"' in inner:
