@@ -127,12 +127,14 @@ def trim_posting_text(text: str) -> str:
     """`text` (a release name, its runs of white space single) without the uploader and
     site text of `PREFIXES` and `SUFFIXES` and the quotes or brackets around it; "" when
     that is all it is."""
+    if _plain(text):  # most names: no rule can match, nothing wraps them
+        return text
     while text:
         lowered = text.lower()
         m = _PREFIX.match(text) if _may_start_with_one(lowered) else None
-        start = _suffix_from(text, lowered) if m is None else -1
-        if start >= 0:  # from a hint word on, all of them; from a bracket, those ending in one
-            m = (_SUFFIX if start == 0 else _BRACKET_SUFFIX).search(text, start)
+        start, suffixes = _suffix_from(text, lowered) if m is None else (-1, _SUFFIX)
+        if start >= 0:
+            m = suffixes.search(text, start)
             if m is not None and kept_tag(m.group("tag")):
                 m = None
         if m is not None:
@@ -148,6 +150,24 @@ def trim_posting_text(text: str) -> str:
 # Most names hold no posting text: the regexes run only on a name that holds a text each
 # of their matches holds (the rules' words, or where they stand). The runs of white space
 # are single spaces here. tests/test_posting_text.py holds this to the reference.
+
+
+def _plain(text: str) -> bool:
+    """True when no rule can match `text` and no quotes or brackets can wrap it (False:
+    maybe one can): no hint word of either kind, no bracket or quote at either end, not
+    short, no site and dash first."""
+    if len(text) <= 9 or text[0] in '[({"' or text[-1] in '])}"':
+        return False
+    lowered = text.lower()
+    if (
+        ":" in lowered or "!" in lowered or "<" in lowered or ">" in lowered
+        or "req" in lowered or "attn" in lowered or "presents" in lowered or "www" in lowered
+        or "flood" in lowered or "voor" in lowered or "download" in lowered
+        or "sponsored" in lowered or " by " in lowered or "bytes" in lowered
+    ):  # fmt: skip
+        return False
+    space = lowered.find(" ")
+    return not (space > 0 and lowered.startswith("- ", space + 1) and "." in lowered[:space])
 
 
 def _may_start_with_one(lowered: str) -> bool:
@@ -168,22 +188,23 @@ def _may_start_with_one(lowered: str) -> bool:
     return space > 0 and lowered.startswith("- ", space + 1) and "." in lowered[:space]
 
 
-def _suffix_from(text: str, lowered: str) -> int:
-    """Where the leftmost match of SUFFIXES can start at the earliest; -1 when none can.
-    Without a hint word only an uploader's tag or a left counter can end the name: each
-    starts at its opening bracket (the last `[` or `(`: they hold none) or at the spaces
-    and `-` before it."""
+def _suffix_from(text: str, lowered: str) -> tuple[int, re.Pattern[str]]:
+    """Where the leftmost match of SUFFIXES can start at the earliest (-1 when none can),
+    and the regex to search with from there. Without a hint word only an uploader's tag or
+    a left counter can end the name: each starts at its opening bracket (the last `[` or
+    `(`: they hold none) or at the spaces and `-` before it; the suffixes that end in a
+    bracket are searched from there."""
     if (
         ">" in lowered or "sponsored" in lowered or " by " in lowered or "flood" in lowered
         or "www" in lowered or "bytes" in lowered
     ):  # fmt: skip
-        return 0
+        return 0, _SUFFIX
     if text[-1:] not in "])":
-        return -1
+        return -1, _SUFFIX
     at = max(text.rfind("["), text.rfind("("))
     while at > 0 and text[at - 1] in " -":
         at -= 1
-    return at
+    return at, _BRACKET_SUFFIX
 
 
 def kept_tag(tag: str | None) -> bool:
