@@ -18,8 +18,8 @@ letters that the category rules do not read and `KEPT_TAGS` does not list (`[Xvi
 suffixes as one (leftmost match first), then quotes or a bracket pair around the whole
 name. `bench.naming_reference` applies the same lists one regex at a time. Most names
 hold no posting text, so the regexes run only on a name holding a word each match holds
-(`_may_start_with_one`, `_suffix_from`): a new rule matching without any of those words
-adds its word there too (tests/test_posting_text.py compares the two ways on every real
+(`_plain`, then `_may_start_with_one` or `_suffix_from`): a new rule matching without any
+of those words adds its word to `_plain` and to the one of its kind (tests/test_posting_text.py compares the two ways on every real
 subject of ../shared/data).
 """
 
