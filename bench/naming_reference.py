@@ -13,6 +13,7 @@ from re import IGNORECASE as _I
 from pipelines.naming.categories import _YEAR, _xxx
 from pipelines.naming.display import _EDGE, _REPLY, _SEPARATORS, _TAG, _WRAPPED, _or_fallback
 from pipelines.naming.groups import _XXX_GROUP, _by_groups
+from pipelines.naming.posting_text import PREFIXES, SUFFIXES, kept_tag, unwrap
 from pipelines.naming.random_names import _CAPITAL_RUN, _DIGIT_RUN, _LAST_EXT
 from pipelines.naming.text import stem, to_text
 from pipelines.naming.tv import (
@@ -48,7 +49,31 @@ def display_name(subject: bytes) -> str:
     wrapped = _WRAPPED.match(text)
     if wrapped:
         text = wrapped.group(1)
-    return _or_fallback(re.sub(r"\s+", " ", text).strip(_EDGE), identity, subject)
+    text = re.sub(r"\s+", " ", text).strip(_EDGE)
+    if not text:
+        return _or_fallback(text, identity, subject)
+    return trim_posting_text(text) or _or_fallback("", "", subject)
+
+
+def trim_posting_text(text: str) -> str:
+    """The uploader and site text cut, one rule at a time: a prefix at the start (the
+    first rule of PREFIXES that matches), else a suffix at the end (the one that starts
+    first, the first listed of those; a kept word in a tag is no suffix), else quotes or
+    brackets around the whole; again until nothing is cut."""
+    previous = None
+    while text and previous != text:
+        previous = text
+        prefix = next((m for p in PREFIXES if (m := re.match(p, text, _I))), None)
+        if prefix is not None:
+            text = text[prefix.end() :].strip(_EDGE)
+            continue
+        ends = [m for s in SUFFIXES if (m := re.search(f"(?:{s})\\Z", text, _I))]
+        suffix = min(ends, key=lambda m: m.start(), default=None)  # min: the first of a tie
+        if suffix is not None and not kept_tag(suffix.groupdict().get("tag")):
+            text = text[: suffix.start()].strip(_EDGE)
+            continue
+        text = unwrap(text)
+    return text
 
 
 # --- categories ------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import csv
 import gzip
 import html
 import itertools
+import os
 import random
 import re
 from pathlib import Path
@@ -46,7 +47,11 @@ from pipelines.naming import (
 from pipelines.rfc2047 import decode_subject
 from pipelines.subjects import rules as subject_rules
 
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+# ../shared/data beside the project; a worktree elsewhere may name it in the environment
+DATA = Path(
+    os.environ.get("USENET_INDEXER_SHARED_DATA")
+    or Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+)
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared test data not present")
 
 

@@ -2,8 +2,11 @@
 
 Posters wrap a name in tags that say who posted it or where, a reply's `Re:` and runs of
 dashes: a name for people drops them, so that the title is what a reader and a search
-see. When nothing but tags is left the identity is shown as it is (still one name per
-identity), and when the subject has no identity at all, the stem of its file name.
+see. Then the uploader and site text of `pipelines.naming.posting_text` goes (requests,
+fills, `Presents`, sites, sponsors, uploader tags, quotes or brackets around the whole).
+When nothing but tags is left the identity is shown as it is (still one name per
+identity), when nothing but posting text, the stem of its file name, and when the
+subject has no identity at all, the stem of its file name too.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import re
 
 from pipelines.naming.identity import _display_text
+from pipelines.naming.posting_text import trim_posting_text
 from pipelines.naming.text import file_name, stem, to_text
 
 # Bracketed tags that say who posted or where, not what: `[PRiVATE]`, `[FULL]`,
@@ -52,7 +56,16 @@ def display_name(subject: bytes) -> str:
         if wrapped:
             text = wrapped.group(1)
     # split() and \s split at the same characters (str.isspace): the runs become one space
-    return _or_fallback(" ".join(text.split()).strip(_EDGE), identity, subject)
+    return _named(" ".join(text.split()).strip(_EDGE), identity, subject)
+
+
+def _named(text: str, identity: str, subject: bytes) -> str:
+    """The trimmed identity `text` without its uploader and site text
+    (`pipelines.naming.posting_text`); when that is all it is, the subject's file name's
+    stem; when `text` is empty, `_or_fallback`."""
+    if not text:
+        return _or_fallback(text, identity, subject)
+    return trim_posting_text(text) or _or_fallback("", "", subject)
 
 
 def _or_fallback(text: str, identity: str, subject: bytes) -> str:
