@@ -19,8 +19,9 @@ suffixes as one (leftmost match first), then quotes or a bracket pair around the
 name. `bench.naming_reference` applies the same lists one regex at a time. Most names
 hold no posting text, so the regexes run only on a name holding a word each match holds
 (`_plain`, then `_may_start_with_one` or `_suffix_from`): a new rule matching without any
-of those words adds its word to `_plain` and to the one of its kind (tests/test_posting_text.py compares the two ways on every real
-subject of ../shared/data).
+of those words adds its word to `_plain` and to the one of its kind
+(tests/test_posting_text.py compares the two ways on every real subject of
+../shared/data).
 """
 
 from __future__ import annotations
