@@ -13,7 +13,9 @@ version the dev extra allows.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -26,3 +28,18 @@ settings.register_profile(
 )
 if os.environ.get("CI", "").lower() in ("1", "true"):
     settings.load_profile("ci")
+
+
+@pytest.fixture(scope="session")
+def real_mix(tmp_path_factory):
+    """A small corpus of the generator's real mix, replayed: (its folder, the catalog).
+    Read only: the tests that score it share one build."""
+    from pipelines.generate import GenerateConfig
+    from tests.corpora import replayed
+
+    tmp: Path = tmp_path_factory.mktemp("real_mix")
+    config = GenerateConfig(
+        groups=2, articles=8_000, seed=4, range_size=6_000, chunk=2_000, mix="real"
+    )
+    gen, _ = replayed(tmp / "gen", tmp / "cat", config)
+    return gen.out, tmp / "cat"

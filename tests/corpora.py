@@ -3,7 +3,7 @@
 `generate(out, groups=2, articles=2_500, ...)` runs the generator quietly into `out`
 (the fields are GenerateConfig's); the `Generated` it returns names the corpus folder,
 the groups in the priority order generate.json records, the rules that order makes, and
-each group's parse context.
+each group's parse context; `replayed` also indexes it into a catalog.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index.parse import GroupContext, group_context
+from pipelines.index.replay import ReplaySummary, replay
 from pipelines.index.rules import Rules
 
 
@@ -56,3 +57,10 @@ def generate(out: Path, config: GenerateConfig | None = None, **fields: Any) -> 
     config = config or GenerateConfig(**fields)
     generate_corpus(str(out), config, progress=False)
     return Generated(out)
+
+
+def replayed(out: Path, catalog: Path, config: GenerateConfig) -> tuple[Generated, ReplaySummary]:
+    """Generate into `out`, then index every range into `catalog` under the rules the
+    generator's group priorities make (as `usenet-indexer replay --rules` would)."""
+    gen = generate(out, config)
+    return gen, replay(gen.corpus, str(catalog), gen.rules, progress=False)

@@ -4,7 +4,6 @@ and expected names; the shapes backed by real subjects (when ../shared/data is h
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -14,17 +13,14 @@ import pytest
 
 from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.generate.shapes import BY_KIND, FAMILIES, GROUP_KINDS, SHAPES
+from tests import shared_data
 from tests.test_generate_determinism import files_of, lines_of
 
 REAL = GenerateConfig(
     groups=3, articles=40_000, seed=5, range_size=60_000, chunk=20_000, mix="real"
 )
-# ../shared/data beside the project; a worktree elsewhere may name it in the environment
-DATA = Path(
-    os.environ.get("USENET_INDEXER_SHARED_DATA")
-    or Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
-)
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data is absent")
+needs_data = shared_data.needs_data()
+DATA = shared_data.DATA
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,8 @@ import csv
 import gzip
 import html
 import itertools
-import os
 import random
 import re
-from pathlib import Path
 from re import _parser as regex_parser
 from re._constants import (
     BRANCH,
@@ -46,13 +44,10 @@ from pipelines.naming import (
 )
 from pipelines.rfc2047 import decode_subject
 from pipelines.subjects import rules as subject_rules
+from tests import shared_data
 
-# ../shared/data beside the project; a worktree elsewhere may name it in the environment
-DATA = Path(
-    os.environ.get("USENET_INDEXER_SHARED_DATA")
-    or Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
-)
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared test data not present")
+needs_data = shared_data.needs_data()
+DATA = shared_data.DATA
 
 
 def test_to_text_falls_back_from_utf8_to_cp1252_to_latin1():

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 from email.utils import parsedate_to_datetime
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -16,10 +15,11 @@ from pipelines.nzb.writer import DTD_PATH
 from serving.app import create_app
 from serving.settings import Settings
 from serving.state import Catalog
+from tests import shared_data
 from tests.catalogs import app_client, module_catalog
 
 NS = {"newznab": "http://www.newznab.com/DTD/2010/feeds/attributes/"}
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "data" / "newznab"
+SAMPLES = shared_data.DATA / "newznab"
 DTD = etree.DTD(str(DTD_PATH))
 
 

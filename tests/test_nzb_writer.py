@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -16,9 +14,10 @@ from nzb import Nzb
 from pipelines.catalog.schema import RELEASE_FILES
 from pipelines.nzb.assemble import head_meta, merge_file_rows
 from pipelines.nzb.writer import DTD_PATH, NzbFile, nzb_file_name, write_nzb
+from tests import shared_data
 
 DTD = etree.DTD(str(DTD_PATH))
-SHARED_NZB = Path(__file__).resolve().parents[2] / "shared" / "data" / "nzb"
+SHARED_NZB = shared_data.DATA / "nzb"
 
 
 def _valid(payload: bytes) -> etree._ElementTree:

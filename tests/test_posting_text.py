@@ -4,7 +4,6 @@ the reference's the same, and the generator's expected names met."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -14,14 +13,10 @@ from bench.naming_reference import display_name as reference_name
 from pipelines.naming import display_name
 from pipelines.naming.posting_text import PREFIXES, SUFFIXES, trim_posting_text
 from pipelines.score import normalise_name
+from tests import shared_data
 
-# ../shared/data beside the project; a worktree elsewhere may name it in the environment
-DATA = Path(
-    os.environ.get("USENET_INDEXER_SHARED_DATA")
-    or Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
-)
-SUBJECTS = DATA / "subjects"
-needs_data = pytest.mark.skipif(not SUBJECTS.is_dir(), reason="../shared/data is absent")
+SUBJECTS = shared_data.DATA / "subjects"
+needs_data = shared_data.needs_data("subjects")
 
 # real subjects (collection_examples.tsv, the issue) and the name a person expects
 CUT = [
@@ -148,25 +143,13 @@ def test_real_subjects_both_ways() -> None:
         assert all(w in s for w in name.split()), (s, name)
 
 
-def test_generator_real_mix_expected_names(tmp_path) -> None:
+def test_generator_real_mix_expected_names(real_mix) -> None:
     """The generator's real mix, replayed: the name-carrying families whose names are only
     uploader and site text away from the truth's expected_name come out right."""
-    import json
-
-    from pipelines.generate import GenerateConfig, generate_corpus
-    from pipelines.index.replay import replay
-    from pipelines.index.rules import Rules
     from pipelines.score import score_catalog
 
-    out = tmp_path / "gen"
-    cfg = GenerateConfig(
-        groups=2, articles=8_000, seed=4, range_size=6_000, chunk=2_000, mix="real"
-    )
-    generate_corpus(str(out), cfg)
-    meta = json.loads((out / "generate.json").read_text())
-    groups = tuple(g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"]))
-    replay(str(out / "corpus"), str(tmp_path / "cat"), Rules(groups=groups), progress=False)
-    score = score_catalog(out, tmp_path / "cat")
+    out, catalog = real_mix
+    score = score_catalog(out, catalog)
     carrying = [score.families[f] for f in ("site_prefix", "site_suffix", "collection")
                 if f in score.families]  # fmt: skip
     assert sum(f.named for f in carrying) >= 5

@@ -152,26 +152,14 @@ def test_command_registered_and_thin() -> None:
     assert command.run(parser.parse_args(["score", "OUT", "CAT", "OUT2"])) == 2
 
 
-def test_a_replayed_real_corpus_scores_every_family(tmp_path) -> None:
+def test_a_replayed_real_corpus_scores_every_family(real_mix) -> None:
     """End to end: generate (real mix), replay with the generator's priorities, score."""
-    import json
-
     import pyarrow.parquet as pq
 
-    from pipelines.generate import GenerateConfig, generate_corpus
-    from pipelines.index.replay import replay
-    from pipelines.index.rules import Rules
     from pipelines.score import score_catalog
 
-    out = tmp_path / "gen"
-    cfg = GenerateConfig(
-        groups=2, articles=8_000, seed=4, range_size=6_000, chunk=2_000, mix="real"
-    )
-    generate_corpus(str(out), cfg)
-    meta = json.loads((out / "generate.json").read_text())
-    groups = tuple(g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"]))
-    replay(str(out / "corpus"), str(tmp_path / "cat"), Rules(groups=groups), progress=False)
-    score = score_catalog(out, tmp_path / "cat")
+    out, catalog = real_mix
+    score = score_catalog(out, catalog)
     truth = pq.read_table(out / "truth" / "uploads.parquet").to_pylist()
     readable = [u for u in truth if u["readable"]]
     assert set(score.families) == {u["family"] for u in readable} | {"overall"}

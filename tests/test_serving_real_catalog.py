@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -11,13 +10,12 @@ from fastapi.testclient import TestClient
 from lxml import etree
 from nzb import Nzb
 
-from pipelines.generate import GenerateConfig, generate_corpus
-from pipelines.index.replay import replay
-from pipelines.index.rules import Rules
+from pipelines.generate import GenerateConfig
 from pipelines.nzb.writer import DTD_PATH
 from serving.app import create_app
 from serving.index.searcher import SearchQuery
 from serving.settings import Settings
+from tests.corpora import replayed
 
 pytestmark = pytest.mark.slow  # generates a corpus and runs the header pass first
 DTD = etree.DTD(str(DTD_PATH))
@@ -29,10 +27,7 @@ def built(tmp_path_factory) -> tuple[Path, Path]:
     tmp = tmp_path_factory.mktemp("real")
     out, catalog = tmp / "gen", tmp / "catalog"
     cfg = GenerateConfig(groups=2, articles=8_000, seed=4, range_size=3_000, chunk=1_000)
-    generate_corpus(str(out), cfg, progress=False)
-    meta = json.loads((out / "generate.json").read_text())
-    priority = tuple(g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"]))
-    summary = replay(str(out / "corpus"), str(catalog), Rules(groups=priority), progress=False)
+    _, summary = replayed(out, catalog, cfg)
     assert summary.ranges_indexed >= 4  # the window is carried across ranges
     return out, catalog
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import os
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,16 +14,10 @@ from hypothesis import strategies as st
 from kernels import subject as k
 from kernels.subject import parse_subject_list, parse_subjects
 from pipelines.subjects import rules as ref
+from tests import shared_data
 
-# ../shared/data beside the project; a worktree elsewhere may name it in the environment
-DATA = (
-    Path(
-        os.environ.get("USENET_INDEXER_SHARED_DATA")
-        or Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
-    )
-    / "subjects"
-)
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared test data not present")
+DATA = shared_data.DATA / "subjects"
+needs_data = shared_data.needs_data("subjects")
 
 
 def _rows(fields: k.SubjectFields, subjects: list[bytes]) -> list[dict]:
