@@ -15,6 +15,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import resource
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -23,6 +24,8 @@ from typing import Any
 
 import numpy as np
 import zstandard
+
+from pipelines.index.warm import compile_apart, warm_up, write_range
 
 RANGE_SIZE = 1 << 62  # one range holds the whole generated span
 
@@ -100,26 +103,6 @@ class BenchFigures:
         ]
 
 
-def _write_corpus(root: Path, n_lines: int, seed: int, chunk: int) -> tuple[str, int, int]:
-    from pipelines.corpus.layout import RangeRef, plan_chunks
-    from pipelines.corpus.writer import CorpusWriter
-    from pipelines.generate import generate_range_lines
-
-    data, first, last = generate_range_lines(n_lines=n_lines, seed=seed)
-    group = "alt.binaries.bench"
-    writer = CorpusWriter(str(root))
-    ref = RangeRef(group, first, last)
-    lines = data.split(b"\r\n")[:-1]
-    numbers = np.array([int(line.split(b"\t", 1)[0]) for line in lines], np.int64)
-    entries = []
-    for a, b in plan_chunks(first, last, chunk):
-        lo, hi = np.searchsorted(numbers, [a, b + 1])
-        body = b"".join(line + b"\r\n" for line in lines[lo:hi])
-        entries.append(writer.write_chunk(ref, a, b, body))
-    writer.write_manifest(ref, entries, complete=True)
-    return group, first, last
-
-
 def _index_child(corpus: str, catalog: str, queue: Any) -> None:
     from pipelines.corpus.reader import CorpusReader
     from pipelines.index.range_indexer import index_range
@@ -129,7 +112,7 @@ def _index_child(corpus: str, catalog: str, queue: Any) -> None:
     group = reader.groups()[0]
     info = reader.complete_ranges(group)[0]
     rules = Rules()
-    _warm_up()
+    warm_up()  # the kernels loaded from the cache before the clock
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     result, _ = index_range(reader, info, catalog, rules, [group], None)
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
@@ -182,19 +165,6 @@ def _peak_kb() -> int:
     except OSError:
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
-
-def _warm_up() -> None:
-    """Compile (or load from cache) every kernel on a tiny corpus, outside the timing."""
-    from pipelines.corpus.reader import CorpusReader
-    from pipelines.index.range_indexer import index_range
-    from pipelines.index.rules import Rules
-
-    with tempfile.TemporaryDirectory() as tmp:
-        group, _, _ = _write_corpus(Path(tmp) / "corpus", 2000, 1, 1000)
-        reader = CorpusReader(str(Path(tmp) / "corpus"))
-        info = reader.complete_ranges(group)[0]
-        index_range(reader, info, str(Path(tmp) / "catalog"), Rules(), [group], None)
 
 
 def _floor_child(corpus: str, queue: Any) -> None:
@@ -299,16 +269,12 @@ def run_bench(
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp) / "corpus"
         print(f"generating a range of {n_lines:,} lines ...", flush=True)
-        _write_corpus(corpus, n_lines, seed, chunk)
+        write_range(corpus, n_lines, seed, chunk)
         ctx = mp.get_context("spawn")
         # kernels compiled into the cache by a process of their own: compiling in the
         # measured child (the first run after an upgrade) put LLVM's memory in its peak
         print("compiling or loading the kernels ...", flush=True)
-        compiler = ctx.Process(target=_warm_up)
-        compiler.start()
-        compiler.join()
-        if compiler.exitcode:
-            raise RuntimeError(f"compiling the kernels failed ({compiler.exitcode})")
+        compile_apart(sys.stdout)
         passes: list[_Pass] = []
         floors: list[float] = []
         for attempt in range(repeat):

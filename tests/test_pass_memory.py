@@ -12,7 +12,6 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from bench.header import _write_corpus
 from pipelines.catalog.layout import partition_path
 from pipelines.catalog.schema import TABLES
 from pipelines.catalog.writer import parquet_bytes, row_group_size, write_partition
@@ -20,6 +19,7 @@ from pipelines.corpus.fs import open_fs
 from pipelines.corpus.reader import Chunk, CorpusReader, RangeInfo, RangeReport
 from pipelines.index.range_indexer import index_range
 from pipelines.index.rules import Rules
+from pipelines.index.warm import write_range
 
 GROUP = "alt.binaries.test"
 
@@ -94,7 +94,7 @@ def test_a_stream_that_fails_leaves_the_old_partition_and_no_stray_file(tmp_path
 
 
 def _small_corpus(root: Path) -> tuple[CorpusReader, RangeInfo]:
-    group, _, _ = _write_corpus(root, 3000, 5, 600)
+    group, _, _ = write_range(root, 3000, 5, 600)
     reader = CorpusReader(str(root))
     return reader, reader.complete_ranges(group)[0]
 

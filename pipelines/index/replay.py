@@ -11,6 +11,7 @@ window of the range before it, and so on back).
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import TextIO
@@ -28,6 +29,7 @@ from pipelines.index.schedule import (
     record_rules,
     start_window,
 )
+from pipelines.index.warm import compile_apart
 from pipelines.index.window import Window
 
 
@@ -89,8 +91,11 @@ def replay(
     if missing:
         raise ValueError(f"no such group in the corpus: {', '.join(missing)}")
     summary = ReplaySummary()
-    started = time.perf_counter()
     plans = {g: plan(reader, g) for g in chosen}
+    if any(ranges for ranges, _ in plans.values()):
+        # a first pass after an install compiles the kernels apart (its peak memory)
+        compile_apart(sys.stderr if progress else None)
+    started = time.perf_counter()
     total = sum(_lines(i) for ranges, _ in plans.values() for i in ranges)
     bar = tqdm(total=total, unit="hdr", unit_scale=True, desc="replay", disable=not progress)
     if any(ranges for ranges, _ in plans.values()):

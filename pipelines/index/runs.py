@@ -24,6 +24,7 @@ from pipelines.index.schedule import (
     record_rules,
     start_window,
 )
+from pipelines.index.warm import compile_apart
 from pipelines.index.window import Window
 
 
@@ -43,6 +44,7 @@ def index_group(
     reader = CorpusReader(job.corpus)
     priority = job.rules.priority(reader.groups())
     record_rules(job.catalog, job.rules)
+    compile_apart()  # a first run after an install compiles the kernels apart
     results = []
     window: Window | None = None
     carried_from: RangeRef | None = None
@@ -74,6 +76,7 @@ def index_groups(
     """
     results: list[RangeResult] = []
     failures: list[tuple[str, Exception]] = []
+    compile_apart()  # once, before the workers (each would compile them on its own)
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
             try:
