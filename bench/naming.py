@@ -25,6 +25,7 @@ from typing import Any
 
 from bench import naming_reference as reference
 from pipelines import naming
+from pipelines.index.warm import write_range
 
 FUNCTIONS = ("display_name", "usable_name", "category_of")
 Calls = dict[str, list[tuple[Any, ...]]]
@@ -65,26 +66,6 @@ def record_calls(corpus: str) -> Calls:
     with tempfile.TemporaryDirectory() as catalog, _recorded(calls):
         index_range(reader, info, catalog, Rules(), [group], None)
     return calls
-
-
-def write_range(root: str, n_lines: int, seed: int, chunk: int = 100_000) -> None:
-    """A generated range of n_lines stored as a corpus (one range, chunks of `chunk`)."""
-    import numpy as np
-
-    from pipelines.corpus.layout import RangeRef, plan_chunks
-    from pipelines.corpus.writer import CorpusWriter
-    from pipelines.generate import generate_range_lines
-
-    data, first, last = generate_range_lines(n_lines=n_lines, seed=seed)
-    lines = data.split(b"\r\n")[:-1]
-    numbers = np.array([int(line.split(b"\t", 1)[0]) for line in lines], np.int64)
-    writer = CorpusWriter(root)
-    ref = RangeRef("alt.binaries.bench", first, last)
-    entries = []
-    for a, b in plan_chunks(first, last, chunk):
-        lo, hi = np.searchsorted(numbers, [a, b + 1])
-        entries.append(writer.write_chunk(ref, a, b, b"".join(x + b"\r\n" for x in lines[lo:hi])))
-    writer.write_manifest(ref, entries, complete=True)
 
 
 def _clear_caches(modules: list[ModuleType]) -> None:
@@ -177,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
         if corpus is None:
             print(f"generating a range of {args.lines:,} lines ...", flush=True)
             corpus = str(Path(tmp) / "corpus")
-            write_range(corpus, args.lines, args.seed)
+            write_range(Path(corpus), args.lines, args.seed, 100_000)
         print("indexing it, recording the naming calls ...", flush=True)
         calls = record_calls(corpus)
     for line in compare(calls, args.rounds, baseline):

@@ -11,6 +11,7 @@ from re import IGNORECASE as _I
 
 # what the faster modules did not change: one copy
 from pipelines.naming.categories import _YEAR, _xxx
+from pipelines.naming.content import BOOKS, IMAGES, LOSSLESS, MUSIC, VIDEO
 from pipelines.naming.display import _EDGE, _REPLY, _SEPARATORS, _TAG, _WRAPPED, _or_fallback
 from pipelines.naming.groups import _XXX_GROUP, _by_groups
 from pipelines.naming.posting_text import PREFIXES, SUFFIXES, kept_tag, unwrap
@@ -147,22 +148,26 @@ def _film(name: str) -> int:
     return 2030
 
 
-def category_of(name: str, groups: list[str]) -> int:
-    """The Newznab category id of a release from its name and the groups it was posted to."""
+_BY_FILES = {IMAGES: 8010, MUSIC: 3010, LOSSLESS: 3040, BOOKS: 7020}
+
+
+def category_of(name: str, groups: list[str], content: str = "") -> int:
+    """The Newznab category id of a release from its name, the groups it was posted to
+    and what its files hold."""
     if any(_XXX_GROUP.search(g) for g in groups):
-        return _xxx(name)
+        return 6060 if content == IMAGES else _xxx(name)
     token = _LAST_EXT.sub("", stem(name).strip()).encode("utf-8", "surrogateescape")
     if token and b" " not in token and subject_rules.random_token(token):
         return 8020  # a hashed name says nothing about what it is
     anime = any("anime" in g.lower() for g in groups) or bool(_ANIME.search(name))
-    film = bool(_YEAR.search(name) and _VIDEO.search(name))
+    film = bool(_YEAR.search(name) and (_VIDEO.search(name) or content == VIDEO))
     episode = _episode_evidence(name)
     # a full date names a broadcast day: it beats the year of a film
     if _TV.search(name) or _DAILY.search(name) or episode == 2 or (episode == 1 and not film):
         return _tv(name, anime)
     if film:
         return _film(name)
-    return _by_content(name) or _by_groups(groups)
+    return _by_content(name) or _BY_FILES.get(content, 0) or _by_groups(groups)
 
 
 def _episode_evidence(name: str) -> int:

@@ -26,10 +26,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench import naming_reference as reference
-from bench.naming import compare, load_baseline, record_calls, write_range
+from bench.naming import compare, load_baseline, record_calls
 from kernels.subject import parse_subject_list
 from pipelines import naming
 from pipelines.generate import generate_range_lines
+from pipelines.index.warm import write_range
 from pipelines.naming import (
     categories,
     category_of,
@@ -534,12 +535,12 @@ _PART = re.compile(rb"\(\d+/\d+\)")
 
 @pytest.mark.slow
 def test_naming_bench_records_the_output_calls_and_compares(tmp_path, monkeypatch):
-    write_range(str(tmp_path / "corpus"), 3000, seed=2)
+    write_range(tmp_path / "corpus", 3000, 2, 100_000)
     calls = record_calls(str(tmp_path / "corpus"))
     assert all(calls[name] for name in ("display_name", "usable_name", "category_of"))
     lines = compare(calls, rounds=1, baseline=load_baseline(naming.__file__))
     assert [line.split(":")[0] for line in lines] == ["display_name", "usable_name", "category_of"]
     assert all("; baseline " in line for line in lines)
-    monkeypatch.setattr(naming, "category_of", lambda name, groups: 8010)
+    monkeypatch.setattr(naming, "category_of", lambda name, groups, content="": 8010)
     with pytest.raises(AssertionError, match="category_of"):
         compare(calls, rounds=1)

@@ -76,9 +76,12 @@ class CatalogRows:
         if readable:
             has_par2 = any(f.ext_class in (sk.PAR2_INDEX, sk.PAR2_VOL) for f in files)
             members = [naming.to_text(m) for m in rel.members[:MAX_MEMBERS]] or None
+            content = naming.content_of(
+                [f.ext_class for f in files], [f.nbytes for f in files], [f.name for f in files]
+            )
             tool = ""
         else:
-            has_par2, members = False, None
+            has_par2, members, content = False, None, ""
             tool = tool_of(first.first_part_id or first.last_part_id, first.poster)
         self.releases.add(
             Version(
@@ -101,6 +104,7 @@ class CatalogRows:
                 finished=finished,
                 source=rel.source,
                 has_par2=has_par2,
+                content=content,
                 members=members,
                 tool=tool,
                 probes=probed,
@@ -137,6 +141,9 @@ class CatalogRows:
         nbytes = np.add.reduceat(files["nbytes"], starts).tolist()
         par2 = np.isin(files["ext_class"], (sk.PAR2_INDEX, sk.PAR2_VOL))
         has_par2 = np.logical_or.reduceat(par2, starts).tolist()
+        content = naming.content_of_block(
+            files["ext_class"], files["nbytes"], block.offsets, block.name
+        )
         firsts = block.representatives().tolist()
         index = files["file_index"].tolist()
         random_name = files["random_name"].tolist()
@@ -204,6 +211,7 @@ class CatalogRows:
                     finished=finished,
                     source=r["source"][j],
                     has_par2=has_par2[j],
+                    content=content[j],
                     members=None,
                     tool="",  # a pending row's: below, for all of them at once
                     probes=chosen,

@@ -117,6 +117,7 @@ class Version(NamedTuple):
     finished: bool
     source: int
     has_par2: bool  # read when readable
+    content: str  # what the files hold (`naming.content_of`), read when readable
     members: list[str] | None  # read when readable
     tool: str  # read when pending
     probes: list[Probe]
@@ -161,7 +162,7 @@ class ReleaseRows:
                 readable=True,
                 has_par2=v.has_par2,
                 source=SOURCE_NAMES[v.source],
-                category=naming.category_of(v.name, v.groups),
+                category=naming.category_of(v.name, v.groups, v.content),
                 members=v.members,
             )
             self.releases.append(row)

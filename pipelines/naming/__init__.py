@@ -15,11 +15,12 @@ same results, tests/test_naming_fast.py each shortcut to the rule it stands for,
 
 One module a job: `text` (bytes to text, file names and stems), `identity` (a subject's
 identity text), `display` (the release name shown), `keywords`, `tv`, `groups` and
-`categories` (the Newznab category), `random_names` and `usable` (random names, and
-whether a release can be named). Callers use the names below.
+`categories` (the Newznab category), `content` (what the files hold), `random_names` and
+`usable` (random names, and whether a release can be named). Callers use the names below.
 """
 
 from pipelines.naming.categories import category_of
+from pipelines.naming.content import content_of, content_of_block
 from pipelines.naming.display import display_name
 
 # the benchmark empties the caches of random_token and _group_facts (as a new range would
@@ -32,6 +33,8 @@ from pipelines.naming.usable import usable_name
 __all__ = [
     "_group_facts",
     "category_of",
+    "content_of",
+    "content_of_block",
     "display_name",
     "file_name",
     "random_token",

@@ -3,7 +3,8 @@
 Sonarr, Radarr and LazyLibrarian search by category, so a release must land in the one
 they look in. The rules decide in a fixed order, each only when the ones before did not:
 an adult group, a random (hashed) name, the marks of TV, a film's year beside a video
-word, the words of music, books, games and software, and last what the groups say.
+word, the words of music, books, games and software, what the files hold (pictures,
+music, books: `pipelines.naming.content`), and last what the groups say.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import functools
 import operator
 import re
 
+from pipelines.naming.content import BOOKS, IMAGES, LOSSLESS, MUSIC, VIDEO
 from pipelines.naming.groups import _group_facts
 from pipelines.naming.keywords import (
     _ANDROID,
@@ -72,11 +74,18 @@ def _film(name: _Name) -> int:
     return 2030
 
 
-def category_of(name: str, groups: list[str]) -> int:
-    """The Newznab category id of a release from its name and the groups it was posted to."""
+# what the files hold, when the name said nothing (Other > Misc for pictures: Newznab's
+# only picture category, XXX > ImgSet, is for the adult groups; video files leave film or
+# TV to the name and the groups)
+_BY_FILES = {IMAGES: 8010, MUSIC: 3010, LOSSLESS: 3040, BOOKS: 7020}
+
+
+def category_of(name: str, groups: list[str], content: str = "") -> int:
+    """The Newznab category id of a release from its name, the groups it was posted to
+    and what its files hold (`pipelines.naming.content.content_of`)."""
     by_groups = _group_facts(tuple(groups))
     if by_groups.xxx:
-        return _xxx(name)
+        return 6060 if content == IMAGES else _xxx(name)
     if _random_name(name):
         return 8020  # a hashed name says nothing about what it is
     # the rules in the order they decide; each runs only when the ones before did not
@@ -85,13 +94,14 @@ def category_of(name: str, groups: list[str]) -> int:
     if _dated(text):
         return _tv(text, by_groups.anime or _anime(name))
     video = text.has(_VIDEO)
-    film = video and bool(_YEAR.search(name))
+    # video files stand for a video word beside a year: `Name.2008` over `Name.2008.avi`
+    film = (video or content == VIDEO) and bool(_YEAR.search(name))
     episode = _episode_evidence(text, video, film)
     if episode == 2 or (episode == 1 and not film):
         return _tv(text, by_groups.anime or _anime(name))
     if film:
         return _film(text)
-    return _by_content(text, video) or by_groups.category
+    return _by_content(text, video) or _BY_FILES.get(content, 0) or by_groups.category
 
 
 def _by_content(name: _Name, video: bool) -> int:
