@@ -17,6 +17,7 @@ from cli.main import main
 from pipelines.capture.planner import PlanSettings
 from pipelines.capture.prefetch import Capture, CaptureError, CaptureSettings
 from pipelines.capture.schedule import Limits
+from pipelines.corpus.check import check_corpus
 from pipelines.corpus.layout import RangeRef
 from pipelines.corpus.reader import CorpusReader, RangeReport
 from pipelines.nntp.errors import AuthError, NoSuchGroup
@@ -222,6 +223,9 @@ def test_tail_follows_new_articles_below_the_headroom(
         assert cap.high_water["alt.binaries.one"] == 1600
         got = corpus_lines(root)["alt.binaries.one"]
         assert got[2] == [("0-999", True), ("1000-1999", False)]
+        # a tailed corpus passes the check: its newest ranges are growing, not broken
+        tailed = check_corpus(root)
+        assert tailed.clean and tailed.growing == 2
         assert got[0] == b"".join(
             x for x in served[1]["alt.binaries.one"] if int(x.split(b"\t")[0]) <= 1600
         )
