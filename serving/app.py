@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from serving.newznab.asgi import NewznabEndpoints
 from serving.settings import Settings
+from serving.signin import SignInNeeded, redirect_to_sign_in
 from serving.state import Catalog
 from serving.web import router as web_router
 
@@ -42,6 +43,7 @@ def create_app(
     # /api, /rss and /nzb are answered by this layer before FastAPI's own stack.
     app.add_middleware(NewznabEndpoints)
     app.include_router(web_router)
+    app.add_exception_handler(SignInNeeded, redirect_to_sign_in)  # a closed page, no key
     static = Path(__file__).with_name("static")
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
     return app

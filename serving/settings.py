@@ -25,6 +25,11 @@ class Settings(BaseSettings):
         default_factory=list, description="accepted API keys"
     )
     open_api: bool = Field(False, description="serve the API without a key (only if set)")
+    public_pages: bool = Field(
+        False,
+        description="let visitors browse the web pages without signing in; "
+        "downloads and feeds still need a key",
+    )
     site_title: str = "usenet-indexer"
     site_url: str | None = Field(None, description="public base URL for links in feeds")
     default_limit: int = Field(100, ge=1)

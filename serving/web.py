@@ -1,6 +1,7 @@
-"""Server-rendered pages: search, release, browse by group and category, status.
+"""Server-rendered pages: search, release, browse by group and category, status, sign-in.
 
-Plain HTML forms and links: everything works without JavaScript.
+Plain HTML forms and links: everything works without JavaScript. Who may see a page and
+the key its links carry: `serving/signin.py`.
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from pipelines.catalog.health import DamagedPartition
-from serving import categories, text
+from serving import categories, signin, text
 from serving.index.searcher import SearchQuery
+from serving.signin import PageAccess, PageAccessDep
 from serving.state import Catalog, CatalogDep
 
 router = APIRouter(tags=["web"], default_response_class=HTMLResponse)
@@ -52,16 +54,23 @@ def _int(value: str | None, low: int = 0, high: int = 10**12) -> int | None:
     return max(low, min(int(value), high))
 
 
-def _render(request: Request, catalog: Catalog, name: str, **context: Any) -> HTMLResponse:
+def _render(
+    request: Request, catalog: Catalog, access: PageAccess, name: str, **context: Any
+) -> HTMLResponse:
     context.setdefault("title", catalog.settings.site_title)
     context["site_title"] = catalog.settings.site_title
     context["all_categories"] = categories.CATEGORIES
+    context["access"] = access
     status = int(context.pop("status_code", 200))
-    return templates.TemplateResponse(request, name, context, status_code=status)
+    response = templates.TemplateResponse(request, name, context, status_code=status)
+    # a page whose links carry a key is the visitor's own: no shared cache keeps it
+    response.headers["Cache-Control"] = "private, no-store" if access.key else "no-cache"
+    response.headers["Vary"] = "Cookie"
+    return response
 
 
 @router.get("/")
-def search_page(request: Request, catalog: CatalogDep) -> HTMLResponse:
+def search_page(request: Request, catalog: CatalogDep, access: PageAccessDep) -> HTMLResponse:
     qp = request.query_params
     q = (qp.get("q") or "")[: catalog.settings.max_query_chars]
     cat = _int(qp.get("cat"))
@@ -85,48 +94,130 @@ def search_page(request: Request, catalog: CatalogDep) -> HTMLResponse:
     form = {"q": q, "cat": cat, "group": group, "maxage": maxage, "minsize": minsize,
             "maxsize": maxsize}  # fmt: skip
     return _render(
-        request, catalog, "search.html", result=result, form=form, page=page,
+        request, catalog, access, "search.html", result=result, form=form, page=page,
         pages=max(1, -(-result.total // size)), groups=list(catalog.snapshot.stats()["groups"]),
-        apikey=qp.get("apikey"),
+        feed=access.feed_url(*_feed_of(form)),
     )  # fmt: skip
 
 
+def _feed_of(form: dict[str, Any]) -> tuple[str, dict[str, str | int]]:
+    """The Newznab feed of what the search page shows: `/rss` of its category (or of
+    all) when only that is chosen, else `t=search` with the same filters (sizes in bytes)."""
+    cat = form["cat"]
+    if not any(form[k] not in (None, "") for k in ("q", "group", "maxage", "minsize", "maxsize")):
+        return "/rss", {"t": cat or 0}
+    params: dict[str, str | int] = {"t": "search"}
+    for name in ("q", "cat", "group", "maxage"):
+        if form[name] not in (None, ""):
+            params[name] = form[name]
+    for name in ("minsize", "maxsize"):
+        if form[name] is not None:
+            params[name] = form[name] << 20
+    return "/api", params
+
+
 @router.get("/release/{guid}")
-def release_page(guid: str, request: Request, catalog: CatalogDep) -> HTMLResponse:
+def release_page(
+    guid: str, request: Request, catalog: CatalogDep, access: PageAccessDep
+) -> HTMLResponse:
     try:
         key = bytes.fromhex(guid)
     except ValueError:
         key = b""
     row = catalog.release(key) if len(key) == 20 else None
     if row is None:
-        return _render(request, catalog, "error.html", message="No such release", status_code=404)
+        return _render(
+            request, catalog, access, "error.html", message="No such release", status_code=404
+        )
     try:
         files, unreadable = catalog.nzb_files(row), False
     except DamagedPartition:  # the release's facts still show; its files and NZB do not
         files, unreadable = [], True
     return _render(
-        request, catalog, "release.html", row=row, files=files, title=row["name"],
-        apikey=request.query_params.get("apikey"), unreadable=unreadable,
+        request, catalog, access, "release.html", row=row, files=files, title=row["name"],
+        unreadable=unreadable,
     )  # fmt: skip
 
 
 @router.get("/groups")
-def groups_page(request: Request, catalog: CatalogDep) -> HTMLResponse:
+def groups_page(request: Request, catalog: CatalogDep, access: PageAccessDep) -> HTMLResponse:
     stats = catalog.snapshot.stats()
-    return _render(request, catalog, "groups.html", groups=stats["groups"])
+    return _render(request, catalog, access, "groups.html", groups=stats["groups"])
 
 
 @router.get("/categories")
-def categories_page(request: Request, catalog: CatalogDep) -> HTMLResponse:
+def categories_page(request: Request, catalog: CatalogDep, access: PageAccessDep) -> HTMLResponse:
     stats = catalog.snapshot.stats()
-    return _render(request, catalog, "categories.html", counts=stats["categories"])
+    return _render(request, catalog, access, "categories.html", counts=stats["categories"])
 
 
 @router.get("/status")
-def status_page(request: Request, catalog: CatalogDep) -> HTMLResponse:
+def status_page(request: Request, catalog: CatalogDep, access: PageAccessDep) -> HTMLResponse:
     stats = catalog.snapshot.stats()
     status = catalog.status()
     return _render(
-        request, catalog, "status.html", stats=stats, status=status,
+        request, catalog, access, "status.html", stats=stats, status=status,
         refresh=catalog.index.last_refresh, error=catalog.last_error,
+    )  # fmt: skip
+
+
+# -- signing in -------------------------------------------------------------------------
+
+_WRONG_KEY = "That API key is not accepted here. Check it and try again."
+_NO_KEY = "Enter your API key."
+_STALE_KEY = "The key this browser kept is no longer accepted: sign in again."
+
+
+@router.get("/signin")
+def sign_in_page(request: Request, catalog: CatalogDep) -> HTMLResponse:
+    access = signin.visitor(request, catalog)
+    stale = not access.signed_in and signin.cookie_key(request) is not None
+    response = _sign_in_form(
+        request, catalog, access, request.query_params.get("next"), _STALE_KEY if stale else ""
+    )
+    if stale:
+        signin.forget_key(response, request)
+    return response
+
+
+@router.post("/signin")
+async def sign_in(request: Request, catalog: CatalogDep) -> Response:
+    access = signin.visitor(request, catalog)
+    fields = await signin.form_fields(request)
+    if fields is None:
+        return _sign_in_form(request, catalog, access, None, _NO_KEY, 400)
+    target = signin.safe_next(fields.get("next"))
+    key = (fields.get("apikey") or "").strip()
+    if not key and catalog.settings.open_api:
+        return RedirectResponse(target, status_code=303)  # no key needed: nothing to keep
+    if not key:
+        return _sign_in_form(request, catalog, access, target, _NO_KEY, 400)
+    if not signin.accepted(catalog, key):
+        return _sign_in_form(request, catalog, access, target, _WRONG_KEY, 403)
+    response = RedirectResponse(target, status_code=303)
+    signin.keep_key(response, request, key)
+    return response
+
+
+@router.post("/signout")
+def sign_out(request: Request, catalog: CatalogDep) -> Response:
+    response = RedirectResponse(
+        "/" if not signin.pages_closed(catalog.settings) else signin.SIGN_IN, status_code=303
+    )
+    signin.forget_key(response, request)
+    return response
+
+
+def _sign_in_form(
+    request: Request,
+    catalog: Catalog,
+    access: PageAccess,
+    next_url: str | None,
+    message: str,
+    status: int = 200,
+) -> HTMLResponse:
+    return _render(
+        request, catalog, access, "signin.html", title=f"Sign in - {catalog.settings.site_title}",
+        next=signin.safe_next(next_url), message=message, status_code=status,
+        open_api=catalog.settings.open_api,
     )  # fmt: skip

@@ -5,8 +5,9 @@
 `land_new_partitions` copies in the partitions a larger catalog of the same seed has and
 this one lacks, as a newly indexed range lands; `app_settings` / `app_client` are the web
 app over a catalog (API key "k1", the search index built in-process) and a test client of
-it, `synthetic_client` the same over a new synthetic catalog; `refreshed_index` is an
-in-process search index refreshed once, closed afterwards.
+it, signed in to the pages with that key (`sign_in`), `synthetic_client` the same over a
+new synthetic catalog; `refreshed_index` is an in-process search index refreshed once,
+closed afterwards.
 """
 
 from __future__ import annotations
@@ -56,11 +57,19 @@ def app_settings(catalog: str, **settings: Any) -> Settings:
     return Settings(catalog=catalog, api_keys=["k1"], build_in_process=True, **settings)
 
 
+def sign_in(client: TestClient, key: str = "k1") -> TestClient:
+    """Sign the client in to the web pages, as a person does (the form; then the cookie)."""
+    r = client.post("/signin", data={"apikey": key}, follow_redirects=False)
+    assert r.status_code == 303, r.text[:300]
+    return client
+
+
 @contextmanager
 def app_client(catalog: str, **settings: Any) -> Iterator[TestClient]:
-    """A test client of the web app over `catalog` (`settings`: more Settings fields)."""
+    """A test client of the web app over `catalog` (`settings`: more Settings fields),
+    signed in with the key "k1"."""
     with TestClient(create_app(app_settings(catalog, **settings), background=False)) as client:
-        yield client
+        yield sign_in(client)
 
 
 @contextmanager

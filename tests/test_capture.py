@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from cli.main import main
 from pipelines.capture.planner import PlanSettings
 from pipelines.capture.prefetch import Capture, CaptureError, CaptureSettings
 from pipelines.capture.schedule import Limits
+from pipelines.corpus.check import check_corpus
 from pipelines.corpus.layout import RangeRef
 from pipelines.corpus.reader import CorpusReader, RangeReport
 from pipelines.nntp.errors import AuthError, NoSuchGroup
@@ -221,6 +223,9 @@ def test_tail_follows_new_articles_below_the_headroom(
         assert cap.high_water["alt.binaries.one"] == 1600
         got = corpus_lines(root)["alt.binaries.one"]
         assert got[2] == [("0-999", True), ("1000-1999", False)]
+        # a tailed corpus passes the check: its newest ranges are growing, not broken
+        tailed = check_corpus(root)
+        assert tailed.clean and tailed.growing == 2
         assert got[0] == b"".join(
             x for x in served[1]["alt.binaries.one"] if int(x.split(b"\t")[0]) <= 1600
         )
@@ -235,6 +240,22 @@ def test_tail_follows_new_articles_below_the_headroom(
     assert_identical(root, served[1])
     names = [p.name for p in (tmp_path / "alt.binaries.one" / "1000-1999").glob("*.xover.*")]
     assert "1500-1600.xover.zz" in names  # the tail's short chunk stays as fetched
+
+
+@pytest.mark.parametrize("variant", ["plain", "xfeature", "xzver"])
+def test_the_span_below_the_low_mark_is_stored_as_a_valid_empty_stream(
+    tmp_path: Path, variant: str
+) -> None:
+    served_root = str(tmp_path / "served")
+    lines = write_sample_corpus(served_root, {"alt.binaries.late": (600, 1400)}, RANGE, CHUNK)
+    root = str(tmp_path / "corpus")
+    with NNTPServer(served_root) as srv:
+        assert srv.corpus.groups["alt.binaries.late"].low >= 600
+        capture(srv.port, root, variant, groups=["alt.binaries.late"]).run()
+    assert_identical(root, {"alt.binaries.late": lines["alt.binaries.late"]})
+    # cells 0-249 and 250-499 lie wholly below the low mark: one empty chunk
+    stored = (tmp_path / "corpus" / "alt.binaries.late" / "0-999" / "0-499.xover.zz").read_bytes()
+    assert stored and zlib.decompress(stored) == b""
 
 
 def test_prefetch_stops_at_the_ahead_limit_and_the_disk_cap(

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pipelines.corpus.check import check_corpus
+from pipelines.corpus.codec import empty_stream, inflate, sniff
 from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.corpus.layout import RangeRef
 from pipelines.corpus.manifest import ManifestError, RangeManifest
@@ -80,6 +81,53 @@ def test_codec_is_told_by_bytes_not_by_name(tmp_path):
     (folder / entries[0].file).write_bytes(gzip.compress(lines(1, 25)))
     _chunks, report = read_all(tmp_path, ref)
     assert report.complete and report.lines_ok == 100
+
+
+def test_the_codec_knows_the_empty_stream_from_no_bytes():
+    for codec in ("zlib", "gzip"):
+        assert sniff(empty_stream(codec)) == codec
+        assert inflate(empty_stream(codec)) == inflate(b"")
+    assert sniff(b"") == "empty"
+    assert inflate(b"").complete and inflate(b"").data == b""  # the 0-byte files of old
+
+
+@pytest.mark.parametrize("codec", ["zlib", "gzip"])
+def test_an_empty_span_is_stored_as_the_codecs_empty_stream(tmp_path, codec):
+    writer = CorpusWriter(str(tmp_path), codec=codec)
+    ref = RangeRef(GROUP, 1, 100)
+    # capture hands an empty span over as no bytes at all; the generator as lines of none
+    given = writer.write_compressed_chunk(ref, 1, 40, b"", 0, codec)
+    made = writer.write_chunk(ref, 41, 50, b"")
+    full = writer.write_chunk(ref, 51, 100, lines(51, 100))
+    writer.write_manifest(ref, [given, made, full], complete=True)
+    folder = Path(ref.path(str(tmp_path)))
+    for entry in (given, made):
+        stored = (folder / entry.file).read_bytes()
+        assert stored == empty_stream(codec) and entry.bytes == len(stored) > 0
+        assert entry.lines == 0
+        # any other reader takes it: the standard library's own decoders, strictly
+        whole = zlib.decompress(stored) if codec == "zlib" else gzip.decompress(stored)
+        assert whole == b""
+    chunks, report = read_all(tmp_path, ref)
+    assert report.complete and report.chunks_truncated == 0 and report.lines == 50
+    assert [c.whole for c in chunks] == [True, True, True]
+    assert [e.first for e in writer.stored_chunks(ref)] == [1, 41, 51]
+
+
+def test_zero_byte_chunk_files_stored_before_are_read_as_empty_spans(tmp_path, capsys):
+    ref, entries = write_range(tmp_path, chunk=25)
+    folder = Path(ref.path(str(tmp_path)))
+    # how captures used to store an empty span: a 0-byte file, listed in range.json
+    (folder / entries[1].file).write_bytes(b"")
+    chunks, report = read_all(tmp_path, ref)
+    assert report.complete and report.chunks_truncated == 0 and not report.problems
+    assert [len(c.lines) for c in chunks] == [25, 0, 25, 25]
+    assert chunks[1].whole and chunks[1].data == b""
+    # a resumed capture keeps it instead of fetching it again, and the check passes it
+    assert [e.file for e in CorpusWriter(str(tmp_path)).stored_chunks(ref)] == [
+        e.file for e in entries
+    ]
+    assert check_corpus(str(tmp_path)).clean
 
 
 def test_bad_lines_are_counted_not_fatal(tmp_path):

@@ -22,6 +22,7 @@ from serving.newznab import render
 from serving.newznab.dates import rfc822, rfc822_column
 from serving.newznab.items import escaped, item_values
 from serving.settings import Settings
+from tests.catalogs import sign_in
 
 NS = {"newznab": render.NEWZNAB_NS}
 
@@ -161,7 +162,7 @@ def client(tmp_path_factory):
     write_synthetic_catalog(root, 300, groups=1, per_range=300, seed=3)
     site = Settings(catalog=root, api_keys=["k1"], build_in_process=True)
     with TestClient(create_app(site, background=False)) as c:
-        yield c
+        yield sign_in(c)
 
 
 def test_head_post_and_paths_of_the_raw_layer(client):

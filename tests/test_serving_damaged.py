@@ -22,6 +22,7 @@ from serving.app import create_app
 from serving.index.manager import IndexManager
 from serving.index.searcher import SearchQuery
 from serving.settings import Settings
+from tests.catalogs import sign_in
 
 DTD = etree.DTD(str(DTD_PATH))
 
@@ -44,7 +45,7 @@ def catalog(healthy, tmp_path) -> Path:
 def _server(root: Path):
     settings = Settings(catalog=str(root), api_keys=["k"], build_in_process=True)
     with TestClient(create_app(settings, background=False)) as client:
-        yield client
+        yield sign_in(client, "k")
 
 
 def _partition(root: Path, table: str) -> Path:

@@ -15,6 +15,7 @@ from pipelines.nzb.writer import DTD_PATH
 from serving.app import create_app
 from serving.index.searcher import SearchQuery
 from serving.settings import Settings
+from tests.catalogs import sign_in
 from tests.corpora import replayed
 
 pytestmark = pytest.mark.slow  # generates a corpus and runs the header pass first
@@ -36,7 +37,7 @@ def built(tmp_path_factory) -> tuple[Path, Path]:
 def client(built):
     settings = Settings(catalog=str(built[1]), api_keys=["k"], build_in_process=True)
     with TestClient(create_app(settings, background=False)) as c:
-        yield c
+        yield sign_in(c, "k")
 
 
 def test_index_and_views_agree_on_the_releases(client):

@@ -19,7 +19,9 @@ def add_parser(sub: Any) -> None:
         help="validate every range of a corpus and print the per-range report",
         description="Reads every chunk of every range (local path or fsspec URL), "
         "counts bad lines by reason, truncated and missing chunks, and exits 1 when "
-        "a range is not complete or holds bad lines.",
+        "a range is not complete or holds bad lines. A group's newest range that "
+        "range.json calls incomplete, its listed chunks all there and whole, is the "
+        "tail capture is still filling: reported as growing, not an error.",
     )
     check.add_argument("root", help="corpus root: a folder or an fsspec URL")
     check.add_argument("--group", action="append", help="only this group (repeatable)")

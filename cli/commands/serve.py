@@ -23,6 +23,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--api-key", action="append", dest="api_keys", help="accepted key (repeatable)")
     p.add_argument("--open", action="store_true", help="serve the API without keys")
+    p.add_argument(
+        "--public-pages",
+        action="store_true",
+        help="with API keys, let anyone browse the web pages without signing in "
+        "(downloads and feeds still need a key)",
+    )
     p.add_argument("--config", help="TOML file with Settings fields")
     p.add_argument("--title", help="site title")
     p.add_argument("--refresh", type=float, help="seconds between looks for new partitions")
@@ -54,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         catalog=args.catalog,
         api_keys=args.api_keys,
         open_api=True if args.open else None,
+        public_pages=True if args.public_pages else None,
         site_title=args.title,
         refresh_seconds=args.refresh,
         index_dir=args.index_dir,

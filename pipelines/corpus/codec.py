@@ -3,6 +3,10 @@
 ISA-L (`isal`) inflates several times faster than zlib; plain zlib is the fallback.
 A stream that is cut short or corrupt is inflated as far as it goes: the caller gets
 the bytes before the break and a flag, never an exception.
+
+An empty chunk is the codec's empty stream (`empty_stream`), which every zlib or gzip
+reader takes. Captures made before that rule stored empty spans as 0-byte files; those
+are still read, as the empty span they stand for (`inflate`, `sniff` -> 'empty').
 """
 
 from __future__ import annotations
@@ -50,7 +54,9 @@ def _wbits(kind: str) -> int:
 def inflate(payload: bytes) -> Inflated:
     kind = sniff(payload)
     if kind == "empty":
-        return Inflated(b"", True)  # a zero-byte file is an empty span
+        # a 0-byte chunk file, as older captures stored an empty span: read as that span,
+        # whole; the writer never makes one again (`empty_stream`)
+        return Inflated(b"", True)
     if kind == "unknown":
         return Inflated(b"", False, "neither a zlib nor a gzip stream")
     zmod: ModuleType = _fast_zlib if _fast_zlib is not None else zlib
@@ -126,3 +132,11 @@ def deflate(data: bytes, codec: str = "zlib", level: int = 2) -> bytes:
     else:
         obj = zlib.compressobj(level, zlib.DEFLATED, _wbits(codec))
     return obj.compress(data) + obj.flush()
+
+
+def empty_stream(codec: str) -> bytes:
+    """The codec's stream of no bytes: what an empty chunk holds (CORPUS.md).
+
+    Not a 0-byte file: zlib, gzip and every other reader take those for a stream cut short.
+    """
+    return deflate(b"", codec)

@@ -20,6 +20,8 @@ from pipelines.corpus.layout import RangeRef, parse_span
 from pipelines.corpus.manifest import ManifestError, RangeManifest
 
 MAX_PROBLEMS = 50  # messages kept per report; the counts are always whole
+# a valid range.json that says `complete: false`: the range is still being filled
+SAYS_INCOMPLETE = "range.json says incomplete"
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,12 @@ class RangeReport:
     @property
     def complete(self) -> bool:
         return self.manifest == "ok" and self.incomplete_from is None
+
+    @property
+    def whole_so_far(self) -> bool:
+        """Not complete only because range.json says so: every chunk it lists is there and
+        whole, with no gap from the range's first article on (how a growing tail looks)."""
+        return self.manifest == SAYS_INCOMPLETE and self.incomplete_from is None
 
     def note(self, message: str) -> None:
         if len(self.problems) < MAX_PROBLEMS:
@@ -137,7 +145,7 @@ class CorpusReader:
                 f"not its folder {ref.group}/{ref.name}",
             )
         if not manifest.complete:
-            return RangeInfo(ref, manifest, "range.json says incomplete")
+            return RangeInfo(ref, manifest, SAYS_INCOMPLETE)
         return RangeInfo(ref, manifest)
 
     def read_range(self, info: RangeInfo, report: RangeReport | None = None) -> Iterator[Chunk]:

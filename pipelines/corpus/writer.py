@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from pipelines.corpus.codec import deflate, inflate, sniff
+from pipelines.corpus.codec import deflate, empty_stream, inflate, sniff
 from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
 from pipelines.corpus.layout import MANIFEST_NAME, RangeRef, chunk_file_name, parse_span
 from pipelines.corpus.manifest import ChunkEntry, RangeManifest, chunks_cover
@@ -39,11 +39,17 @@ class CorpusWriter:
     def write_compressed_chunk(
         self, ref: RangeRef, first: int, last: int, payload: bytes, n_lines: int, codec: str
     ) -> ChunkEntry:
-        """Store an already compressed stream as it is (capture keeps the server's bytes)."""
+        """Store an already compressed stream as it is (capture keeps the server's bytes).
+
+        An empty payload is an empty span (the server had no article there, e.g. below the
+        group's low mark): it is stored as the codec's empty stream, never as 0 bytes.
+        """
         if not ref.first <= first <= last <= ref.last:
             raise ValueError(f"chunk {first}-{last} is outside range {ref.name}")
+        if not payload:
+            payload = empty_stream(codec)
         kind = sniff(payload)
-        if kind not in (codec, "empty"):
+        if kind != codec:
             raise ValueError(f"chunk payload is {kind}, not {codec}")
         name = chunk_file_name(first, last, codec)
         atomic_put(self.fs, f"{ref.path(self.root)}/{name}", payload)

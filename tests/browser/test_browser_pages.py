@@ -1,37 +1,33 @@
 """The web pages in a real browser: Debian's headless Chromium.
 
-Chromium renders each page (`--dump-dom`), and submits the search form through the
-DevTools protocol the way a person would (type, press Enter) with JavaScript switched
-off, so what is tested is what a browser does with our HTML.
+Chromium renders each page (`--dump-dom`), and, driven through the DevTools protocol
+with JavaScript switched off (`tests/browser/devtools.py`), submits the search form the
+way a person would (type, press Enter), signs in with an API key and downloads an NZB
+by clicking its link: what is tested is what a browser does with our HTML. The pages
+rendered without signing in are served with `public_pages`; the sign-in test has a
+server of closed pages. Set BROWSER_SHOTS to a folder to keep the sign-in page's
+screenshots (1280 and 390 px wide).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import subprocess
 import tempfile
 import threading
-import time
-import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import uvicorn
-from lxml import html
+from lxml import etree, html
 
 from serving.app import create_app
+from serving.settings import Settings
+from tests.browser.devtools import Tab, chromium_tab
 from tests.catalogs import app_settings, module_catalog
-from tests.servers import (
-    CHROMIUM,
-    CHROMIUM_FLAGS,
-    chromium_dom,
-    free_port,
-    start,
-    stop_group,
-    wait_until,
-)
+from tests.servers import CHROMIUM, chromium_dom, free_port, wait_until
 
 pytestmark = [
     pytest.mark.integration,
@@ -42,9 +38,11 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def base_url(tmp_path_factory) -> Iterator[str]:
-    root = module_catalog(tmp_path_factory, 2_000, groups=2, per_range=1_000, seed=31)
-    settings = app_settings(root, page_size=25)
+def catalog_root(tmp_path_factory) -> str:
+    return module_catalog(tmp_path_factory, 2_000, groups=2, per_range=1_000, seed=31)
+
+
+def _serve(settings: Settings) -> Iterator[str]:
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(settings, background=False), port=port,
                                            log_level="warning"))  # fmt: skip
@@ -54,6 +52,18 @@ def base_url(tmp_path_factory) -> Iterator[str]:
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def base_url(catalog_root) -> Iterator[str]:
+    """Pages anyone may browse (a key only for downloads): rendered without signing in."""
+    yield from _serve(app_settings(catalog_root, page_size=25, public_pages=True))
+
+
+@pytest.fixture(scope="module")
+def closed_url(catalog_root) -> Iterator[str]:
+    """Pages closed to visitors without a key (API key k1)."""
+    yield from _serve(app_settings(catalog_root, page_size=25))
 
 
 def _dump(url: str) -> html.HtmlElement:
@@ -81,78 +91,86 @@ def test_release_status_and_browse_pages_render(base_url):
 
 
 async def _submit_search(ws_url: str, base: str, words: str) -> str:
-    import websockets
-
-    async with websockets.connect(ws_url, max_size=2**24) as ws:
-        counter = 0
-
-        async def call(method: str, **params) -> dict:
-            nonlocal counter
-            counter += 1
-            await ws.send(json.dumps({"id": counter, "method": method, "params": params}))
-            while True:
-                msg = json.loads(await ws.recv())
-                if msg.get("id") == counter:
-                    return msg.get("result", {})
-
-        await call("Page.enable")
-        await call("Emulation.setScriptExecutionDisabled", value=True)
-        await call("Page.navigate", url=f"{base}/")
-        # Poll instead of sleeping: a loaded machine may take seconds to render.
-        node = {"nodeId": 0}
-        deadline = time.time() + 60
-        while not node.get("nodeId"):
-            assert time.time() < deadline, "the search page did not load"
-            await asyncio.sleep(0.2)
-            root = await call("DOM.getDocument")
-            if "root" not in root:  # mid-navigation the call can fail: ask again
-                continue
-            node = await call(
-                "DOM.querySelector", nodeId=root["root"]["nodeId"], selector="input[name=q]"
-            )
+    async with Tab.connect(ws_url) as tab:
+        await tab.open(f"{base}/")
         # Focus the search box, type, press Enter: no page script runs.
-        await call("DOM.focus", nodeId=node["nodeId"])
-        await call("Input.insertText", text=words)
-        for kind, typed in (("keyDown", "\r"), ("keyUp", "")):
-            await call("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter",
-                       windowsVirtualKeyCode=13, text=typed)  # fmt: skip
-        while True:
-            assert time.time() < deadline, "the form was not submitted"
-            history = await call("Page.getNavigationHistory")
-            await asyncio.sleep(0.2)
-            if "entries" not in history:  # mid-navigation the call can fail: ask again
-                continue
-            url = history["entries"][history["currentIndex"]]["url"]
-            if "?" in url:
-                return url
+        await tab.type_into("input[name=q]", words)
+        await tab.loaded(tab.press_enter)
+
+        async def submitted() -> str:
+            url = await tab.url()
+            return url if "?" in url else ""
+
+        return str(await tab.until(submitted, "the search form's submission"))
 
 
 def test_search_form_submits_without_javascript(base_url):
-    # chromium's helper processes can still be writing the profile as it is removed
-    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
-        port = free_port()
-        browser = start(
-            [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
-             f"--remote-debugging-port={port}", "about:blank"],
-            subprocess.DEVNULL,
-        )  # fmt: skip
-        try:
-            targets: list[dict] = []
-
-            def pages() -> bool:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list") as r:
-                    targets[:] = [t for t in json.load(r) if t["type"] == "page"]
-                return bool(targets)
-
-            wait_until(pages, "chromium's DevTools port", seconds=30)
-            url = asyncio.run(_submit_search(targets[0]["webSocketDebuggerUrl"], base_url, "love"))
-        finally:
-            # the whole process group: renderer and helpers too, not only the browser
-            stop_group(browser, seconds=20)
+    with chromium_tab() as ws_url:
+        url = asyncio.run(_submit_search(ws_url, base_url, "love"))
     assert url.startswith(f"{base_url}/?q=love")
     doc = _dump(url)
     names = [a.text_content().lower() for a in doc.xpath("//tr[@class='release']/td[1]/a")]
     assert names and all("love" in n for n in names)
+
+
+async def _sign_in_and_download(ws_url: str, base: str, downloads: Path, shots: Path) -> str:
+    """Open a closed page, be sent to sign in, get a wrong key wrong, sign in, click an
+    NZB link; returns the link's URL."""
+    async with Tab.connect(ws_url) as tab:
+        await tab.allow_downloads(downloads)
+        await tab.open(f"{base}/status")
+        await tab.node("form#signin input[name=apikey]")
+        sent = urlsplit(await tab.url())
+        assert sent.path == "/signin" and parse_qs(sent.query) == {"next": ["/status"]}
+        for width in (1280, 390):
+            await tab.screenshot(shots / f"signin-{width}.png", width)
+            metrics = await tab.call("Page.getLayoutMetrics")
+            # nothing wider than the window: no sideways scrolling on a phone
+            assert metrics["cssContentSize"]["width"] <= metrics["cssLayoutViewport"]["clientWidth"]
+        await tab.type_into("input[name=apikey]", "not-the-key")
+        await tab.loaded(tab.press_enter)
+        await tab.node("#signin-message")
+        await tab.screenshot(shots / "signin-wrong-key-390.png", 390)
+        await tab.type_into("input[name=apikey]", "k1")
+        await tab.loaded(tab.press_enter)
+
+        async def back() -> bool:
+            return urlsplit(await tab.url()).path == "/status" and bool(
+                await tab.query("#releases")
+            )
+
+        await tab.until(back, "the way back to the status page")
+        await tab.open(f"{base}/?minsize=10")  # the cookie opens every page from now on
+        link = await tab.attribute("tr.release a.nzb", "href")
+        assert link is not None
+        await tab.click("tr.release a.nzb")
+
+        async def downloaded() -> bool:
+            names = [p.name for p in downloads.iterdir()]
+            return any(n.endswith(".nzb") for n in names) and not any(
+                n.endswith(".crdownload") for n in names
+            )
+
+        await tab.until(downloaded, "the NZB's download")
+        return link
+
+
+def test_signing_in_opens_the_pages_and_an_nzb_link_downloads(closed_url, tmp_path):
+    # a visitor without a key who opens a page sees the sign-in form, nothing else
+    closed = _dump(f"{closed_url}/")
+    assert closed.xpath("//form[@id='signin']") and not closed.xpath("//tr[@class='release']")
+    shots = Path(os.environ.get("BROWSER_SHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    with chromium_tab() as ws_url:
+        link = asyncio.run(_sign_in_and_download(ws_url, closed_url, downloads, shots))
+    assert parse_qs(urlsplit(link).query) == {"apikey": ["k1"]}
+    (nzb,) = downloads.glob("*.nzb")
+    root = etree.parse(str(nzb)).getroot()
+    assert root.tag.endswith("nzb") and root.findall("{*}file")  # an NZB, not error 100
+    for name in ("signin-1280.png", "signin-390.png", "signin-wrong-key-390.png"):
+        assert (shots / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_chromium_is_the_one_from_debian():
