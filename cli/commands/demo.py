@@ -32,6 +32,18 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--articles", type=int, default=30_000, help="overview lines per group")
     p.add_argument("--range-size", type=int, default=10_000, help="articles per range")
     p.add_argument("--seed", type=int, default=0)
+    # long enough that the 24 h window closes on most uploads (picture sets show as
+    # albums, few releases are still being posted), as on a real group
+    p.add_argument(
+        "--days", type=float, default=10.0, help="posting span of the corpus (default 10)"
+    )
+    p.add_argument(
+        "--mix",
+        choices=("classic", "real"),
+        default="real",
+        help="subject shapes: real (the default: real posters' shapes, docs/GENERATOR.md) "
+        "or classic",
+    )
     p.add_argument("--rules", default="", help="rule set (JSON); default: the built-in rules")
     p.add_argument("--port", type=int, default=8000, help="the port `serve` will use (for URLs)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -55,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             range_size=args.range_size,
             chunk=min(args.range_size, 5_000),
+            days=args.days,
+            mix=args.mix,
         )
         print(generate_corpus(str(corpus.parent), config, progress=not args.quiet).format())
 
