@@ -193,7 +193,8 @@ def compact_group(
     fs, root = open_fs(catalog, storage_options)
     result = CompactionResult(group)
     for table in tables:
-        files = list_group(fs, root, table, group)
+        # a growing range's tail files are replaced when the range is indexed whole
+        files = [f for f in list_group(fs, root, table, group) if not f.tail]
         stats = TableCompaction(files_before=len(files), bytes_before=sum(map(_bytes, files)))
         for readable in _readable_runs(fs, files, stats.damaged):
             for run in plan_buckets(readable, target_bytes):
@@ -203,7 +204,7 @@ def compact_group(
                     stats.damaged[exc.path] = exc.problem
                     continue
                 stats.files_merged += len(run)
-        after = list_group(fs, root, table, group)
+        after = [f for f in list_group(fs, root, table, group) if not f.tail]
         stats.files_after = len(after)
         stats.bytes_after = sum(map(_bytes, after))
         result.tables[table] = stats

@@ -1,8 +1,10 @@
 """Where catalog partitions live: `<catalog>/<table>/<group>/<first>-<last>.parquet`.
 
 One file per table, group and range, written once and replaced whole when a range is
-redone. Compaction writes `<catalog>/<table>/<group>/compact-<first>-<last>.parquet`
-covering many ranges and removes the per-range files it replaced. Which of the files
+redone. While a group's newest range still grows, the parts of it indexed so far are
+`tail-<a>-<b>.parquet` beside them, removed once the range is indexed whole. Compaction
+writes `<catalog>/<table>/<group>/compact-<first>-<last>.parquet` covering many ranges
+and removes the per-range files it replaced. Which of the files
 found there are partitions: `partitions.py`.
 """
 
@@ -11,10 +13,17 @@ from __future__ import annotations
 from pipelines.corpus.layout import span_name
 
 COMPACT_PREFIX = "compact-"
+# the rows of a growing range's stored part, indexed before the range is whole
+# (`pipelines.index.tail`); removed when the range is indexed whole
+TAIL_PREFIX = "tail-"
 
 
-def partition_path(catalog: str, table: str, group: str, first: int, last: int) -> str:
-    return f"{catalog.rstrip('/')}/{table}/{group}/{span_name(first, last)}.parquet"
+def partition_path(
+    catalog: str, table: str, group: str, first: int, last: int, tail: bool = False
+) -> str:
+    """A range's partition, or (tail) the partition of a growing range's part first..last."""
+    name = f"{TAIL_PREFIX if tail else ''}{span_name(first, last)}.parquet"
+    return f"{catalog.rstrip('/')}/{table}/{group}/{name}"
 
 
 def compact_path(catalog: str, table: str, group: str, first: int, last: int) -> str:
@@ -31,3 +40,8 @@ def table_glob(catalog: str, table: str) -> str:
 def snapshot_path(catalog: str, group: str, first: int, last: int) -> str:
     """The carried window's state after a range (read by the group's next range)."""
     return f"{catalog.rstrip('/')}/_window/{group}/{span_name(first, last)}.snapshot"
+
+
+def tail_folder(catalog: str, group: str, first: int, last: int) -> str:
+    """Where a growing range's tail keeps its log and its windows (`pipelines.index.tail`)."""
+    return f"{catalog.rstrip('/')}/_tail/{group}/{span_name(first, last)}"

@@ -1,9 +1,10 @@
 """Which partitions a catalog table has: the one listing every reader uses.
 
 A partition is a whole Parquet file named for the article span it covers
-(`layout.py`): `<table>/<group>/<first>-<last>.parquet`, or `compact-<first>-<last>.parquet`
-after compaction. Anything else in a table's folders is not a partition: a `.tmp-*`
-file being written, a file of another name. The serving views, the search index, the
+(`layout.py`): `<table>/<group>/<first>-<last>.parquet`, `compact-<first>-<last>.parquet`
+after compaction, or `tail-<first>-<last>.parquet` for a growing range's part. Anything
+else in a table's folders is not a partition: a `.tmp-*` file being written, a file of
+another name. The serving views, the search index, the
 NZB lookup and export, compaction and the asset checks all list through here.
 
 A server lists every `refresh_seconds` (1 s in the bench), in every worker: through
@@ -17,11 +18,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from fsspec import AbstractFileSystem
 
-from pipelines.catalog.layout import COMPACT_PREFIX, table_glob
+from pipelines.catalog.layout import COMPACT_PREFIX, TAIL_PREFIX, table_glob
 from pipelines.corpus.fs import is_temporary
 from pipelines.corpus.layout import parse_span
 
@@ -39,17 +40,29 @@ class Partition:
     compact: bool = False
     size: int | None = None
     mtime: str = ""
+    tail: bool = False  # a growing range's part (`tail-<a>-<b>`), never compacted
 
 
-def parse_name(name: str) -> tuple[int, int, bool] | None:
-    """`"0-1999.parquet"` -> (0, 1999, False), `"compact-0-5999.parquet"` -> (0, 5999,
-    True); None for any other name (a temporary file, another file)."""
+class PartitionName(NamedTuple):
+    first: int
+    last: int
+    compact: bool
+    tail: bool = False
+
+
+def parse_name(name: str) -> PartitionName | None:
+    """`"0-1999.parquet"` -> (0, 1999, False, False), `"compact-0-5999.parquet"` -> (0,
+    5999, True, False), `"tail-0-499.parquet"` -> (0, 499, False, True); None for any
+    other name (a temporary file, another file)."""
     if not name.endswith(SUFFIX) or is_temporary(name):
         return None
     stem = name[: -len(SUFFIX)]
-    compact = stem.startswith(COMPACT_PREFIX)
-    span = parse_span(stem[len(COMPACT_PREFIX) :] if compact else stem)
-    return None if span is None else (span[0], span[1], compact)
+    for prefix, compact, tail in ((COMPACT_PREFIX, True, False), (TAIL_PREFIX, False, True)):
+        if stem.startswith(prefix):
+            span = parse_span(stem[len(prefix) :])
+            return None if span is None else PartitionName(span[0], span[1], compact, tail)
+    span = parse_span(stem)
+    return None if span is None else PartitionName(span[0], span[1], False)
 
 
 def is_local(fs: AbstractFileSystem) -> bool:
@@ -67,8 +80,7 @@ def _partition(path: str, size: int | None = None, mtime: str = "") -> Partition
     parsed = parse_name(path.rsplit("/", 1)[-1])
     if parsed is None:
         return None
-    first, last, compact = parsed
-    return Partition(first, last, path, compact, size, mtime)
+    return Partition(parsed.first, parsed.last, path, parsed.compact, size, mtime, parsed.tail)
 
 
 def _scan(folder: str, stat: bool) -> list[Partition]:
@@ -88,7 +100,7 @@ def _scan(folder: str, stat: bool) -> list[Partition]:
             except FileNotFoundError:
                 continue
             part = Partition(part.first, part.last, part.path, part.compact,
-                             info.st_size, str(info.st_mtime))  # fmt: skip
+                             info.st_size, str(info.st_mtime), part.tail)  # fmt: skip
         found.append(part)
     return found
 

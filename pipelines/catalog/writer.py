@@ -95,8 +95,10 @@ def write_partition(
     last: int,
     table: pa.Table | Iterable[pa.Table],
     storage_options: dict[str, Any] | None = None,
+    tail: bool = False,
 ) -> int:
-    """Write (or replace) one partition; returns its size in bytes.
+    """Write (or replace) one partition (`tail`: a growing range's part first..last);
+    returns its size in bytes.
 
     A table given a row group at a time is streamed to the file as its row groups are
     encoded: release_files of a 2 M-line range is ~22 MB, and built in memory its buffer
@@ -104,7 +106,7 @@ def write_partition(
     peak. A whole table is small: its bytes are put in one write.
     """
     fs, root = open_fs(catalog, storage_options)
-    path = partition_path(root, name, group, first, last)
+    path = partition_path(root, name, group, first, last, tail)
     if isinstance(table, pa.Table):
         payload = parquet_bytes(table, name)
         atomic_put(fs, path, payload)

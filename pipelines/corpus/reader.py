@@ -148,8 +148,11 @@ class CorpusReader:
             return RangeInfo(ref, manifest, SAYS_INCOMPLETE)
         return RangeInfo(ref, manifest)
 
-    def read_range(self, info: RangeInfo, report: RangeReport | None = None) -> Iterator[Chunk]:
-        """Yield the range's chunks in article order; problems go into `report`."""
+    def read_range(
+        self, info: RangeInfo, report: RangeReport | None = None, after: int | None = None
+    ) -> Iterator[Chunk]:
+        """Yield the range's chunks in article order; problems go into `report`. `after`:
+        only the chunks past that article (a tail indexed before up to it)."""
         report = (
             report
             if report is not None
@@ -164,8 +167,11 @@ class CorpusReader:
             report.manifest = info.problem
             report.note(info.problem)
         chunks = info.manifest.chunks
-        report.chunks_listed = len(chunks)
         expect = info.ref.first
+        if after is not None:
+            chunks = tuple(c for c in chunks if c.first > after)
+            expect = after + 1
+        report.chunks_listed = len(chunks)
         folder = info.ref.path(self.root)
         for entry in chunks:
             if entry.first != expect:

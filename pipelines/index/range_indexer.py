@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from pipelines.catalog import schema
 from pipelines.catalog.compact import uncompact_range
+from pipelines.catalog.tail import TailPart, drop_tail_partitions
 from pipelines.catalog.writer import write_partition
 from pipelines.corpus.reader import CorpusReader, RangeInfo, RangeReport
 from pipelines.index.catalog_rows import CatalogRows
@@ -110,24 +111,37 @@ def index_range(
     priority: list[str],
     window: Window | None,
     on_chunk: Callable[[int], None] | None = None,
+    tail: TailPart | None = None,
 ) -> tuple[RangeResult, Window]:
-    """Index one range; `window` is the state the group's previous range left (None: first)."""
+    """Index one range; `window` is the state the group's previous range left (None: first).
+
+    `tail`: only the part of a growing range stored past what its tail indexed before
+    (`pipelines.index.tail`), from the window that tail left: the part's rows go to tail
+    partitions, with no range log and no range snapshot (the tail keeps its own window).
+    A range indexed whole removes the tail partitions of its span.
+    """
     set_up_process()  # before the clock: a one-off setting of the process
     started, cpu_started = time.perf_counter(), time.process_time()
     ref = info.ref
+    # the span the rows are written for: the range, or the tail's part of it
+    first, last = (tail.first, tail.last) if tail else (ref.first, ref.last)
     version = rules.fingerprint
     window = window if window is not None else Window(rules)
     window.rules = rules
-    # a redone range's old rows may sit in compact files: take them out first
-    uncompact_range(catalog, ref.group, ref.first, ref.last)
+    if tail is None:
+        # a redone range's old rows may sit in compact files: take them out first
+        uncompact_range(catalog, ref.group, ref.first, ref.last)
     ctx = group_context(ref.group, priority, rules)
-    out = CatalogRows(ref.group, ref.first, version)
+    out = CatalogRows(ref.group, first, version)
     drops = Drops()
-    report = RangeReport(ref.group, ref.first, ref.last)
+    report = RangeReport(ref.group, first, last)
     kept = 0
     clock = _StageClock(cpu_started)
     clock.tick("setup")
-    for chunk in reader.read_range(info, report):
+    after = tail.first - 1 if tail else None
+    for chunk in reader.read_range(info, report, after):
+        if tail and chunk.first > tail.last:
+            break
         clock.tick("read, inflate, scan")
         parsed = parse_chunk(chunk, ctx, rules, window.frontier, drops)
         kept += len(parsed.number)
@@ -152,7 +166,7 @@ def index_range(
     out.take(handed, False, window.is_batch_total)
     clock.tick("hand-out")
 
-    result = RangeResult(ref.group, ref.first, ref.last, version, report=report)
+    result = RangeResult(ref.group, first, last, version, report=report)
     result.headers = report.lines
     result.segments_kept = kept
     for (rule, detail), n in sorted(drops.counts.items()):
@@ -169,16 +183,20 @@ def index_range(
     result.pending = len(out.releases.pending)
 
     tables = out.tables()
-    tables["rule_counts"] = rule_counts(ref.group, ref.first, ref.last, version, drops)
-    tables["rule_samples"] = rule_samples(ref.group, ref.first, drops)
+    tables["rule_counts"] = rule_counts(ref.group, first, last, version, drops)
+    tables["rule_samples"] = rule_samples(ref.group, first, drops)
     for name, table in tables.items():
         result.bytes_written[name] = write_partition(
-            catalog, name, ref.group, ref.first, ref.last, table
+            catalog, name, ref.group, first, last, table, tail=tail is not None
         )
     result.seconds = time.perf_counter() - started
     clock.tick("tables, Parquet")
     result.cpu_seconds = clock.last - cpu_started
     result.stage_cpu = clock.spent
+    if tail is not None:
+        return result, window
+    # the range's own rows replace what its tail wrote of it
+    drop_tail_partitions(catalog, ref.group, ref.first, ref.last)
     # the range log, then the snapshot: the snapshot marks the range done
     result.bytes_written["ranges"] = write_partition(
         catalog, "ranges", ref.group, ref.first, ref.last, _range_row(result)

@@ -29,6 +29,7 @@ from pipelines.index.schedule import (
     record_rules,
     start_window,
 )
+from pipelines.index.tail import TailResult, growing_range, index_tail, tail_lines
 from pipelines.index.warm import compile_apart
 from pipelines.index.window import Window
 
@@ -38,6 +39,7 @@ class ReplaySummary:
     totals: RangeTotals = field(default_factory=RangeTotals)
     ranges_resumed: int = 0
     stopped: list[str] = field(default_factory=list)
+    tails: list[TailResult] = field(default_factory=list)
     seconds: float = 0.0
     results: list[RangeResult] = field(default_factory=list)
 
@@ -61,6 +63,7 @@ class ReplaySummary:
             f"{t.pending:,} pending (no usable name)",
             f"dropped by rule: {drops}; bad lines {t.bad_lines:,}",
         ]
+        lines += [t.text() for t in self.tails]
         lines += [f"stopped: {s}" for s in self.stopped]
         return "\n".join(lines)
 
@@ -82,7 +85,10 @@ def replay(
     groups: list[str] | None = None,
     progress: bool = True,
     out: TextIO | None = None,
+    tail: bool = True,
 ) -> ReplaySummary:
+    """Index the due complete ranges of the chosen groups; then (`tail`) the part stored so
+    far of each group's growing newest range (`pipelines.index.tail`)."""
     reader = CorpusReader(corpus)
     corpus_groups = reader.groups()
     priority = rules.priority(corpus_groups)
@@ -106,7 +112,18 @@ def replay(
         resumed = [info for info in ranges if info.ref not in indexed]
         summary.ranges_resumed += len(resumed)
         bar.update(sum(_lines(info) for info in resumed))
-        if stopped:
+        growing = growing_range(reader, group) if tail else None
+        if growing is not None and _follows(growing[1], ranges):
+            # the group's newest range, still being filled: what is stored of it
+            bar.total += tail_lines(catalog, growing[0])
+            bar.refresh()
+            try:
+                done = index_tail(reader, catalog, rules, priority, group, on_chunk=bar.update)
+            except OutOfOrder as exc:
+                summary.stopped.append(f"tail {group}: {exc}")
+            else:
+                summary.tails.append(done)
+        elif stopped:
             summary.stopped.append(stopped)
     bar.close()
     summary.seconds = time.perf_counter() - started
@@ -152,6 +169,13 @@ def _replay_group(
         carried_from = due.ref
         indexed.add(due.ref)
     return indexed
+
+
+def _follows(before: RangeInfo | None, ranges: list[RangeInfo]) -> bool:
+    """Does a growing range whose predecessor is `before` follow the complete `ranges`?"""
+    if before is None:
+        return not ranges
+    return bool(ranges) and before.ref == ranges[-1].ref
 
 
 def _lines(info: RangeInfo) -> int:

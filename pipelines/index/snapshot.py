@@ -63,6 +63,20 @@ def save_window(
     return len(payload)
 
 
+def save_window_at(catalog: str, path: str, window: Window, rules_version: str) -> int:
+    """`save_window` to a path of the catalog's (a tail's window, `pipelines.index.tail`)."""
+    fs, root = open_fs(catalog)
+    payload = snapshot_bytes(window, rules_version)
+    atomic_put(fs, f"{root.rstrip('/')}/{path}", payload)
+    return len(payload)
+
+
+def load_window_at(catalog: str, path: str) -> Window | None:
+    """`load_window` from a path of the catalog's."""
+    fs, root = open_fs(catalog)
+    return _load(fs, f"{root.rstrip('/')}/{path}")
+
+
 def load_window(
     catalog: str,
     group: str,
@@ -72,7 +86,10 @@ def load_window(
 ) -> Window | None:
     """The window left by range first..last of group, or None when it was not indexed."""
     fs, root = open_fs(catalog, storage_options)
-    path = snapshot_path(root, group, first, last)
+    return _load(fs, snapshot_path(root, group, first, last))
+
+
+def _load(fs: Any, path: str) -> Window | None:
     if not fs.exists(path):
         return None
     payload = fs.cat_file(path)
