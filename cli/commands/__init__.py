@@ -20,6 +20,7 @@ COMMANDS = [
     "cli.commands.bench",
     "cli.commands.score",
     "cli.commands.capture",
+    "cli.commands.live",
     "cli.commands.serve_nntp",
     "cli.commands.bench_capture",
     "cli.commands.demo",

@@ -23,26 +23,7 @@ def add_parser(sub: Any) -> None:
         "once a range is complete, and with --tail keeps fetching new articles. Killed at "
         "any point, it resumes from what is stored.",
     )
-    p.add_argument(
-        "--server",
-        action="append",
-        default=[],
-        metavar="HOST[:PORT]",
-        help="news server (repeat for more; they share the work and the options below)",
-    )
-    p.add_argument(
-        "--provider",
-        action="append",
-        default=[],
-        metavar="SPEC",
-        help="a provider with an account of its own: HOST[:PORT][,tls|starttls][,insecure]"
-        "[,user=U][,password-env=VAR][,connections=N] (repeatable)",
-    )
-    p.add_argument("--tls", action="store_true", help="implicit TLS (default port 563)")
-    p.add_argument("--starttls", action="store_true", help="upgrade a plain connection (RFC 4642)")
-    p.add_argument("--insecure", action="store_true", help="do not verify the TLS certificate")
-    p.add_argument("--user", help="AUTHINFO USER")
-    p.add_argument("--password-env", metavar="VAR", help="environment variable with the password")
+    add_server_arguments(p)
     p.add_argument("--group", required=True, action="append", help="group to capture (repeatable)")
     p.add_argument("--corpus", required=True, help="corpus root: a folder or an fsspec URL")
     p.add_argument("--connections", type=int, default=4, help="connections per server (default 4)")
@@ -74,29 +55,43 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def parse_size(text: str) -> int:
-    text = text.strip().upper().removesuffix("B")
-    unit = text[-1] if text and text[-1] in _SIZE_UNITS else ""
-    return int(float(text[: len(text) - len(unit)]) * _SIZE_UNITS[unit])
+def add_server_arguments(p: Any) -> None:
+    """The news server options `capture` and `live` share."""
+    p.add_argument(
+        "--server",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="news server (repeat for more; they share the work and the options below)",
+    )
+    p.add_argument(
+        "--provider",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a provider with an account of its own: HOST[:PORT][,tls|starttls][,insecure]"
+        "[,user=U][,password-env=VAR][,connections=N] (repeatable)",
+    )
+    p.add_argument("--tls", action="store_true", help="implicit TLS (default port 563)")
+    p.add_argument("--starttls", action="store_true", help="upgrade a plain connection (RFC 4642)")
+    p.add_argument("--insecure", action="store_true", help="do not verify the TLS certificate")
+    p.add_argument("--user", help="AUTHINFO USER")
+    p.add_argument("--password-env", metavar="VAR", help="environment variable with the password")
 
 
-def run(args: argparse.Namespace) -> int:
-    from pipelines.capture.planner import PlanSettings
-    from pipelines.capture.prefetch import Capture, CaptureError, CaptureSettings
-    from pipelines.capture.progress import Progress
-    from pipelines.capture.schedule import Limits
-    from pipelines.nntp.pool import ProviderPools
+def providers_of(args: argparse.Namespace, command: str) -> list[Any] | None:
+    """The providers the server options name; None (the problem printed) when they cannot."""
     from pipelines.nntp.provider import Provider, parse_provider, parse_server
 
     password = None
     if args.password_env:
         password = os.environ.get(args.password_env)
         if password is None:
-            print(f"capture: ${args.password_env} is not set", file=sys.stderr)
-            return 2
+            print(f"{command}: ${args.password_env} is not set", file=sys.stderr)
+            return None
     if not args.server and not args.provider:
-        print("capture: give at least one --server or --provider", file=sys.stderr)
-        return 2
+        print(f"{command}: give at least one --server or --provider", file=sys.stderr)
+        return None
     try:
         common = {"timeout": args.timeout, "idle_close": args.idle_close}
         providers = [
@@ -119,6 +114,29 @@ def run(args: argparse.Namespace) -> int:
                     tls_verify=not args.insecure,
                 )
             )
+    except ValueError as exc:
+        print(f"{command}: {exc}", file=sys.stderr)
+        return None
+    return providers
+
+
+def parse_size(text: str) -> int:
+    text = text.strip().upper().removesuffix("B")
+    unit = text[-1] if text and text[-1] in _SIZE_UNITS else ""
+    return int(float(text[: len(text) - len(unit)]) * _SIZE_UNITS[unit])
+
+
+def run(args: argparse.Namespace) -> int:
+    from pipelines.capture.planner import PlanSettings
+    from pipelines.capture.prefetch import Capture, CaptureError, CaptureSettings
+    from pipelines.capture.progress import Progress
+    from pipelines.capture.schedule import Limits
+    from pipelines.nntp.pool import ProviderPools
+
+    providers = providers_of(args, "capture")
+    if providers is None:
+        return 2
+    try:
         settings = CaptureSettings(
             plan=PlanSettings(args.range_size, args.chunk_size, args.newest_first, args.headroom),
             limits=Limits(

@@ -1,0 +1,151 @@
+"""Live indexing on one machine, without Dagster: capture the groups, index what came,
+again every interval.
+
+Each cycle is a capture pass (history still missing, then the articles posted since the
+last pass, up to the server's high mark less the headroom) and a replay of the corpus
+(`pipelines.index.replay`): the complete ranges that are due, then each group's growing
+range's tail, so a new post is searchable one cycle after capture stored it. The server
+that shows it is the caller's (`usenet-indexer live` starts `serve` beside this loop).
+Capture stays a bounded number of ranges ahead of what the index has done (`consumed`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from pipelines.capture.prefetch import Capture
+from pipelines.catalog.layout import snapshot_path
+from pipelines.corpus.fs import open_fs
+from pipelines.corpus.layout import RangeRef
+from pipelines.index.replay import ReplaySummary, replay
+from pipelines.index.rules import Rules
+from pipelines.nntp.errors import NNTPError
+
+log = logging.getLogger(__name__)
+
+
+def indexed(catalog: str) -> Callable[[RangeRef], bool]:
+    """`Capture`'s `consumed`: is a stored range indexed (its window snapshot written)?"""
+    fs, root = open_fs(catalog)
+
+    def consumed(ref: RangeRef) -> bool:
+        return bool(fs.exists(snapshot_path(root, ref.group, ref.first, ref.last)))
+
+    return consumed
+
+
+@dataclass
+class Cycle:
+    number: int
+    captured: int  # overview lines stored by this cycle's pass
+    replay: ReplaySummary
+    seconds: float
+    problem: str = ""  # a capture pass that failed and is retried next cycle
+
+    def text(self) -> str:
+        r = self.replay
+        tails = sum(t.result.headers for t in r.tails if t.result is not None)
+        open_now = sum(t.result.releases_provisional for t in r.tails if t.result is not None)
+        line = (
+            f"cycle {self.number}: captured {self.captured:,} lines; indexed "
+            f"{r.totals.ranges} ranges ({r.totals.headers:,} headers) and {tails:,} tail "
+            f"headers, {open_now:,} releases still being posted; {self.seconds:.1f} s"
+        )
+        return f"{line}; capture: {self.problem}" if self.problem else line
+
+
+@dataclass
+class LiveSummary:
+    cycles: int = 0
+    captured: int = 0
+    headers: int = 0  # indexed, ranges and tails
+    ranges: int = 0
+    seconds: float = 0.0
+    stopped: str = ""
+    problems: list[str] = field(default_factory=list)
+
+    def format(self) -> str:
+        lines = [
+            f"live: {self.cycles} cycles in {self.seconds:.0f} s: captured {self.captured:,} "
+            f"lines, indexed {self.headers:,} headers ({self.ranges} complete ranges)"
+        ]
+        if self.problems:
+            lines.append(f"capture passes that failed and were retried: {len(self.problems)} "
+                         f"(last: {self.problems[-1]})")  # fmt: skip
+        if self.stopped:
+            lines.append(f"stopped: {self.stopped}")
+        return "\n".join(lines)
+
+
+class Live:
+    def __init__(
+        self,
+        capture: Capture,
+        corpus: str,
+        catalog: str,
+        rules: Rules,
+        interval: float = 60.0,
+        out: TextIO | None = None,
+    ) -> None:
+        self.capture = capture
+        self.corpus = corpus
+        self.catalog = catalog
+        self.rules = rules
+        self.interval = interval
+        self.out = out
+        self.summary = LiveSummary()
+        self._stop = threading.Event()
+
+    def stop(self, reason: str = "stopped by request") -> None:
+        self.summary.stopped = self.summary.stopped or reason
+        self.capture.stop(reason)
+        self._stop.set()
+
+    def cycle(self) -> Cycle:
+        started = time.perf_counter()
+        self.summary.cycles += 1
+        before = self.capture.progress.summary.lines
+        problem = ""
+        schedule = self.capture.run_pass()
+        if schedule.error is not None:
+            if not (isinstance(schedule.error, NNTPError) and schedule.error.retryable):
+                raise schedule.error
+            # a provider down for a while does not end live indexing: the next cycle retries
+            problem = schedule.stopped or str(schedule.error)
+            self.summary.problems.append(problem)
+        captured = self.capture.progress.summary.lines - before
+        done = replay(
+            self.corpus, self.catalog, self.rules, self.capture.groups, progress=False, tail=True
+        )
+        self.summary.captured += captured
+        self.summary.ranges += done.totals.ranges
+        self.summary.headers += done.totals.headers + sum(
+            t.result.headers for t in done.tails if t.result is not None
+        )
+        one = Cycle(self.summary.cycles, captured, done, time.perf_counter() - started, problem)
+        if self.out is not None:
+            self.out.write(one.text() + "\n")
+            self.out.flush()
+        return one
+
+    def run(self, cycles: int | None = None) -> LiveSummary:
+        """Cycle every `interval` seconds until stopped (Ctrl-C, `stop`) or `cycles` ran."""
+        started = time.perf_counter()
+        try:
+            while not self._stop.is_set():
+                self.cycle()
+                if cycles is not None and self.summary.cycles >= cycles:
+                    break
+                if self._stop.wait(self.interval):
+                    break
+        except KeyboardInterrupt:
+            self.summary.stopped = "interrupted"
+        finally:
+            self.capture.pools.close()
+            self.summary.seconds = time.perf_counter() - started
+        return self.summary

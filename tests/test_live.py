@@ -1,0 +1,142 @@
+"""Live indexing on one machine (`pipelines.live`, `usenet-indexer live`): capture from a
+news server whose groups grow, the tail indexed each cycle, served as it goes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from pipelines.capture.planner import PlanSettings
+from pipelines.capture.prefetch import Capture, CaptureSettings
+from pipelines.capture.schedule import Limits
+from pipelines.catalog.views import CatalogViews
+from pipelines.generate import GenerateConfig
+from pipelines.index.replay import replay
+from pipelines.index.rules import Rules
+from pipelines.live import Live, indexed
+from pipelines.nntp.pool import ProviderPools
+from pipelines.nntp.provider import Provider
+from pipelines.nntpserver.server import NNTPServer
+from tests.corpora import generate
+from tests.servers import free_port, wait_until
+
+pytestmark = pytest.mark.timeout(300)
+
+RANGE, CHUNK = 3000, 500
+CONFIG = GenerateConfig(groups=1, articles=7000, seed=5, range_size=RANGE, chunk=500, days=10)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, int, int]:
+    """A generated corpus to serve, its group, and its first and last article."""
+    gen = generate(tmp_path_factory.mktemp("live") / "gen", CONFIG)
+    group = gen.meta["groups"][0]["name"]
+    folder = Path(gen.corpus) / group
+    spans = sorted(tuple(map(int, p.name.split("-"))) for p in folder.iterdir() if p.is_dir())
+    return gen.corpus, group, spans[0][0], spans[-1][1]
+
+
+def _releases(catalog: Path, column: str = "finished") -> dict[bytes, object]:
+    views = CatalogViews(str(catalog))
+    views.refresh()
+    try:
+        rows = views.query(f"SELECT release_key, {column} FROM releases").to_pylist()
+    finally:
+        views.close()
+    return {r["release_key"]: r[column] for r in rows}
+
+
+def test_each_cycle_indexes_what_came_and_ends_as_a_batch_replay(served, tmp_path: Path) -> None:
+    root, group, first, _ = served
+    corpus, catalog = tmp_path / "corpus", tmp_path / "catalog"
+    with NNTPServer(root) as srv:
+        provider = Provider("127.0.0.1", srv.port, connections=2, timeout=5.0)
+        settings = CaptureSettings(plan=PlanSettings(RANGE, CHUNK, headroom=0), limits=Limits())
+        pools = ProviderPools([provider])
+        capture = Capture(pools, str(corpus), [group], settings, consumed=indexed(str(catalog)))
+        live = Live(capture, str(corpus), str(catalog), Rules(), interval=0)
+        served_group = srv.corpus.groups[group]
+        seen: dict[bytes, object] = {}
+        singles: set[bytes] = set()
+        for high in (first + RANGE + 700, first + RANGE + 1900):
+            served_group.visible_high = high
+            cycle = live.cycle()
+            assert cycle.captured > 0
+            (tail,) = cycle.replay.tails
+            assert tail.part is not None and tail.cursor == high
+            now = _releases(catalog)
+            assert not any(seen[k] and not now[k] for k in seen if k in now)  # none un-finishes
+            seen = now
+            singles |= {k for k, n in _releases(catalog, "files").items() if n == 1}
+        assert not all(seen.values()), "nothing shown as still being posted"
+        served_group.visible_high = None
+        live.cycle()
+        capture.pools.close()
+    assert live.summary.cycles == 3 and live.summary.captured > 0
+    # the same releases as a batch replay of the served corpus, finished the same
+    batch = tmp_path / "batch"
+    replay(root, str(batch), Rules(), progress=False)
+    assert _releases(catalog) == _releases(batch)
+    # every release shown while the range grew kept its key, but singles that went into
+    # an album (which takes its first member's key; the rest are hidden, as tombstones
+    # hide a member written on its own)
+    gone = set(seen) - set(_releases(catalog))
+    assert gone <= singles
+
+
+def _get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=5) as reply:
+        return bytes(reply.read())
+
+
+def test_the_command_serves_while_it_indexes_and_one_ctrl_c_stops_it_all(
+    served, tmp_path: Path
+) -> None:
+    root, group, _, _ = served
+    port = free_port()
+    with NNTPServer(root) as srv:
+        cmd = [
+            sys.executable, "-m", "cli.main", "live", "--server", f"127.0.0.1:{srv.port}",
+            "--group", group, "--corpus", str(tmp_path / "corpus"),
+            "--catalog", str(tmp_path / "catalog"), "--range-size", str(RANGE),
+            "--chunk-size", str(CHUNK), "--interval", "1", "--port", str(port),
+            "--api-key", "k1",
+        ]  # fmt: skip
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            process_group=0, env=dict(os.environ, PYTHONUNBUFFERED="1"),
+        )  # fmt: skip
+        try:
+            lines: list[str] = []
+            assert proc.stdout is not None
+            while not any(line.startswith("cycle 2:") for line in lines):
+                line = proc.stdout.readline()
+                assert line, "live ended early:\n" + "".join(lines)
+                lines.append(line)
+            api = f"http://127.0.0.1:{port}/api?t=search&o=json&apikey=k1"
+
+            def found() -> bool:
+                try:
+                    doc = json.loads(_get(api))
+                except OSError:
+                    return False
+                return bool(doc.get("channel", {}).get("item") or doc.get("item"))
+
+            wait_until(found, "a search answering with releases", 60)
+            os.killpg(proc.pid, signal.SIGINT)  # the terminal's Ctrl-C
+            rest, _ = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    out = "".join(lines) + rest
+    assert proc.returncode == 130, out
+    assert "live: " in out and "stopped: interrupted" in out
+    with pytest.raises(OSError):
+        _get(f"http://127.0.0.1:{port}/api?t=caps")  # the server stopped with it
