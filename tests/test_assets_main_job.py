@@ -14,7 +14,7 @@ from pipelines.catalog.partitions import list_group
 from pipelines.corpus.fs import open_fs
 
 ROOT = Path(__file__).resolve().parent.parent
-SMALL = ["--groups", "2", "--articles", "1500", "--range-size", "2000", "--quiet"]
+SMALL = ["--groups", "2", "--articles", "1500", "--range-size", "1000", "--quiet"]
 TINY = ["--groups", "1", "--articles", "1000", "--range-size", "5000", "--quiet"]
 
 
