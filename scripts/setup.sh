@@ -40,3 +40,7 @@ if [ "${1:-}" = "--dev" ]; then
 fi
 echo "setup: installing usenet-indexer$extra into .venv"
 .venv/bin/pip install --quiet --disable-pip-version-check -e ".$extra"
+# The header pass's kernels compiled into numba's cache now, in processes of their own
+# (2-4 minutes once per install or upgrade; at once when the cache is warm), so no first
+# run pays for it: `pipelines/index/warm.py`.
+.venv/bin/python -c 'import sys; from pipelines.index.warm import compile_apart; compile_apart(sys.stdout)'
