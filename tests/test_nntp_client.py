@@ -372,3 +372,26 @@ def test_provider_specs() -> None:
         parse_provider("h,password-env=NOPE", env)
     with pytest.raises(ValueError, match="unknown option"):
         parse_provider("h,colour=blue", env)
+
+
+def test_a_growing_group_shows_its_articles_at_the_set_rate(
+    corpus: tuple[str, list[bytes]],
+) -> None:
+    opts = ServerOptions(grow_rate=200.0, grow_from=100)
+    with NNTPServer(corpus[0], options=opts) as srv:
+        served = srv.corpus.groups[GROUP]
+        start = served.grow_started
+        # the high mark a moment after the start, and where it stops: the group's own
+        assert served.visible(start) == served.low - 1 + 100
+        assert served.visible(start + 2.0) == served.low - 1 + 100 + 400
+        assert served.visible(start + 1e6) == served.high
+        client = connect(srv)
+        try:
+            seen = [client.group(GROUP).high]
+            for _ in range(3):
+                threading.Event().wait(0.1)
+                seen.append(client.group(GROUP).high)
+        finally:
+            client.close()
+    assert seen == sorted(seen) and seen[-1] > seen[0]
+    assert served.low - 1 + 100 <= seen[0] <= served.high

@@ -57,6 +57,21 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--implicit-tls", action="store_true", help="TLS from the first byte")
     p.add_argument("--cache-mb", type=int, default=512, help="memory for built replies")
     p.add_argument(
+        "--grow",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="a group being posted to: articles become visible at RATE a second per group "
+        "and the high mark moves (default: all visible at once)",
+    )
+    p.add_argument(
+        "--grow-from",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --grow, the articles (from each group's low mark) visible at the start",
+    )
+    p.add_argument(
         "--prebuild",
         choices=["plain", "xfeature", "xzver", "deflate"],
         help="build every stored chunk's reply in this variant before listening",
@@ -89,7 +104,12 @@ def run(args: argparse.Namespace) -> int:
         tls_context=context,
         implicit_tls=args.implicit_tls,
         cache_bytes=args.cache_mb << 20,
+        grow_rate=args.grow,
+        grow_from=args.grow_from,
     )
+    if args.grow < 0 or args.grow_from < 0:
+        print("serve-nntp: --grow and --grow-from cannot be negative", file=sys.stderr)
+        return 2
     try:
         server = NNTPServer(args.corpus, args.host, args.port, options)
     except FileNotFoundError as exc:

@@ -8,6 +8,7 @@ a capture with the same chunk size asks for) is answered from the stored compres
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -45,6 +46,18 @@ class ServedGroup:
     high: int = 0
     count: int = 0
     visible_high: int | None = None  # the tail tests reveal articles step by step
+    # growth: articles become visible at grow_rate a second from grow_from on (0: off)
+    grow_rate: float = 0.0
+    grow_from: int = 0
+    grow_started: float = 0.0
+
+    def visible(self, now: float) -> int:
+        """The high mark GROUP reports at monotonic time `now`."""
+        high = self.high if self.visible_high is None else min(self.high, self.visible_high)
+        if self.grow_rate > 0:
+            grown = self.grow_from + int(self.grow_rate * max(0.0, now - self.grow_started))
+            high = min(high, grown)
+        return high
 
 
 class ServedCorpus:
@@ -80,8 +93,16 @@ class ServedCorpus:
     def bounds(self, name: str) -> tuple[int, int, int]:
         """(count, low, high) as GROUP reports them, honouring a revealed high mark."""
         group = self.groups[name]
-        high = group.high if group.visible_high is None else min(group.high, group.visible_high)
-        return group.count, group.low, high
+        return group.count, group.low, group.visible(time.monotonic())
+
+    def grow(self, rate: float, visible_at_start: int) -> None:
+        """From now on, each group's high mark moves up `rate` articles a second from
+        `visible_at_start` articles above its low mark, as a group being posted to."""
+        now = time.monotonic()
+        for group in self.groups.values():
+            group.grow_rate = rate
+            group.grow_from = group.low - 1 + visible_at_start
+            group.grow_started = now
 
     def text(self, chunk: ServedChunk) -> ChunkText:
         with self._lock:

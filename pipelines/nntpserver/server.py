@@ -36,6 +36,10 @@ class ServerOptions:
     tls_context: ssl.SSLContext | None = None
     implicit_tls: bool = False
     cache_bytes: int = 512 << 20  # built replies kept for the next asker
+    # a group being posted to: articles become visible at grow_rate a second (0: all at
+    # once), grow_from articles above the low mark being visible at the start
+    grow_rate: float = 0.0
+    grow_from: int = 0
 
 
 @dataclass
@@ -101,10 +105,15 @@ class NNTPServer:
         self._ids: dict[str, tuple[str, int]] | None = None
         self._ids_lock = threading.Lock()
 
+    def _grow(self) -> None:
+        if self.options.grow_rate > 0:  # the groups start growing when the server listens
+            self.corpus.grow(self.options.grow_rate, self.options.grow_from)
+
     def start(self) -> NNTPServer:
         self._tcp = _TCPServer((self.host, self.port), _Handler)
         self._tcp.owner = self
         self.port = self._tcp.server_address[1]
+        self._grow()
         self._thread = threading.Thread(target=self._tcp.serve_forever, daemon=True)
         self._thread.start()
         return self
@@ -113,6 +122,7 @@ class NNTPServer:
         self._tcp = _TCPServer((self.host, self.port), _Handler)
         self._tcp.owner = self
         self.port = self._tcp.server_address[1]
+        self._grow()
         self._tcp.serve_forever()
 
     def stop(self) -> None:
