@@ -54,7 +54,7 @@ class Cycle:
         line = (
             f"cycle {self.number}: captured {self.captured:,} lines; indexed "
             f"{r.totals.ranges} ranges ({r.totals.headers:,} headers) and {tails:,} tail "
-            f"headers, {open_now:,} releases still being posted; {self.seconds:.1f} s"
+            f"headers ({open_now:,} releases open at its end); {self.seconds:.1f} s"
         )
         return f"{line}; capture: {self.problem}" if self.problem else line
 

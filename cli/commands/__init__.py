@@ -23,6 +23,7 @@ COMMANDS = [
     "cli.commands.live",
     "cli.commands.serve_nntp",
     "cli.commands.bench_capture",
+    "cli.commands.bench_live",
     "cli.commands.demo",
 ]
 

@@ -1,0 +1,40 @@
+"""`usenet-indexer bench-live`: how soon a new upload answers a search under `live`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from cli.commands import command
+
+
+def add_parser(sub: Any) -> None:
+    p = command(
+        sub,
+        "bench-live",
+        run,
+        help="measure live indexing: search freshness of new uploads and CPU",
+        description="Serves a generated group with serve-nntp --grow (articles visible at "
+        "--rate a second, --history of them there at the start), runs `usenet-indexer live` "
+        "against it with its defaults, and searches by name for each upload once its last "
+        "article is visible: prints the delay to its answer (p50, p95, max), the live "
+        "process's CPU per 100 k new lines, between cycles and at start-up "
+        "(docs/BENCHMARKS.md).",
+    )
+    p.add_argument("--articles", type=int, default=60_000, help="articles in the group")
+    p.add_argument("--rate", type=float, default=200.0, help="new articles a second")
+    p.add_argument("--history", type=float, default=0.3, help="share there at the start")
+    p.add_argument("--interval", type=float, default=60.0, help="live's cycle (its default)")
+    p.add_argument("--seed", type=int, default=3)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bench.live import run_bench
+
+    if args.rate <= 0 or not 0 <= args.history < 1 or args.articles < 1000:
+        print("bench-live: --rate > 0, 0 <= --history < 1, --articles >= 1000", file=sys.stderr)
+        return 2
+    figures = run_bench(args.articles, args.rate, args.history, args.interval, args.seed)
+    print(figures.text())
+    return 0
