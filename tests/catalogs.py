@@ -12,16 +12,19 @@ closed afterwards.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 from fastapi.testclient import TestClient
 
 from bench.synthetic_catalog import write_synthetic_catalog
+from pipelines.catalog.views import CatalogViews
 from serving.app import create_app
 from serving.index.manager import IndexManager
 from serving.settings import Settings
@@ -92,3 +95,36 @@ def refreshed_index(catalog: str, **options: Any) -> Iterator[IndexManager]:
         yield manager
     finally:
         manager.close()
+
+
+def catalog_files(catalog: Path) -> dict[str, bytes]:
+    """Every catalog file but the range log's timing columns, by path."""
+    out = {}
+    for path in sorted(catalog.rglob("*")):
+        if not path.is_file() or "_rules" in path.parts:
+            continue
+        rel = str(path.relative_to(catalog))
+        if rel.startswith("ranges/"):
+            rows = pq.read_table(path).drop_columns(["seconds", "indexed_at"]).to_pylist()
+            out[rel] = json.dumps(rows, sort_keys=True).encode()
+        else:
+            out[rel] = path.read_bytes()
+    return out
+
+
+def shown_releases(catalog: Path) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """The newest version of every release (but the part that wrote it) and every
+    release's segments, once each."""
+    views = CatalogViews(str(catalog))
+    views.refresh()
+    try:
+        releases = views.query(
+            "SELECT * EXCLUDE (written_range) FROM releases ORDER BY release_key"
+        ).to_pylist()
+        segments = views.query(
+            "SELECT DISTINCT release_key, name, unnest(seg_numbers) AS n FROM release_files "
+            "ORDER BY ALL"
+        ).to_pylist()
+    finally:
+        views.close()
+    return releases, segments

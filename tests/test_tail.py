@@ -5,11 +5,9 @@ its chunks listed and `complete` false, as capture leaves it between polls."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 
 from pipelines.catalog.views import CatalogViews
@@ -20,6 +18,7 @@ from pipelines.generate import GenerateConfig
 from pipelines.index.replay import replay
 from pipelines.index.rules import Rules
 from pipelines.index.tail import growing_range, index_tail, read_log
+from tests.catalogs import catalog_files, shown_releases
 from tests.corpora import generate
 
 CONFIG = GenerateConfig(groups=1, articles=9000, seed=5, range_size=3000, chunk=500, days=10)
@@ -54,21 +53,6 @@ def _grow_to(corpus: Path, full: RangeManifest, k: int | None) -> None:
     (folder / "range.json").write_bytes(manifest.dumps())
 
 
-def _files(catalog: Path) -> dict[str, bytes]:
-    """Every catalog file but the range log's timing columns, by path."""
-    out = {}
-    for path in sorted(catalog.rglob("*")):
-        if not path.is_file() or "_rules" in path.parts:
-            continue
-        rel = str(path.relative_to(catalog))
-        if rel.startswith("ranges/"):
-            rows = pq.read_table(path).drop_columns(["seconds", "indexed_at"]).to_pylist()
-            out[rel] = json.dumps(rows, sort_keys=True).encode()
-        else:
-            out[rel] = path.read_bytes()
-    return out
-
-
 def _copy(corpus: Path, tmp_path: Path) -> tuple[Path, RangeManifest]:
     grown = tmp_path / "corpus"
     shutil.copytree(corpus, grown)
@@ -88,15 +72,15 @@ def test_a_tail_grown_to_its_end_is_the_batch_replay(whole, tmp_path: Path) -> N
         assert done.cursor == full.chunks[k - 1].last
         assert list(catalog.glob("releases/*/tail-*.parquet")), "the tail wrote nothing"
     # a call with nothing new stored indexes nothing and changes nothing
-    before = _files(catalog)
+    before = catalog_files(catalog)
     again = replay(str(grown), str(catalog), Rules(), progress=False)
-    assert again.tails[0].part is None and _files(catalog) == before
+    assert again.tails[0].part is None and catalog_files(catalog) == before
 
     _grow_to(grown, full, None)
     summary = replay(str(grown), str(catalog), Rules(), progress=False)
     assert summary.ranges_indexed == 1 and not summary.tails
     # the same files, the same bytes as the batch replay: no tail partition, log or window
-    assert _files(catalog) == _files(batch)
+    assert catalog_files(catalog) == catalog_files(batch)
 
 
 def test_open_releases_are_provisional_and_keep_their_key(whole, tmp_path: Path) -> None:
@@ -146,7 +130,7 @@ def test_a_call_stopped_before_its_log_is_redone(whole, tmp_path: Path) -> None:
     _grow_to(grown, full, 4)
     for catalog in (straight, stopped):
         replay(str(grown), str(catalog), Rules(), progress=False)
-    assert _files(stopped) == _files(straight)
+    assert catalog_files(stopped) == catalog_files(straight)
     log = read_log(str(straight), ref.group, ref.first, ref.last)
     assert log is not None and log.cursor == full.chunks[3].last
 
@@ -171,3 +155,15 @@ def test_no_tail_without_a_growing_range(whole) -> None:
     group = reader.groups()[0]
     assert growing_range(reader, group) is None
     assert index_tail(reader, str(batch), Rules(), [group], group).part is None
+
+
+def test_a_tail_in_parts_shows_what_one_part_would(whole, tmp_path: Path) -> None:
+    corpus, _ = whole
+    grown, full = _copy(corpus, tmp_path)
+    parts, once = tmp_path / "parts", tmp_path / "once"
+    for k in (1, 2, 4):
+        _grow_to(grown, full, k)
+        replay(str(grown), str(parts), Rules(), progress=False)
+    replay(str(grown), str(once), Rules(), progress=False)
+    assert len(list(parts.glob("releases/*/tail-*"))) == 3
+    assert shown_releases(parts) == shown_releases(once)
