@@ -4,7 +4,8 @@ The window as it was before its hot path became a kernel, rule for rule: a run j
 the open file of its key unless it was posted more than the upload gap after that file
 (and repeats its parts, or the file was whole); a new file joins the latest open
 release of its identity (or, failing that, of its sibling key) posted within the gap
-of it or interleaved with it, else starts one. `tests/test_window_kernel.py` runs this
+of it or interleaved with it and not holding a file of its counter index (i of N, N >= 2),
+else starts one. `tests/test_window_kernel.py` runs this
 and `pipelines.index.window.Window` side by side and compares what they hand out.
 """
 
@@ -22,6 +23,7 @@ from pipelines.index.batch_counters import count_batch, is_batch_total
 from pipelines.index.parsed_chunk import ParsedChunk
 from pipelines.index.release import OpenFile, OpenRelease, Piece
 from pipelines.index.rules import Rules
+from pipelines.index.siblings import sibling_kinds
 from tests.reference.siblings import sibling_key
 
 
@@ -113,11 +115,10 @@ class ReferenceWindow:
         source = int(chunk.source[a])
         first_date, first_article = f.first_date, f.first_article
         rel = self._nearest(self.current.get(ident, ()), f, first_date, first_article)
-        sibling = sibling_key(f.subject, f.file_index, f.file_total, poster_key, source)
+        kind = int(sibling_kinds(np.array(source), np.array(f.file_total), self.rules))
+        sibling = sibling_key(f.subject, f.file_index, f.file_total, poster_key, kind)
         if rel is None and sibling is not None:
             rel = self._nearest(self.siblings.get(sibling, ()), f, first_date, first_article)
-            if rel is not None and any(x.file_index == f.file_index for x in rel.files):
-                rel = None
         if rel is None:
             rel = OpenRelease(
                 ident=ident,
@@ -153,6 +154,8 @@ class ReferenceWindow:
             near = cand.first_date - gap <= first_date <= cand.last_date + gap
             interleaved = first_article < cand.last_article
             fits = (near or interleaved) and f.key not in cand.keys
+            if fits and _counted(f):
+                fits = not any(_counted(x) and x.file_index == f.file_index for x in cand.files)
             if fits and (best is None or cand.last_article > best.last_article):
                 best = cand
         return best
@@ -218,6 +221,11 @@ class ReferenceWindow:
             if album_key(rel) is not None:
                 keep_copies(rel)
         return [*self.open, *self.albums.carry()]
+
+
+def _counted(f: OpenFile) -> bool:
+    """A counter i of N (N >= 2): an upload numbers each of its files once."""
+    return f.file_index >= 0 and f.file_total >= 2
 
 
 def _drop(index: dict[Any, list[OpenRelease]], key: Any, rel: OpenRelease) -> None:
