@@ -332,11 +332,14 @@ def _counted(file_index, file_total):
 
 
 @kernel
-def _nearest(slots, entries, rels, pairs, k, file_key, index_key, counted, date, article, gap):
+def _nearest(slots, entries, rels, pairs, k, file_key, index_key, total, counted, date,
+             article, gap):  # fmt: skip
     """The latest open release of chain k the file fits: within the upload gap of it, or
-    interleaved with it (starting before its last article), not holding its key yet, nor
-    (when `counted`) a file of its counter index: an upload numbers each file once, so a
-    second file 3 of a weak identity or of a sibling key is another upload's.
+    interleaved with it (starting before its last article), not holding its key yet. A
+    counted file (`counted`, i of `total`) fits no release announcing another total nor
+    holding a file of its index already: an upload numbers each file once against one
+    total, so a second file 3, or a file of 12 beside files of 19, under a weak identity
+    (a poster's nickname, a file stem like `folder`) or a sibling key is another upload's.
     Of equal last articles the first in the chain, as the reference's list order."""
     e = slots[_chain_slot(slots, k)]["head"]
     best = -1
@@ -349,7 +352,10 @@ def _nearest(slots, entries, rels, pairs, k, file_key, index_key, counted, date,
         interleaved = article < rels[c]["last_article"]
         if not (near or interleaved) or _pairs_has(pairs, c, file_key):
             continue
-        if counted and _pairs_has(pairs, c, index_key):
+        if counted and (
+            (rels[c]["file_total"] >= 2 and rels[c]["file_total"] != total)
+            or _pairs_has(pairs, c, index_key)
+        ):
             continue
         if best < 0 or rels[c]["last_article"] > rels[best]["last_article"]:
             best = c
@@ -412,7 +418,7 @@ def place_runs(t, runs, out, chunk, gap, start):
             index_key = _index_key(runs.file_index[r])
             rel = _nearest(
                 t.ident_map, t.ident_entries, rels, t.pairs, runs.ident[r], k, index_key,
-                counted, date, article, gap,
+                runs.file_total[r], counted, date, article, gap,
             )  # fmt: skip
             has_sibling = runs.has_sibling[r]
             sibling = runs.sibling[r]
@@ -422,7 +428,7 @@ def place_runs(t, runs, out, chunk, gap, start):
                 # name no release at all (`[01/19] - "01 - Track.mp3"`)
                 rel = _nearest(
                     t.sibling_map, t.sibling_entries, rels, t.pairs, sibling, k, index_key,
-                    counted, date, article, gap,
+                    runs.file_total[r], counted, date, article, gap,
                 )  # fmt: skip
             if rel < 0:
                 rel = counts[N_RELEASES]

@@ -4,8 +4,8 @@ The window as it was before its hot path became a kernel, rule for rule: a run j
 the open file of its key unless it was posted more than the upload gap after that file
 (and repeats its parts, or the file was whole); a new file joins the latest open
 release of its identity (or, failing that, of its sibling key) posted within the gap
-of it or interleaved with it and not holding a file of its counter index (i of N, N >= 2),
-else starts one. `tests/test_window_kernel.py` runs this
+of it or interleaved with it, and, for a file of a counter i of N (N >= 2), announcing no
+other total and holding no file of its index; else starts one. `tests/test_window_kernel.py` runs this
 and `pipelines.index.window.Window` side by side and compares what they hand out.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from kernels.frontier import FrontierState
-from pipelines.index.albums import Albums, album_key, keep_copies
+from pipelines.index.albums import Albums, album_key, counted, keep_copies
 from pipelines.index.batch_counters import count_batch, is_batch_total
 from pipelines.index.parsed_chunk import ParsedChunk
 from pipelines.index.release import OpenFile, OpenRelease, Piece
@@ -154,8 +154,11 @@ class ReferenceWindow:
             near = cand.first_date - gap <= first_date <= cand.last_date + gap
             interleaved = first_article < cand.last_article
             fits = (near or interleaved) and f.key not in cand.keys
-            if fits and _counted(f):
-                fits = not any(_counted(x) and x.file_index == f.file_index for x in cand.files)
+            if fits and counted(f):
+                # one upload, one total, each index once
+                other_total = cand.file_total >= 2 and cand.file_total != f.file_total
+                again = any(counted(x) and x.file_index == f.file_index for x in cand.files)
+                fits = not (other_total or again)
             if fits and (best is None or cand.last_article > best.last_article):
                 best = cand
         return best
@@ -221,11 +224,6 @@ class ReferenceWindow:
             if album_key(rel) is not None:
                 keep_copies(rel)
         return [*self.open, *self.albums.carry()]
-
-
-def _counted(f: OpenFile) -> bool:
-    """A counter i of N (N >= 2): an upload numbers each of its files once."""
-    return f.file_index >= 0 and f.file_total >= 2
 
 
 def _drop(index: dict[Any, list[OpenRelease]], key: Any, rel: OpenRelease) -> None:
