@@ -6,8 +6,9 @@ part bitmap per file in one pool, and open-addressing hash tables over the 64-bi
 parse computed (the current file of each file key, the open releases of each identity
 and of each sibling key, the file keys and counter indexes each release holds). Placing
 a run costs a few table probes here; as Python objects it cost ~30 us a run, the most
-of any stage after inflate. `pipelines.index.window` keeps what is text or rare (names, albums, batch
-counters) and turns a finished release's rows into the objects the output reads.
+of any stage after inflate. `pipelines.index.window` keeps what is text or rare (names,
+albums, batch counters) and turns a finished release's rows into the objects the output
+reads.
 
 The state is `Tables`: structured arrays, a row a file, release, hash slot or chain
 link (the dtypes below; the window snapshot stores them as they are, docs/CATALOG.md).

@@ -29,7 +29,10 @@ def _reference_hash(subject: bytes, poster: int, total: int, kind: int) -> int:
 @given(
     st.lists(
         st.tuples(
-            subjects, st.integers(-1, 3), st.integers(-1, 12), st.sampled_from([NONE, NAMED, NAMELESS])
+            subjects,
+            st.integers(-1, 3),
+            st.integers(-1, 12),
+            st.sampled_from([NONE, NAMED, NAMELESS]),
         ),
         max_size=20,
     )
@@ -73,9 +76,15 @@ def test_counters_and_their_prefixes():
 def test_a_nameless_file_has_a_key_from_its_counter_alone():
     """`[01/19] - "01 - Track.mp3"`: no name before the counter, the prefix is empty; the
     tracks of one album share the key, file 0 included, another total or poster not."""
-    subs = [b'[01/19] - "01 - Track.mp3" yEnc (1/4)', b'[02/19] - "02 - Other.mp3" yEnc (1/9)',
-            b' [00/19] - "Album.nzb" yEnc (1/1) 12 kB', b'(3/19) "folder.jpg" - 1 MB - yEnc',
-            b'[04/20] - "04 - Track.mp3"', b'[05/19] - "05.mp3"', b'"01 - a.mp3" yEnc (1/2)']
+    subs = [
+        b'[01/19] - "01 - Track.mp3" yEnc (1/4)',
+        b'[02/19] - "02 - Other.mp3" yEnc (1/9)',
+        b' [00/19] - "Album.nzb" yEnc (1/1) 12 kB',
+        b'(3/19) "folder.jpg" - 1 MB - yEnc',
+        b'[04/20] - "04 - Track.mp3"',
+        b'[05/19] - "05.mp3"',
+        b'"01 - a.mp3" yEnc (1/2)',
+    ]
     n = len(subs)
     poster = np.array([1, 1, 1, 1, 1, 2, 1], np.uint64)
     index = np.array([1, 2, 0, 3, 4, 5, 1], np.int64)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from kernels.siblings import NAMED, NAMELESS, NONE
+from kernels.siblings import NAMED, NONE
 
 # the file counter of a subject: [i/N], (i/N), i/N, File i of N
 FILE_COUNTER = re.compile(rb"[\[(]?\s*\d+\s*/\s*\d+\s*[\])]?|file\s+\d+\s+of\s+\d+", re.I)
@@ -38,4 +38,3 @@ def sibling_key(
     if end < 0:
         return None
     return poster_key, file_total, subject[:end].lower()
-

@@ -5,8 +5,9 @@ the open file of its key unless it was posted more than the upload gap after tha
 (and repeats its parts, or the file was whole); a new file joins the latest open
 release of its identity (or, failing that, of its sibling key) posted within the gap
 of it or interleaved with it, and, for a file of a counter i of N (N >= 2), announcing no
-other total and holding no file of its index; else starts one. `tests/test_window_kernel.py` runs this
-and `pipelines.index.window.Window` side by side and compares what they hand out.
+other total and holding no file of its index; else starts one.
+`tests/test_window_kernel.py` runs this and `pipelines.index.window.Window` side by side
+and compares what they hand out.
 """
 
 from __future__ import annotations
@@ -61,8 +62,10 @@ class ReferenceWindow:
     files: dict[int, _File] = field(default_factory=dict)  # the current file of each key
     current: dict[int, list[OpenRelease]] = field(default_factory=dict)  # open, per identity
     siblings: dict[tuple[int, int, bytes], list[OpenRelease]] = field(default_factory=dict)
-    # per open release (by id): the sibling keys it can be found by
-    sibling_keys: dict[int, list[tuple[int, int, bytes]]] = field(default_factory=dict)
+    # per open release: the sibling keys it can be found by (keyed by the object, not its
+    # id(): ids change when the window is pickled between ranges, and a finished release
+    # stayed findable by its sibling keys)
+    sibling_keys: dict[OpenRelease, list[tuple[int, int, bytes]]] = field(default_factory=dict)
     open: list[OpenRelease] = field(default_factory=list)
     albums: Albums = field(default_factory=Albums)
     batch_uploads: dict[tuple[int, int], set[int]] = field(default_factory=dict)
@@ -135,7 +138,7 @@ class ReferenceWindow:
         # findable by the file's sibling key, also when it joined by identity
         if sibling is not None and rel not in self.siblings.get(sibling, ()):
             self.siblings.setdefault(sibling, []).append(rel)
-            self.sibling_keys.setdefault(id(rel), []).append(sibling)
+            self.sibling_keys.setdefault(rel, []).append(sibling)
         if ident not in rel.idents:
             rel.idents.add(ident)
             self.current.setdefault(ident, []).append(rel)
@@ -203,7 +206,7 @@ class ReferenceWindow:
     def _forget(self, rel: OpenRelease) -> None:
         for ident in rel.idents:
             _drop(self.current, ident, rel)
-        for sibling in self.sibling_keys.pop(id(rel), ()):
+        for sibling in self.sibling_keys.pop(rel, ()):
             _drop(self.siblings, sibling, rel)
         for f in rel.files:
             if self.files.get(f.key) is f:
