@@ -1,6 +1,12 @@
 """Sibling keys of a batch's runs: poster, file total and the subject before its file
 counter, hashed to 64 bits (`tests.reference.siblings` says what and why).
 
+Two kinds of run have one: NAMED runs (the identity came from the subject), whose
+prefix must be at least 8 bytes, and NAMELESS runs (the subject held only the file part,
+`[01/19] - "01 - Track.mp3"`), whose prefix may be empty: their counter is all that ties
+an upload's files together. The caller says which a run is (and leaves out counters
+that number a batch, not files).
+
 A regex search per run cost more than placing the run; this is one pass over the
 run's subject bytes. The hash stands for the reference's (poster, total, prefix)
 triple; ASCII letters are folded as bytes.lower() folds them.
@@ -15,6 +21,11 @@ from kernels.bytes import digits_end, is_space, white_end
 from kernels.hashing import _hash_span, _mix2
 
 _SEED = np.uint64(0x51B1)
+
+# what a run's sibling key is made from (`sibling_keys`' `kind`)
+NONE = 0
+NAMED = 1  # the subject named the release: a prefix of 8 bytes or more
+NAMELESS = 2  # the subject held only the file part: any prefix, the empty one too
 
 
 @leaf_kernel
@@ -85,9 +96,11 @@ def _counter_start(buf, start, end, file_word, of_word):
 
 
 @leaf_kernel
-def _prefix_end(buf, start, end, file_word, of_word):
+def _prefix_end(buf, start, end, file_word, of_word, least):
+    """Where the prefix before the first counter ends (separators stripped), or -1 when
+    there is no counter or fewer than `least` bytes before it."""
     m = _counter_start(buf, start, end, file_word, of_word)
-    if m < 0 or m - start < 8:
+    if m < 0 or m - start < least:
         return -1
     while m > start:
         c = buf[m - 1]
@@ -99,16 +112,20 @@ def _prefix_end(buf, start, end, file_word, of_word):
 
 
 @kernel
-def _sibling_keys(buf, starts, ends, poster_key, file_index, file_total, subject_run,
+def _sibling_keys(buf, starts, ends, poster_key, file_index, file_total, kind,
                   file_word, of_word, prefix, hashes, has):  # fmt: skip
     scratch = np.empty(0, np.uint8)
     for r in range(starts.shape[0]):
         has[r] = False
         prefix[r] = -1
-        if not subject_run[r] or file_total[r] < 2 or file_index[r] < 1:
+        k = kind[r]
+        # a named file's [00/N] has none (as ever: its identity ties it); a nameless
+        # upload's [00/N] .nzb or .nfo has only its counter to go by
+        lowest = 1 if k == NAMED else 0
+        if k == NONE or file_total[r] < 2 or file_index[r] < lowest:
             continue
         s = starts[r]
-        e = _prefix_end(buf, s, ends[r], file_word, of_word)
+        e = _prefix_end(buf, s, ends[r], file_word, of_word, 8 if k == NAMED else 0)
         if e < 0:
             continue
         n = e - s
@@ -144,10 +161,10 @@ def sibling_keys(
     poster_key: np.ndarray,
     file_index: np.ndarray,
     file_total: np.ndarray,
-    subject_run: np.ndarray,
+    kind: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per run: its sibling hash, whether it has one, and its prefix length (-1: none).
-    `subject_run` marks runs whose identity came from the subject."""
+    `kind` says per run what its key is made from: NONE, NAMED or NAMELESS."""
     runs = len(subjects)
     lengths = np.fromiter(map(len, subjects), np.int64, runs)
     ends = np.cumsum(lengths)
@@ -161,7 +178,7 @@ def sibling_keys(
         np.ascontiguousarray(poster_key, np.uint64),
         np.ascontiguousarray(file_index, np.int64),
         np.ascontiguousarray(file_total, np.int64),
-        np.ascontiguousarray(subject_run, np.bool_),
+        np.ascontiguousarray(kind, np.uint8),
         _FILE, _OF, prefix, hashes, has,
     )  # fmt: skip
     return hashes, has, prefix

@@ -4,10 +4,11 @@ open releases, in one kernel call a chunk.
 The window's state is tables, not objects: a row per open file and per open release, a
 part bitmap per file in one pool, and open-addressing hash tables over the 64-bit keys
 parse computed (the current file of each file key, the open releases of each identity
-and of each sibling key, the file keys each release holds). Placing a run costs a few
-table probes here; as Python objects it cost ~30 us a run, the most of any stage after
-inflate. `pipelines.index.window` keeps what is text or rare (names, albums, batch
-counters) and turns a finished release's rows into the objects the output reads.
+and of each sibling key, the file keys and counter indexes each release holds). Placing
+a run costs a few table probes here; as Python objects it cost ~30 us a run, the most
+of any stage after inflate. `pipelines.index.window` keeps what is text or rare (names,
+albums, batch counters) and turns a finished release's rows into the objects the output
+reads.
 
 The state is `Tables`: structured arrays, a row a file, release, hash slot or chain
 link (the dtypes below; the window snapshot stores them as they are, docs/CATALOG.md).
@@ -91,7 +92,8 @@ FILE_SLOT = np.dtype([("key", np.uint64), ("file", np.int64)])
 CHAIN_SLOT = np.dtype([("key", np.uint64), ("head", np.int64), ("tail", np.int64)])
 # a chain link: an open release, the next link
 ENTRY = np.dtype([("release", np.int64), ("next", np.int64)])
-# the pair set's slot: a release and a file key it holds (release EMPTY: slot unused)
+# the pair set's slot: a release and a file key it holds, or the key standing for a
+# counter index it holds (`_index_key`) (release EMPTY: slot unused)
 PAIR = np.dtype([("release", np.int64), ("key", np.uint64)])
 
 # the counters in `counts`
@@ -115,7 +117,7 @@ class Tables(NamedTuple):
     ident_entries: np.ndarray  # ENTRY
     sibling_map: np.ndarray  # CHAIN_SLOT: sibling key -> its open releases
     sibling_entries: np.ndarray  # ENTRY
-    pairs: np.ndarray  # PAIR: (release, file key) of every file a release holds
+    pairs: np.ndarray  # PAIR: (release, file key or index key) of every file a release holds
     counts: np.ndarray  # int64, COUNTERS: rows and slots used
 
 
@@ -178,6 +180,7 @@ def pair_set(size: int) -> np.ndarray:
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _MIX2 = np.uint64(0xC2B2AE3D27D4EB4F)
+_INDEX_TAG = np.uint64(0x1DE7_C0DE_F11E_0000)
 
 
 @kernel
@@ -280,7 +283,7 @@ def _chain_holds(slots, entries, k, release):
     return False
 
 
-# -- the pair set: (release, file key) of every file a release holds ---------------------
+# -- the pair set: (release, file key) of every file a release holds, and its index ----
 
 
 @kernel
@@ -316,9 +319,28 @@ def _pairs_has(pairs, release, k):
 
 
 @kernel
-def _nearest(slots, entries, rels, pairs, k, file_key, date, article, gap):
+def _index_key(file_index):
+    """The pair-set key that stands for "holds a file of counter index i" (beside the
+    file keys, which are hashes: a tag keeps the two apart)."""
+    return _INDEX_TAG ^ (np.uint64(file_index + 1) * _MIX2)
+
+
+@kernel
+def _counted(file_index, file_total):
+    """Does a file's counter tell the files of an upload apart (i of N, N >= 2)? [1/1]
+    does not: posters number every file of some uploads so."""
+    return file_index >= 0 and file_total >= 2
+
+
+@kernel
+def _nearest(slots, entries, rels, pairs, k, file_key, index_key, total, counted, date,
+             article, gap):  # fmt: skip
     """The latest open release of chain k the file fits: within the upload gap of it, or
-    interleaved with it (starting before its last article), not holding its key yet.
+    interleaved with it (starting before its last article), not holding its key yet. A
+    counted file (`counted`, i of `total`) fits no release announcing another total nor
+    holding a file of its index already: an upload numbers each file once against one
+    total, so a second file 3, or a file of 12 beside files of 19, under a weak identity
+    (a poster's nickname, a file stem like `folder`) or a sibling key is another upload's.
     Of equal last articles the first in the chain, as the reference's list order."""
     e = slots[_chain_slot(slots, k)]["head"]
     best = -1
@@ -330,6 +352,11 @@ def _nearest(slots, entries, rels, pairs, k, file_key, date, article, gap):
         near = rels[c]["first_date"] - gap <= date <= rels[c]["last_date"] + gap
         interleaved = article < rels[c]["last_article"]
         if not (near or interleaved) or _pairs_has(pairs, c, file_key):
+            continue
+        if counted and (
+            (rels[c]["file_total"] >= 2 and rels[c]["file_total"] != total)
+            or _pairs_has(pairs, c, index_key)
+        ):
             continue
         if best < 0 or rels[c]["last_article"] > rels[best]["last_article"]:
             best = c
@@ -388,24 +415,22 @@ def place_runs(t, runs, out, chunk, gap, start):
             _new_file(files, f, r, runs)
             file_map_put(t.file_map, k, f, counts)
             article = runs.first_article[r]
+            counted = _counted(runs.file_index[r], runs.file_total[r])
+            index_key = _index_key(runs.file_index[r])
             rel = _nearest(
-                t.ident_map, t.ident_entries, rels, t.pairs, runs.ident[r], k, date, article, gap
-            )
+                t.ident_map, t.ident_entries, rels, t.pairs, runs.ident[r], k, index_key,
+                runs.file_total[r], counted, date, article, gap,
+            )  # fmt: skip
             has_sibling = runs.has_sibling[r]
             sibling = runs.sibling[r]
             if rel < 0 and has_sibling:
                 # same poster, subject up to the file counter and total: one upload's
-                # files whose unquoted names leaked into the identity
+                # files whose unquoted names leaked into the identity, or whose subjects
+                # name no release at all (`[01/19] - "01 - Track.mp3"`)
                 rel = _nearest(
-                    t.sibling_map, t.sibling_entries, rels, t.pairs, sibling, k, date, article, gap
-                )
-                if rel >= 0:
-                    x = rels[rel]["first_file"]
-                    while x >= 0:
-                        if files[x]["file_index"] == runs.file_index[r]:
-                            rel = -1
-                            break
-                        x = files[x]["next"]
+                    t.sibling_map, t.sibling_entries, rels, t.pairs, sibling, k, index_key,
+                    runs.file_total[r], counted, date, article, gap,
+                )  # fmt: skip
             if rel < 0:
                 rel = counts[N_RELEASES]
                 counts[N_RELEASES] += 1
@@ -428,6 +453,8 @@ def place_runs(t, runs, out, chunk, gap, start):
             rels[rel]["last_file"] = f
             rels[rel]["files"] += 1
             pairs_add(t.pairs, rel, k, counts)
+            if counted:
+                pairs_add(t.pairs, rel, index_key, counts)
             files[f]["release"] = rel
             if runs.file_total[r] > rels[rel]["file_total"]:
                 rels[rel]["file_total"] = runs.file_total[r]

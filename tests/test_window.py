@@ -237,3 +237,105 @@ def test_a_batch_counter_gives_no_file_total(tmp_path):
     view = p.index(tmp_path)
     keys = releases_of(view, mids)
     assert keys and all(view.releases[k]["file_total"] is None for k in keys)
+
+
+def _nameless(p: Posts, files: list[str], poster: str, start: int, tag: str) -> list[str]:
+    """An upload whose subjects hold only the file part: `[01/06] - "01 - Song.mp3"`."""
+    mids = []
+    for i, file_name in enumerate(files, 1):
+        for k in (1, 2):
+            mid = f"{tag}.{i}.{k}@up"
+            p.post(
+                f'[{i:02d}/{len(files):02d}] - "{file_name}" yEnc ({k}/2)',
+                poster,
+                start + i * 60 + k,
+                mid,
+            )
+            mids.append(mid)
+    return mids
+
+
+def _album(band: str, tracks: int) -> list[str]:
+    songs = [f"{n:02d} - {band} Song {chr(64 + n)}.mp3" for n in range(1, tracks + 1)]
+    return [*songs, "folder.jpg", f"{band}.par2", f"{band}.vol00+01.par2"]
+
+
+def test_a_nameless_album_is_one_release(tmp_path):
+    """Tracks, cover and par2 files of many stems under one counter, no album name: the
+    poster, the total and the counter's indexes posted together make one release."""
+    p = Posts()
+    mids = _nameless(p, _album("Lunar", 5), "h <h@x>", T0, "a")
+    p.filler(T0 + 600, 40)
+    row = one_release(p.index(tmp_path), mids)
+    assert row["files"] == 8 and row["file_total"] == 8 and row["complete"]
+
+
+def test_nameless_albums_of_one_poster_back_to_back_are_two_releases(tmp_path):
+    """Two albums of one total, then one of another, all within the upload gap, each
+    with its folder.jpg (one stem, one identity: the next album's finds the last one's
+    release by it): file 1 again begins an upload, and a file of another total belongs
+    to none of the releases before. (At one place of one total, folder.jpg would be the
+    same file posted again: the same subject and poster.)"""
+    p = Posts()
+    first = _nameless(p, _album("Lunar", 5), "h <h@x>", T0, "a")
+    solar = _album("Solar", 5)
+    second = _nameless(p, [solar[5], *solar[:5], *solar[6:]], "h <h@x>", T0 + 900, "b")
+    stellar = _album("Stellar", 7)
+    # folder.jpg as file 9 of 10: a place the first album has none of
+    third = _nameless(p, [*stellar[:7], stellar[8], stellar[7], stellar[9]], "h <h@x>",
+                      T0 + 1800, "c")  # fmt: skip
+    p.filler(T0 + 2400, 40)
+    view = p.index(tmp_path)
+    keys = [releases_of(view, m) for m in (first, second, third)]
+    assert all(len(k) == 1 for k in keys) and len(set.union(*keys)) == 3
+    for k, m in zip(keys, (first, second, third), strict=True):
+        assert view.ids_of[next(iter(k))] == set(m)
+
+
+def test_batch_counter_items_of_one_poster_are_not_glued(tmp_path):
+    """`[n/68067] "Item.mkv"`: one-file uploads numbered against one big total have no
+    sibling key, however close they are posted."""
+    p = Posts()
+    mids = []
+    for n in range(1, 6):
+        mid = f"batch.{n}@up"
+        p.post(f'[{n + 300}/68067] "Item.{chr(64 + n)}.mkv" yEnc (1/1)', "g <g@x>", T0 + n * 9, mid)
+        mids.append(mid)
+    p.filler(T0 + 600, 40)
+    assert len(releases_of(p.index(tmp_path), mids)) == 5
+
+
+def test_uploads_under_one_weak_identity_split_by_their_counters(tmp_path):
+    """`Per REQ - "Name.par2" 512x384 [01/03]`: the subject's name (`Per REQ`) is every
+    upload's of the poster; the second upload's file 1 and its other total split it off."""
+    p = Posts()
+    uploads = []
+    for n, (show, files) in enumerate([("Show.A.S01E01-GRP", 3), ("Show.B.S02E02-GRP", 2)]):
+        mids = []
+        for i in range(1, files + 1):
+            mid = f"{show}.{i}@up"
+            p.post(
+                f'Per REQ - "{show}.part{i}.rar" 512x384 [{i:02d}/{files:02d}] yEnc (1/1)',
+                "q <q@x>",
+                T0 + n * 600 + i * 60,
+                mid,
+            )
+            mids.append(mid)
+        uploads.append(mids)
+    p.filler(T0 + 1800, 40)
+    view = p.index(tmp_path)
+    a, b = (releases_of(view, m) for m in uploads)
+    assert len(a) == len(b) == 1 and a != b
+    assert view.ids_of[next(iter(a))] == set(uploads[0])
+
+
+def test_files_each_numbered_1_of_1_under_one_name_stay_one_release(tmp_path):
+    """Some posters number every file `[1/1]`: such a counter tells no files apart."""
+    p = Posts()
+    name, mids = "All.Ones.2020-GRP", []
+    for i in range(1, 5):
+        mid = f"one.{i}@up"
+        p.post(f'{name} [1/1] - "{name}.part{i}.rar" yEnc (1/1)', "r <r@x>", T0 + i * 60, mid)
+        mids.append(mid)
+    p.filler(T0 + 600, 40)
+    assert one_release(p.index(tmp_path), mids)["files"] == 4

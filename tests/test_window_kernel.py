@@ -150,6 +150,11 @@ _run_spec = st.fixed_dictionaries(
         "random": st.booleans(),
         "step": st.sampled_from([0, 60, 1800, 4 * HOUR, 30 * HOUR]),  # time since the last run
         "counter": st.sampled_from(["[{i}/{n}]", "({i}/{n})", "File {i} of {n}", "x"]),
+        # nameless: nothing before the counter (`[01/19] - "01 - Song.mp3"`), so a
+        # poster's uploads of one total share a sibling key
+        "named": st.booleans(),
+        "base": st.integers(0, 1),  # counters from 0 (`[00/09]`) or from 1
+        "upload_total": st.booleans(),  # the total the upload's every file announces
     }
 )
 
@@ -170,8 +175,14 @@ def _runs_of(
         numbers = sorted(s["parts"])
         articles = sorted(numbers_of[dealt : dealt + len(numbers)].tolist())
         dealt += len(numbers)
-        index = s["file"] + 1
-        counter = s["counter"].format(i=index, n=s["file_total"])
+        index = s["file"] + s.get("base", 1)
+        total = (2, 4, 6, 8)[s["upload"] % 4] if s.get("upload_total") else s["file_total"]
+        counter = s["counter"].format(i=index, n=total)
+        if s.get("named", True):
+            subject = f"Upload number {s['upload']} - {counter} yEnc"
+        else:
+            subject = f'{counter} - "photo{s["upload"]}_{s["file"]}.jpg" yEnc'
+
         runs.append(
             {
                 "key": 1000 * s["upload"] + s["file"] + 1,
@@ -182,13 +193,13 @@ def _runs_of(
                 "articles": articles,
                 "part_total": s["part_total"],
                 "file_index": index if s["counter"] != "x" else -1,
-                "file_total": s["file_total"],
+                "file_total": total,
                 "ext_class": s["ext_class"],
                 "volume": s["file"],
                 "random": s["random"],
                 "first_date": date,
                 "last_date": date + 30 * len(numbers),
-                "subject": f"Upload number {s['upload']} - {counter} yEnc".encode(),
+                "subject": subject.encode(),
                 "name": f"photo{s['upload']}_{s['file']}.jpg".encode(),
             }
         )
@@ -215,6 +226,76 @@ def test_the_kernel_window_hands_out_what_the_reference_does(ranges_spec, shuffl
         frontiers.append(moves)
     got, want = _run([Window(RULES), ReferenceWindow(RULES)], ranges, frontiers)
     assert got == want
+
+
+def _spec(upload: int, file: int, **over: Any) -> dict:
+    """One run of a hand-made stream: file `file` of upload `upload`, one part, a minute
+    after the run before; `over` changes any field."""
+    spec = {
+        "upload": upload, "file": file, "ident_shift": 0, "poster": 0, "source": SOURCE_STEM,
+        "parts": [1], "part_total": 1, "file_total": 4, "ext_class": sk.AUDIO,
+        "random": False, "step": 60, "counter": "[{i}/{n}]", "named": False, "base": 1,
+        "upload_total": False,
+    }  # fmt: skip
+    spec.update(over)
+    return spec
+
+
+def _album(upload: int, files: int, **over: Any) -> list[dict]:
+    return [_spec(upload, f, file_total=files, **over) for f in range(files)]
+
+
+# hand-made streams for what counters decide; each compared with the reference, at each
+# of the interleavings `_runs_of` deals out
+_STREAMS = {
+    # nameless albums of one poster back to back: one total, then another
+    "albums_in_a_row": [*_album(0, 4), *_album(1, 4), *_album(2, 3), *_album(3, 4)],
+    # counters from 0, a file of the album posted twice (the same key), a fill
+    "from_zero_and_again": [*_album(0, 4, base=0), _spec(0, 2, parts=[1, 2]), *_album(1, 4)],
+    # one identity (named, a weak one) for every upload of the poster
+    "weak_identity": [
+        {**r, "source": SOURCE_SUBJECT, "named": True, "ident_shift": 0}
+        for r in _album(0, 3) + _album(1, 2) + _album(2, 3)
+    ],
+    # totals a batch counter may have: no sibling key (RULES.batch_total_min is 6)
+    "batch_totals": [_spec(u, u % 4, file_total=8) for u in range(8)],
+    # [1/1] every file, under stems and a named identity
+    "all_ones": [_spec(u, 0, file_total=1) for u in range(4)]
+    + [_spec(9, f, file_total=1, source=SOURCE_SUBJECT, named=True) for f in range(4)],
+    # counted singles of pictures through albums: two sets of a total no sibling takes
+    "counted_singles": [
+        _spec(u, f, file_total=6, ext_class=sk.IMAGE) for u in (0, 1) for f in range(3)
+    ],
+    # two posters, one total, interleaved file by file
+    "two_posters": [
+        r for pair in zip(_album(0, 4), _album(1, 4, poster=1), strict=True) for r in pair
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_STREAMS))
+@pytest.mark.parametrize("shuffle", [0, 1, 2])
+def test_counters_decide_as_the_reference_does(name, shuffle):
+    specs = _STREAMS[name]
+    runs, _, date = _runs_of(specs, 1, 1_700_000_000, shuffle)
+    later, _, end = _runs_of(specs, 10_000, date + 40 * HOUR, shuffle)  # again, much later
+    ranges = [[_chunk(runs)], [_chunk(later)]]
+    frontiers = [[date], [end + 30 * HOUR]]
+    got, want = _run([Window(RULES), ReferenceWindow(RULES)], ranges, frontiers)
+    assert got == want
+    assert any(x for _, x in got)
+
+
+def test_nameless_albums_in_a_row_are_a_release_each():
+    """What the hand-made stream above must come to: each album its own release."""
+    runs, _, date = _runs_of(_STREAMS["albums_in_a_row"], 1, 1_700_000_000)
+    w = Window(RULES)
+    w.frontier.frontier = date + 30 * HOUR
+    w.add(_chunk(runs))
+    rels = w.finish_due().open_releases()
+    assert sorted(sorted(f.key for f in r.files) for r in rels) == [
+        [1000 * u + f + 1 for f in range(n)] for u, n in enumerate((4, 4, 3, 4))
+    ]
 
 
 @pytest.mark.parametrize("compact_at", [1 << 16, 64])

@@ -1,7 +1,10 @@
 """Albums: finished single-file releases whose names differ only by digit runs.
 
 A poster's photos, an audiobook's chapters: one album a poster and name template,
-closed once no member can still come. The window and its reference share this code.
+closed once no member can still come, or when a member shows it is of another set (two
+sets of one poster, one camera: `DSC_0996.JPG` of two uploads): a file counter numbers a
+set's files once against one total, and a subject that names its release names it for
+every member, digits aside. The window and its reference share this code.
 """
 
 from __future__ import annotations
@@ -10,8 +13,8 @@ import re
 from dataclasses import dataclass, field
 
 from kernels import subject as sk
-from pipelines.index.parsed_chunk import SOURCE_ALBUM
-from pipelines.index.release import OpenRelease, Piece
+from pipelines.index.parsed_chunk import SOURCE_ALBUM, SOURCE_SUBJECT
+from pipelines.index.release import OpenFile, OpenRelease, Piece
 from pipelines.index.rules import Rules
 
 _DIGITS = re.compile(rb"\d+")
@@ -24,6 +27,33 @@ class Album:
     release: OpenRelease  # the album's own release, members' files in it
     lone: OpenRelease  # the first member as the release it was, should it stay alone
     members: int = 0
+    # the counter indexes its members hold and the total they announce (i of N, N >= 2),
+    # made from the release's files (a loaded snapshot's album has them)
+    indexes: set[int] = field(default_factory=set)
+    total: int = -1
+
+    def __post_init__(self) -> None:
+        for f in self.release.files:
+            self.count(f)
+
+    def count(self, f: OpenFile) -> None:
+        if counted(f):
+            self.indexes.add(f.file_index)
+            self.total = f.file_total
+
+    def same_set(self, rel: OpenRelease) -> bool:
+        """May this single be of the album's set? Not when its counter numbers a file
+        the album holds or announces another total; not when its subject, or the first
+        member's, names a release and the two differ but for digits."""
+        f = rel.files[0]
+        if counted(f) and (
+            f.file_index in self.indexes or (self.total >= 2 and f.file_total != self.total)
+        ):
+            return False
+        first = self.lone
+        if SOURCE_SUBJECT in (rel.source, first.source):
+            return _DIGITS.sub(b"#", f.subject) == _DIGITS.sub(b"#", first.files[0].subject)
+        return True
 
 
 @dataclass
@@ -52,6 +82,7 @@ class Albums:
         if album is not None and (
             rel.first_date > album.release.last_date + rules.upload_gap
             or album.members >= rules.album_max_files
+            or not album.same_set(rel)
         ):
             out.append(_album_release(self.open.pop(key)))
             album = None
@@ -71,6 +102,8 @@ class Albums:
             self.open[key] = album
         a = album.release
         a.files.extend(rel.files)
+        for f in rel.files:
+            album.count(f)
         a.keys.update(rel.keys)
         a.members.append(rel.files[0].name)
         if rel.written and rel is not a.first_member:
@@ -106,6 +139,12 @@ def album_key(rel: OpenRelease) -> tuple[int, bytes] | None:
     if f.random_name or f.ext_class not in ALBUM_CLASSES or not has_digits(f.name):
         return None
     return rel.poster_key, _DIGITS.sub(b"#", f.name)
+
+
+def counted(f: OpenFile) -> bool:
+    """A counter i of N (N >= 2): one set numbers each of its files once. [1/1] does not
+    count, posters number every single post so."""
+    return f.file_index >= 0 and f.file_total >= 2
 
 
 def has_digits(name: bytes) -> bool:

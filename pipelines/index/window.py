@@ -2,7 +2,9 @@
 
 Segments come in one chunk at a time (a ParsedChunk of file runs). A run joins the
 open file of its key unless it was posted more than the upload gap after that file; a
-new file joins the open release of its identity under the same test, else starts one.
+new file joins the open release of its identity under the same test (or, failing that,
+of its sibling key: `pipelines.index.siblings`), else starts one; never a release that
+holds a file of its counter index already (another upload's, under a weak identity).
 A release is finished once the frontier is `window` seconds past its last part; at the
 end of a range the releases still open are handed out provisional and stay open here,
 so the group's next range finishes the same release (same key).
@@ -27,9 +29,10 @@ from kernels.siblings import sibling_keys
 from pipelines.index.albums import ALBUM_CLASSES, Albums, has_digits, keep_copies
 from pipelines.index.batch_counters import BatchUploads, batch_total_of, count_batch, is_batch_total
 from pipelines.index.handout import FileBlock, HandOut, pick
-from pipelines.index.parsed_chunk import SOURCE_ALBUM, SOURCE_SUBJECT, ParsedChunk
+from pipelines.index.parsed_chunk import SOURCE_ALBUM, ParsedChunk
 from pipelines.index.release import OpenRelease, Piece
 from pipelines.index.rules import Rules
+from pipelines.index.siblings import sibling_kinds
 from pipelines.index.window_tables import WindowTables
 
 # compact within a range once the tables hold this many files, three quarters handed out
@@ -88,8 +91,9 @@ class Window:
         source = chunk.source[starts]
         file_index = chunk.file_index[starts]
         file_total = chunk.file_total[starts]
+        kind = sibling_kinds(source, file_total, self.rules)
         sibling, has_sibling, _ = sibling_keys(
-            chunk.run_subject, poster_key, file_index, file_total, source == SOURCE_SUBJECT
+            chunk.run_subject, poster_key, file_index, file_total, kind
         )
         columns = wk.ChunkRuns(
             chunk.bounds, chunk.number, chunk.nbytes, chunk.file_key[starts],

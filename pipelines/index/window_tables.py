@@ -74,7 +74,7 @@ class WindowTables:
 
     def ensure(self, runs: int) -> None:
         """Room for `runs` more runs: each may add a file, a release, two chain entries,
-        a key to each map and a pair."""
+        a key to each map and two pairs (its file key, its counter index)."""
         c = self.counts
         self.files = grown(self.files, self.n_files + runs)
         self.releases = grown(self.releases, self.n_releases + runs)
@@ -87,8 +87,8 @@ class WindowTables:
             if 2 * (c[used] + runs) > len(slots) or c[used + 1] + runs > len(entries):
                 live = self._live_releases()
                 self._rebuild_chains(name, used, live, int(c[used]) + runs, int(c[used + 1]) + runs)
-        if 2 * (c[wk.PAIRS_USED] + runs) > len(self.pairs):
-            self._rebuild_pairs(self._live_releases(), int(c[wk.PAIRS_USED]) + runs)
+        if 2 * (c[wk.PAIRS_USED] + 2 * runs) > len(self.pairs):
+            self._rebuild_pairs(self._live_releases(), int(c[wk.PAIRS_USED]) + 2 * runs)
 
     def grow_pool(self) -> None:
         pool = np.zeros(2 * len(self.pool), np.uint8)

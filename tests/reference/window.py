@@ -4,8 +4,10 @@ The window as it was before its hot path became a kernel, rule for rule: a run j
 the open file of its key unless it was posted more than the upload gap after that file
 (and repeats its parts, or the file was whole); a new file joins the latest open
 release of its identity (or, failing that, of its sibling key) posted within the gap
-of it or interleaved with it, else starts one. `tests/test_window_kernel.py` runs this
-and `pipelines.index.window.Window` side by side and compares what they hand out.
+of it or interleaved with it, and, for a file of a counter i of N (N >= 2), announcing no
+other total and holding no file of its index; else starts one.
+`tests/test_window_kernel.py` runs this and `pipelines.index.window.Window` side by side
+and compares what they hand out.
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ from typing import Any
 import numpy as np
 
 from kernels.frontier import FrontierState
-from pipelines.index.albums import Albums, album_key, keep_copies
+from pipelines.index.albums import Albums, album_key, counted, keep_copies
 from pipelines.index.batch_counters import count_batch, is_batch_total
 from pipelines.index.parsed_chunk import ParsedChunk
 from pipelines.index.release import OpenFile, OpenRelease, Piece
 from pipelines.index.rules import Rules
+from pipelines.index.siblings import sibling_kinds
 from tests.reference.siblings import sibling_key
 
 
@@ -59,8 +62,10 @@ class ReferenceWindow:
     files: dict[int, _File] = field(default_factory=dict)  # the current file of each key
     current: dict[int, list[OpenRelease]] = field(default_factory=dict)  # open, per identity
     siblings: dict[tuple[int, int, bytes], list[OpenRelease]] = field(default_factory=dict)
-    # per open release (by id): the sibling keys it can be found by
-    sibling_keys: dict[int, list[tuple[int, int, bytes]]] = field(default_factory=dict)
+    # per open release: the sibling keys it can be found by (keyed by the object, not its
+    # id(): ids change when the window is pickled between ranges, and a finished release
+    # stayed findable by its sibling keys)
+    sibling_keys: dict[OpenRelease, list[tuple[int, int, bytes]]] = field(default_factory=dict)
     open: list[OpenRelease] = field(default_factory=list)
     albums: Albums = field(default_factory=Albums)
     batch_uploads: dict[tuple[int, int], set[int]] = field(default_factory=dict)
@@ -113,11 +118,10 @@ class ReferenceWindow:
         source = int(chunk.source[a])
         first_date, first_article = f.first_date, f.first_article
         rel = self._nearest(self.current.get(ident, ()), f, first_date, first_article)
-        sibling = sibling_key(f.subject, f.file_index, f.file_total, poster_key, source)
+        kind = int(sibling_kinds(np.array(source), np.array(f.file_total), self.rules))
+        sibling = sibling_key(f.subject, f.file_index, f.file_total, poster_key, kind)
         if rel is None and sibling is not None:
             rel = self._nearest(self.siblings.get(sibling, ()), f, first_date, first_article)
-            if rel is not None and any(x.file_index == f.file_index for x in rel.files):
-                rel = None
         if rel is None:
             rel = OpenRelease(
                 ident=ident,
@@ -134,7 +138,7 @@ class ReferenceWindow:
         # findable by the file's sibling key, also when it joined by identity
         if sibling is not None and rel not in self.siblings.get(sibling, ()):
             self.siblings.setdefault(sibling, []).append(rel)
-            self.sibling_keys.setdefault(id(rel), []).append(sibling)
+            self.sibling_keys.setdefault(rel, []).append(sibling)
         if ident not in rel.idents:
             rel.idents.add(ident)
             self.current.setdefault(ident, []).append(rel)
@@ -153,6 +157,11 @@ class ReferenceWindow:
             near = cand.first_date - gap <= first_date <= cand.last_date + gap
             interleaved = first_article < cand.last_article
             fits = (near or interleaved) and f.key not in cand.keys
+            if fits and counted(f):
+                # one upload, one total, each index once
+                other_total = cand.file_total >= 2 and cand.file_total != f.file_total
+                again = any(counted(x) and x.file_index == f.file_index for x in cand.files)
+                fits = not (other_total or again)
             if fits and (best is None or cand.last_article > best.last_article):
                 best = cand
         return best
@@ -197,7 +206,7 @@ class ReferenceWindow:
     def _forget(self, rel: OpenRelease) -> None:
         for ident in rel.idents:
             _drop(self.current, ident, rel)
-        for sibling in self.sibling_keys.pop(id(rel), ()):
+        for sibling in self.sibling_keys.pop(rel, ()):
             _drop(self.siblings, sibling, rel)
         for f in rel.files:
             if self.files.get(f.key) is f:
