@@ -26,7 +26,10 @@ class GarbageSignature:
 
 @dataclass(frozen=True)
 class Rules:
-    version: str = "1"
+    # the built-in rules' version: a change that regroups what earlier ranges made moves
+    # it, and every range is redone (2: the file counter as a release signal, the file's
+    # quoted name picked among several, unquoted names of several words; issue 17)
+    version: str = "2"
     groups: tuple[str, ...] = ()  # indexed groups in priority order (first = owns crossposts)
     upload_gap: int = 3 * 3600  # files of one release lie within this of each other
     window: int = 24 * 3600  # a release finishes when the frontier is this far past it
