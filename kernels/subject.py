@@ -5,8 +5,13 @@ letters), no Python per line: the part counter from the end, the quotes, one sca
 counters, sizes and yEnc, then the identity. The rules, in the order they run:
 
 - part counter: the LAST `(k/K)` in the subject (the yEnc segment counter);
-- file name: the last non-empty `"quoted"` text, else the last space-separated token
-  that ends in a known extension (brackets around it trimmed);
+- file name: the last non-empty `"quoted"` text that ends in a known extension, else the
+  last non-empty quoted text (`"0865779767.epub" - 88,93 MB - "Title - epub"`: the
+  file's, not the title's), else the last space-separated token that ends in a known
+  extension (brackets around it trimmed), which may take in the words before it once
+  the file counter is known (kernels.names._reach_back: words that repeat the text
+  before them, a track number after a `-`, or all the words after the file counter:
+  `Album (1993) - 01 - Track Words.mp3`, `[2/4] Author - Title.mobi`);
 - file counter, by kind: `File i of N`, `[i/N]` (or `[i of N]`, or with mismatched brackets
   `[i/N)` and `(i/N]`), `(i/N)` other than the part counter, `{i/N}` (spaces may stand
   around the `/` of these three: `[02/ 50]`), a bare `i/N` with i <= N (`- 01/20 -`); of
@@ -73,8 +78,10 @@ from kernels.names import (  # noqa: F401 - the ext classes are part of this mod
     VIDEO,
     _classify,
     _find_name,
+    _name_bound,
     _random_subject,
     _random_token,
+    _reach_back,
     _stem_end,
 )
 
@@ -514,6 +521,10 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
                 cs, cend, fi, ft = c_first_s, c_first_e, c_first_1, c_first_2
             file_index[li] = fi
             file_total[li] = ft
+        if ns >= 0 and rs == ns:  # not quoted: its words before its last token, maybe
+            bound, after_counter = _name_bound(buf, s, ns, ps, pe, cs, cend)
+            ns = _reach_back(buf, s, ns, ne, bound, after_counter, codes, classes, strips)
+            rs = ns
         # file key: the subject without its part counter
         if ps >= 0:
             file_key[li] = _key(buf, pe, e, _hash_span(buf, s, ps, np.uint64(0)))
@@ -526,7 +537,7 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
             cls, vol, strip = _classify(buf, ns, ne, codes, classes, strips)
             ext_class[li] = cls
             volume[li] = vol
-            st_end = _stem_end(buf, ns, ne - strip, codes, classes, strips) if strip else ne
+            st_end = _stem_end(buf, ns, ne - strip, False, codes, classes, strips) if strip else ne
             if st_end > ns:
                 for k in range(ns, st_end):
                     scratch[U(k - ns)] = lower(buf[U(k)])
