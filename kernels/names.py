@@ -207,21 +207,35 @@ def _find_name(buf, s, e, codes, classes, strips):
     ne = -1
     rs = -1
     rend = -1
-    known = False  # the quoted text taken ends in a known extension
+    quoted = 0  # non-empty quoted texts
     for i in range(s, e):
         if buf[U(i)] == 34:
             if q_open < 0:
                 q_open = i
             else:
                 if i - q_open > 1:
-                    cls = _classify(buf, q_open + 1, i, codes, classes, strips)[0]
-                    if cls != OTHER or not known:
-                        ns = q_open + 1
+                    ns = q_open + 1
+                    ne = i
+                    rs = q_open
+                    rend = i + 1
+                    quoted += 1
+                q_open = -1
+    if quoted > 1 and _classify(buf, ns, ne, codes, classes, strips)[0] == OTHER:
+        # the last has no known extension: the last before it that has one, if any
+        # (the same pairs of quotes, up to the last one's opening quote)
+        q_open = -1
+        for i in range(s, rs):
+            if buf[U(i)] == 34:
+                if q_open < 0:
+                    q_open = i
+                else:
+                    a = q_open + 1
+                    if i > a and _classify(buf, a, i, codes, classes, strips)[0] != OTHER:
+                        ns = a
                         ne = i
                         rs = q_open
                         rend = i + 1
-                        known = cls != OTHER
-                q_open = -1
+                    q_open = -1
     if ns >= 0:
         return ns, ne, rs, rend
     i = s
@@ -311,10 +325,13 @@ def _repeats(buf, s, a, st):
 
 
 @leaf_kernel
-def _reach_back(buf, s, ns, ne, bound, after_counter, codes, classes, strips):
-    """Where the unquoted name buf[ns:ne] (its last token) starts: the words before it
-    down to bound that the subject shows are the name's
-    (pipelines.subjects.file_names.reach_back says when)."""
+def _reach_back(buf, s, ns, ne, ps, pe, cs, cend, codes, classes, strips):
+    """Where the unquoted name buf[ns:ne] (its last token) starts, the part counter at
+    [ps, pe) and the file counter at [cs, cend) (-1 when none): the words before it,
+    down to _name_bound, that the subject shows are the name's
+    (pipelines.subjects.file_names.reach_back says when). The parser's loop makes this
+    one call (the bound found here, not there: more code in the loop slows every line)."""
+    bound, after_counter = _name_bound(buf, s, ns, ps, pe, cs, cend)
     token = ns
     while token > bound and buf[U(token - 1)] != 32 and buf[U(token - 1)] != 34:
         token -= 1

@@ -78,7 +78,6 @@ from kernels.names import (  # noqa: F401 - the ext classes are part of this mod
     VIDEO,
     _classify,
     _find_name,
-    _name_bound,
     _random_subject,
     _random_token,
     _reach_back,
@@ -388,7 +387,13 @@ def _key(arr, a, b, seed):
 
 
 @leaf_kernel
-def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text):
+def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text, unquoted):
+    """The parse of each line into `out`. `unquoted` an array: the lines whose file name
+    has no quotes are flagged there, their names taken as their last token; None: such a
+    name takes in the words before it (_reach_back). parse_subjects runs the first, then
+    the second over the flagged lines: numba compiles each without the other's branch
+    (`is None` of an argument), and the reach back's call alone in this loop slows every
+    line by ~10 %."""
     (
         part,
         part_total,
@@ -522,9 +527,11 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
             file_index[li] = fi
             file_total[li] = ft
         if ns >= 0 and rs == ns:  # not quoted: its words before its last token, maybe
-            bound, after_counter = _name_bound(buf, s, ns, ps, pe, cs, cend)
-            ns = _reach_back(buf, s, ns, ne, bound, after_counter, codes, classes, strips)
-            rs = ns
+            if unquoted is not None:
+                unquoted[U(li)] = True
+            else:
+                ns = _reach_back(buf, s, ns, ne, ps, pe, cs, cend, codes, classes, strips)
+                rs = ns
         # file key: the subject without its part counter
         if ps >= 0:
             file_key[li] = _key(buf, pe, e, _hash_span(buf, s, ps, np.uint64(0)))
@@ -598,8 +605,26 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
 def parse_subjects(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) -> SubjectFields:
     """Parse the subject span buf[start[i]:end[i]] of every line."""
     arr, start, end = checked_spans(buf, start, end)
-    n = len(start)
-    out = SubjectFields(
+    out = _fields(len(start))
+    longest = int((end - start).max()) if len(start) else 0
+    removed = np.zeros(longest + 1, np.bool_)
+    scratch = np.empty(longest + 8, np.uint8)
+    text = np.empty(longest + 8, np.uint8)
+    unquoted = np.zeros(len(start), np.bool_)
+    tables = (_EXT_CODES, _EXT_CLASSES, _EXT_STRIP)
+    _parse(arr, start, end, *tables, _arrays(out), removed, scratch, text, unquoted)
+    again = np.flatnonzero(unquoted)
+    if len(again):  # the file names without quotes, parsed again reaching back
+        names = _fields(len(again))
+        _parse(arr, start[again], end[again], *tables, _arrays(names), removed, scratch, text, None)
+        for f in fields(SubjectFields):
+            getattr(out, f.name)[again] = getattr(names, f.name)
+    return out
+
+
+def _fields(n: int) -> SubjectFields:
+    """The fields of n lines, each as it is when the line holds none of it."""
+    return SubjectFields(
         part=np.full(n, -1, np.int32),
         part_total=np.full(n, -1, np.int32),
         file_index=np.full(n, -1, np.int32),
@@ -615,13 +640,10 @@ def parse_subjects(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) 
         random_subject=np.zeros(n, np.bool_),
         has_yenc=np.zeros(n, np.bool_),
     )
-    longest = int((end - start).max()) if n else 0
-    removed = np.zeros(longest + 1, np.bool_)
-    scratch = np.empty(longest + 8, np.uint8)
-    text = np.empty(longest + 8, np.uint8)
-    arrays = tuple(getattr(out, f.name) for f in fields(SubjectFields))
-    _parse(arr, start, end, _EXT_CODES, _EXT_CLASSES, _EXT_STRIP, arrays, removed, scratch, text)
-    return out
+
+
+def _arrays(f: SubjectFields) -> tuple[np.ndarray, ...]:
+    return tuple(getattr(f, x.name) for x in fields(SubjectFields))
 
 
 def parse_subject_list(subjects: list[bytes]) -> SubjectFields:
