@@ -14,9 +14,11 @@ from kernels._jit import leaf_kernel
 from kernels.bytes import (
     U,
     digits_back,
+    digits_end,
     digits_value,
     is_alnum,
     is_hex,
+    is_word,
     lower,
     spaces_back,
     spaces_end,
@@ -182,12 +184,18 @@ def _classify(buf, a, b, codes, classes, strips):
 
 
 @leaf_kernel
-def _stem_end(buf, a, b, codes, classes, strips):
+def _stem_end(buf, a, b, outer, codes, classes, strips):
+    """Where the stem of buf[a:b] ends: its archive and volume suffixes stripped, again
+    and again (`x.rar.par2`). A bare `.001` goes only when outer (the name's last
+    suffix): under another, three digits after a dot are the name's (`Show.H.264.mkv`)."""
     while b > a:
         strip = _classify(buf, a, b, codes, classes, strips)[2]
         if strip == 0:
             break
+        if not outer and strip == 4 and buf[U(b - 4)] == 46 and digits_end(buf, b - 3, b) == b:
+            break
         b -= strip
+        outer = False
     return b
 
 
@@ -199,6 +207,7 @@ def _find_name(buf, s, e, codes, classes, strips):
     ne = -1
     rs = -1
     rend = -1
+    quoted = 0  # non-empty quoted texts
     for i in range(s, e):
         if buf[U(i)] == 34:
             if q_open < 0:
@@ -209,7 +218,24 @@ def _find_name(buf, s, e, codes, classes, strips):
                     ne = i
                     rs = q_open
                     rend = i + 1
+                    quoted += 1
                 q_open = -1
+    if quoted > 1 and _classify(buf, ns, ne, codes, classes, strips)[0] == OTHER:
+        # the last has no known extension: the last before it that has one, if any
+        # (the same pairs of quotes, up to the last one's opening quote)
+        q_open = -1
+        for i in range(s, rs):
+            if buf[U(i)] == 34:
+                if q_open < 0:
+                    q_open = i
+                else:
+                    a = q_open + 1
+                    if i > a and _classify(buf, a, i, codes, classes, strips)[0] != OTHER:
+                        ns = a
+                        ne = i
+                        rs = q_open
+                        rend = i + 1
+                    q_open = -1
     if ns >= 0:
         return ns, ne, rs, rend
     i = s
@@ -220,19 +246,135 @@ def _find_name(buf, s, e, codes, classes, strips):
         a = i
         while i < e and buf[U(i)] != 32 and buf[U(i)] != 34:
             i += 1
-        b = i
-        while a < b and (buf[U(a)] == 40 or buf[U(a)] == 91 or buf[U(a)] == 123 or buf[U(a)] == 60):
-            a += 1
-        while b > a:
-            c = buf[U(b - 1)]
-            if c == 41 or c == 93 or c == 125 or c == 62 or c == 58 or c == 44 or c == 59:
-                b -= 1
-            else:
-                break
+        a, b = _token_name(buf, a, i)
         if a < b and _classify(buf, a, b, codes, classes, strips)[0] != OTHER:
             ns = a
             ne = b
     return ns, ne, ns, ne
+
+
+@leaf_kernel
+def _token_name(buf, a, b):
+    """The token buf[a:b] with brackets and punctuation around it trimmed, as a file
+    name: (start, end)."""
+    while a < b and (buf[U(a)] == 40 or buf[U(a)] == 91 or buf[U(a)] == 123 or buf[U(a)] == 60):
+        a += 1
+    while b > a:
+        c = buf[U(b - 1)]
+        if c == 41 or c == 93 or c == 125 or c == 62 or c == 58 or c == 44 or c == 59:
+            b -= 1
+        else:
+            break
+    return a, b
+
+
+@leaf_kernel
+def _name_bound(buf, s, ns, ps, pe, cs, cend):
+    """How far back the unquoted name at ns may reach: (where, whether the file counter
+    and a space end there). Not past a quote, nor past the part counter [ps, pe) or the file counter
+    [cs, cend) when they end before the name's token."""
+    token = ns
+    while token > s and buf[U(token - 1)] != 32 and buf[U(token - 1)] != 34:
+        token -= 1
+    bound = s
+    for k in range(token - 1, s - 1, -1):
+        if buf[U(k)] == 34:
+            bound = k + 1
+            break
+    if ps >= 0 and bound <= pe <= token:
+        bound = pe
+    after_counter = False
+    if cs >= 0 and bound <= cend <= token:
+        bound = cend
+        after_counter = buf[U(cend)] == 32  # (cend <= token < e) not glued to a tag
+    return bound, after_counter
+
+
+@leaf_kernel
+def _token_start(buf, lo, q):
+    """Start of the space-separated token that ends at q (not below lo)."""
+    while q > lo and buf[U(q - 1)] != 32:
+        q -= 1
+    return q
+
+
+@leaf_kernel
+def _dashes(buf, a, b):
+    """Is buf[a:b] nothing but `-` (a separator token)?"""
+    for i in range(a, b):  # noqa: SIM110 - numba compiles no all() over a generator
+        if buf[U(i)] != 45:
+            return False
+    return True
+
+
+@leaf_kernel
+def _repeats(buf, s, a, st):
+    """Is buf[a:st] (a name's stem) the text before a, spaces and `-` between, starting
+    at a word boundary (ASCII case aside)?"""
+    n = st - a
+    j = a
+    while j > s and (buf[U(j - 1)] == 32 or buf[U(j - 1)] == 45):
+        j -= 1
+    i = j - n
+    if n <= 0 or i < s or (i > s and is_word(buf[U(i - 1)])):
+        return False
+    for m in range(n):  # noqa: SIM110 - numba compiles no all() over a generator
+        if lower(buf[U(i + m)]) != lower(buf[U(a + m)]):
+            return False
+    return True
+
+
+@leaf_kernel
+def _reach_back(buf, s, ns, ne, ps, pe, cs, cend, codes, classes, strips):
+    """Where the unquoted name buf[ns:ne] (its last token) starts, the part counter at
+    [ps, pe) and the file counter at [cs, cend) (-1 when none): the words before it,
+    down to _name_bound, that the subject shows are the name's
+    (pipelines.subjects.file_names.reach_back says when). The parser's loop makes this
+    one call (the bound found here, not there: more code in the loop slows every line)."""
+    bound, after_counter = _name_bound(buf, s, ns, ps, pe, cs, cend)
+    token = ns
+    while token > bound and buf[U(token - 1)] != 32 and buf[U(token - 1)] != 34:
+        token -= 1
+    # not past another file name: after the last token with a known extension
+    lo = bound
+    q = spaces_back(buf, bound, token)
+    while q > bound:
+        a = _token_start(buf, bound, q)
+        ta, tb = _token_name(buf, a, q)
+        if ta < tb and _classify(buf, ta, tb, codes, classes, strips)[0] != OTHER:
+            lo = q
+            after_counter = False
+            break
+        q = spaces_back(buf, bound, a)
+    # the words repeat the text before them: the nearest start where they do
+    q = spaces_back(buf, lo, token)
+    while q > lo:
+        a = _token_start(buf, lo, q)
+        if not _dashes(buf, a, q):
+            st = _stem_end(buf, a, ne, True, codes, classes, strips)
+            if _repeats(buf, s, a, st):
+                return a
+        q = spaces_back(buf, lo, a)
+    # a track number of 1-3 digits after a `-` token (or first after lo): the nearest
+    q = spaces_back(buf, lo, token)
+    while q > lo:
+        a = _token_start(buf, lo, q)
+        p = spaces_back(buf, lo, a)
+        number = q - a <= 3 and digits_end(buf, a, q) == q
+        if number and (p <= lo or _dashes(buf, _token_start(buf, lo, p), p)):
+            return a
+        q = p
+    # right after the file counter: all the words after it
+    if after_counter:
+        i = lo
+        while i < token:
+            i = spaces_end(buf, i, token)
+            a = i
+            while i < token and buf[U(i)] != 32:
+                i += 1
+            if a < i and not _dashes(buf, a, i):
+                return a
+    return ns
 
 
 # --- random names -----------------------------------------------------------------

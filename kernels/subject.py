@@ -5,8 +5,13 @@ letters), no Python per line: the part counter from the end, the quotes, one sca
 counters, sizes and yEnc, then the identity. The rules, in the order they run:
 
 - part counter: the LAST `(k/K)` in the subject (the yEnc segment counter);
-- file name: the last non-empty `"quoted"` text, else the last space-separated token
-  that ends in a known extension (brackets around it trimmed);
+- file name: the last non-empty `"quoted"` text that ends in a known extension, else the
+  last non-empty quoted text (`"0865779767.epub" - 88,93 MB - "Title - epub"`: the
+  file's, not the title's), else the last space-separated token that ends in a known
+  extension (brackets around it trimmed), which may take in the words before it once
+  the file counter is known (kernels.names._reach_back: words that repeat the text
+  before them, a track number after a `-`, or all the words after the file counter:
+  `Album (1993) - 01 - Track Words.mp3`, `[2/4] Author - Title.mobi`);
 - file counter, by kind: `File i of N`, `[i/N]` (or `[i of N]`, or with mismatched brackets
   `[i/N)` and `(i/N]`), `(i/N)` other than the part counter, `{i/N}` (spaces may stand
   around the `/` of these three: `[02/ 50]`), a bare `i/N` with i <= N (`- 01/20 -`); of
@@ -75,6 +80,7 @@ from kernels.names import (  # noqa: F401 - the ext classes are part of this mod
     _find_name,
     _random_subject,
     _random_token,
+    _reach_back,
     _stem_end,
 )
 
@@ -381,7 +387,13 @@ def _key(arr, a, b, seed):
 
 
 @leaf_kernel
-def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text):
+def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text, unquoted):
+    """The parse of each line into `out`. `unquoted` an array: the lines whose file name
+    has no quotes are flagged there, their names taken as their last token; None: such a
+    name takes in the words before it (_reach_back). parse_subjects runs the first, then
+    the second over the flagged lines: numba compiles each without the other's branch
+    (`is None` of an argument), and the reach back's call alone in this loop slows every
+    line by ~10 %."""
     (
         part,
         part_total,
@@ -514,6 +526,12 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
                 cs, cend, fi, ft = c_first_s, c_first_e, c_first_1, c_first_2
             file_index[li] = fi
             file_total[li] = ft
+        if ns >= 0 and rs == ns:  # not quoted: its words before its last token, maybe
+            if unquoted is not None:
+                unquoted[U(li)] = True
+            else:
+                ns = _reach_back(buf, s, ns, ne, ps, pe, cs, cend, codes, classes, strips)
+                rs = ns
         # file key: the subject without its part counter
         if ps >= 0:
             file_key[li] = _key(buf, pe, e, _hash_span(buf, s, ps, np.uint64(0)))
@@ -526,7 +544,7 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
             cls, vol, strip = _classify(buf, ns, ne, codes, classes, strips)
             ext_class[li] = cls
             volume[li] = vol
-            st_end = _stem_end(buf, ns, ne - strip, codes, classes, strips) if strip else ne
+            st_end = _stem_end(buf, ns, ne - strip, False, codes, classes, strips) if strip else ne
             if st_end > ns:
                 for k in range(ns, st_end):
                     scratch[U(k - ns)] = lower(buf[U(k)])
@@ -587,8 +605,26 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text)
 def parse_subjects(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) -> SubjectFields:
     """Parse the subject span buf[start[i]:end[i]] of every line."""
     arr, start, end = checked_spans(buf, start, end)
-    n = len(start)
-    out = SubjectFields(
+    out = _fields(len(start))
+    longest = int((end - start).max()) if len(start) else 0
+    removed = np.zeros(longest + 1, np.bool_)
+    scratch = np.empty(longest + 8, np.uint8)
+    text = np.empty(longest + 8, np.uint8)
+    unquoted = np.zeros(len(start), np.bool_)
+    tables = (_EXT_CODES, _EXT_CLASSES, _EXT_STRIP)
+    _parse(arr, start, end, *tables, _arrays(out), removed, scratch, text, unquoted)
+    again = np.flatnonzero(unquoted)
+    if len(again):  # the file names without quotes, parsed again reaching back
+        names = _fields(len(again))
+        _parse(arr, start[again], end[again], *tables, _arrays(names), removed, scratch, text, None)
+        for f in fields(SubjectFields):
+            getattr(out, f.name)[again] = getattr(names, f.name)
+    return out
+
+
+def _fields(n: int) -> SubjectFields:
+    """The fields of n lines, each as it is when the line holds none of it."""
+    return SubjectFields(
         part=np.full(n, -1, np.int32),
         part_total=np.full(n, -1, np.int32),
         file_index=np.full(n, -1, np.int32),
@@ -604,13 +640,10 @@ def parse_subjects(buf: np.ndarray | bytes, start: np.ndarray, end: np.ndarray) 
         random_subject=np.zeros(n, np.bool_),
         has_yenc=np.zeros(n, np.bool_),
     )
-    longest = int((end - start).max()) if n else 0
-    removed = np.zeros(longest + 1, np.bool_)
-    scratch = np.empty(longest + 8, np.uint8)
-    text = np.empty(longest + 8, np.uint8)
-    arrays = tuple(getattr(out, f.name) for f in fields(SubjectFields))
-    _parse(arr, start, end, _EXT_CODES, _EXT_CLASSES, _EXT_STRIP, arrays, removed, scratch, text)
-    return out
+
+
+def _arrays(f: SubjectFields) -> tuple[np.ndarray, ...]:
+    return tuple(getattr(f, x.name) for x in fields(SubjectFields))
 
 
 def parse_subject_list(subjects: list[bytes]) -> SubjectFields:

@@ -215,7 +215,9 @@ shape_counters = st.sampled_from(
         b"{2/3}",
     ]
 )
-shape_between = st.sampled_from([b"", b" ", b" - ", b"-", b" -- ", b":", b"\t", b" x "])
+shape_between = st.sampled_from(
+    [b"", b" ", b" - ", b"-", b" -- ", b":", b"\t", b" x ", b" 01 - ", b" Artist - Album (2013) "]
+)
 shape_names = st.sampled_from(
     [
         b'"a.rar"',
@@ -310,6 +312,13 @@ def test_common_subjects_take_the_short_way(subject):
         b"Show file 1 of 2.rar yEnc (1/2)",
         b'Show [01/02] "a.rar" - 2 MB (1/2)',
         b'"a.rar" yEnc (1/2) yEnc (3/4)',
+        # a name without quotes that takes in the words before it
+        b"Album (1993) - 01 - Track Words.mp3 yEnc (1/2)",
+        b"Album - Album.par2 yEnc (1/2)",
+        b"[1/2] Author - Title.mobi yEnc (1/2)",
+        b"Show - [1/2] - Show Name.par2 yEnc (1/2)",
+        b"Show - [1/2] -Name.par2 yEnc (1/2)",
+        b"File 1 of 2: 01 Band - Title.flac yEnc (1/2)",
     ],
 )
 def test_display_text_at_the_edges_of_the_shape(subject):

@@ -181,6 +181,20 @@ piece = st.one_of(
         st.sampled_from(EXTS),
     ),
     st.builds(lambda stem, ext: f"{stem}.{ext}", token, st.sampled_from(EXTS)),
+    # unquoted names of several words: a track number before them, the words repeated
+    st.builds(
+        lambda n, words, ext, dash: f"{dash}{n} - {' '.join(words)}.{ext}",
+        st.sampled_from(["1", "01", "007", "1234", "0"]),
+        st.lists(token, min_size=1, max_size=3),
+        st.sampled_from(EXTS),
+        st.sampled_from(["", "- ", "-- ", "-", " - "]),
+    ),
+    st.builds(
+        lambda words, ext, sep: f"{' '.join(words)}{sep}{' '.join(words).upper()}.{ext}",
+        st.lists(token, min_size=1, max_size=3),
+        st.sampled_from(EXTS),
+        st.sampled_from([" ", " - ", "-", "  --  ", ' "']),
+    ),
     st.builds(
         _size,
         st.floats(0, 99999, allow_nan=False),
@@ -282,6 +296,49 @@ ADVERSARIAL = [
     b'Name-GROUP(51/65]"rld-name.r48" yEnc',
     b"x(1 of 2]y [3 of 4)z",
     b"[02/ 50] ( 1 / 2 ) {3 /4} [1  /  2) (5 /6] [7/ ] [/8] [9 /of 9]",
+    # several quoted texts: the last one with a known extension is the file's
+    b'"a.epub" "b" "c"',
+    b'"a" "b.epub" "c.rar" "d"',
+    b'"a.264" "b" ""',
+    b'"" "a b.mp3"  "',
+    # a name without quotes reaching back over its words
+    b"01.mp3",
+    b"1 - .mp3",
+    b"- 01 - .mp3 yEnc (1/2)",
+    b"- 01 -.mp3",
+    b"a - a.mp3",
+    b"A A.mp3",
+    b"ab - AB.mp3",
+    b"xab - ab.mp3",
+    b"a_b - b.mp3",
+    b"a b - a b - a b.mp3",
+    b'"" 01 - x y.mp3',
+    b'x"01 - a b.mp3',
+    b"[1/2]x y.mp3",
+    b"[1/2]-x y.mp3",
+    b"[1/2] - - x y.mp3 (1/2)",
+    b"[1/3]  x.mp3",
+    b"[1/3] -",
+    b"(1/2) 01 - x.mp3 (1/2)",
+    b"01 - x (1/2) y.mp3 (3/4)",
+    b"a - 01 (1/2) - b.mp3",
+    b"x.rar 01 - y z.mp3",
+    b"[1/5] a.rar b c.mp3",
+    b"[1/5] (a.rar) b c.mp3",
+    b"File 1 of 2: 01 - a.flac",
+    b"File 1 of 2:a b.flac",
+    b"a - 1234 - b.mp3",
+    b"a  -  01  -  b.mp3",
+    b"\xff\xfe - \xff\xfe.mp3",
+    b"\xc3\xa9 x - \xc3\x89 X.mp3",
+    b"a.par2 a.par2",
+    b"a b.vol00+01.par2 - a b.vol00+01.par2",
+    b"a.b - a.b.rar.par2",
+    # the stem: a bare `.001` goes only last in the name
+    b'"Name.H.264.mkv" "Name.H.264.par2" "Name.H.264.vol0+1.PAR2" (1/2)',
+    b'"x.264.001" yEnc (1/2)',
+    b'"x.7z.264" yEnc (1/2)',
+    b'"x.264.7z.001" "x.001.002" "x.r00.001" (1/2)',
 ]
 
 
@@ -368,13 +425,13 @@ NAMED = [
         k.PAR2_INDEX,
         -1,
     ),
-    (
+    (  # the name without quotes repeats the words before it: they are the name's
         b"[n/60] Shogun I (1980) Shogun I (1980).avi.012 (3/40)",
         3,
         40,
         -1,
         -1,
-        b"1980).avi.012",
+        b"Shogun I (1980).avi.012",
         k.ARCHIVE_VOL,
         12,
     ),
@@ -668,6 +725,83 @@ def test_files_of_one_real_upload_share_the_identity():
             b"86u1Qr8mm5.par2",
             b'[01/10) - "file.xyz"',
         ),
+        # several quoted texts: the last with a known extension is the file's
+        (
+            b'(01/05) "8791296743.epub" - 1.23 MB - "Title Words - epub" yEnc (1/3)',
+            (1, 3),
+            (1, 5),
+            b"8791296743.epub",
+            b'"title words - epub"',
+        ),
+        (
+            b'"Release.Name.DTS"(15/56) "Release.Name.part22.rar" - 2.40 GB yEnc (1/9)',
+            (1, 9),
+            (15, 56),
+            b"Release.Name.part22.rar",
+            b'"release.name.dts"',
+        ),
+        (
+            b'REQ: "Title" by Author "Title - Author.epub" yEnc (1/2)',
+            (1, 2),
+            (-1, -1),
+            b"Title - Author.epub",
+            b'req: "title" by author',
+        ),
+        (b'"Name" - "Other" yEnc (1/2)', (1, 2), (-1, -1), b"Other", b'"name"'),
+        # a name without quotes takes in its track number and words
+        (
+            b"Attn: user - Artist - Album (1993) - 01 - Track Words.mp3 yEnc (1/4)",
+            (1, 4),
+            (-1, -1),
+            b"01 - Track Words.mp3",
+            b"attn: user - artist - album (1993)",
+        ),
+        (
+            b"Artist - Album (2013) MP3 [1/19] - 01 - Star Empire Black.mp3 (1/59)",
+            (1, 59),
+            (1, 19),
+            b"01 - Star Empire Black.mp3",
+            b"artist - album (2013) mp3",
+        ),
+        (
+            b"Album - 13 The Band - Oh Gin.flac (1/2)",
+            (1, 2),
+            (-1, -1),
+            b"13 The Band - Oh Gin.flac",
+            b"album",
+        ),
+        (b"Album - Volume 2 - Song.mp3 (1/2)", (1, 2), (-1, -1), b"Song.mp3", None),
+        (b"Album - 1999 - Song Words.mp3 (1/2)", (1, 2), (-1, -1), b"Words.mp3", None),
+        # ... or the words that repeat the text before them
+        (
+            b"Attn: user - Artist - Album (1993) - Artist - Album (1993).vol00+01.par2 yEnc (1/4)",
+            (1, 4),
+            (-1, -1),
+            b"Artist - Album (1993).vol00+01.par2",
+            b"attn: user - artist - album (1993)",
+        ),
+        (b"Big Band - Band Words.par2 (1/2)", (1, 2), (-1, -1), b"Words.par2", None),
+        # ... or all the words after the file counter and a space
+        (
+            b"[2/4] Graham Masterton - Descendant.mobi (1/2)",
+            (1, 2),
+            (2, 4),
+            b"Graham Masterton - Descendant.mobi",
+            b"",
+        ),
+        (
+            b"Show - [1/4] - Show Name (2021).par2 (1/2)",
+            (1, 2),
+            (1, 4),
+            b"Show Name (2021).par2",
+            b"show",
+        ),
+        (b"[1/4]-[Album]--x 001.sfv (1/2)", (1, 2), (1, 4), b"001.sfv", None),
+        # never past another file name, a quote or the part counter
+        (b"[1/5] a.rar b c.mp3 (1/2)", (1, 2), (1, 5), b"c.mp3", b"a.rar b"),
+        (b'"" - 01 Words.mp3 (1/2)', (1, 2), (-1, -1), b"01 Words.mp3", b'""'),
+        (b"a (3/4) - 01 - b.mp3", (3, 4), (-1, -1), b"01 - b.mp3", b"a"),
+        (b"a - 01 - b (3/4) c.mp3", (3, 4), (-1, -1), b"c.mp3", None),
     ],
 )
 def test_adversarial_expectations(subject, part, file_counter, name, identity):
@@ -692,3 +826,153 @@ def test_posting_tags_alone_are_no_identity():
     )
     assert [r["identity_key"] == 0 for r in rows] == [True, True, True, False]
     assert rows[0]["stem_key"] == rows[1]["stem_key"] == rows[2]["stem_key"] != 0
+
+
+# --- which name, when a subject has several -----------------------------------------
+
+# real subjects (../shared/data/subjects: collection_examples.tsv), the part counter added:
+# (subject, the file name, the release identity)
+REAL_NAMES = [
+    # an ISBN as the file name, the title quoted after it
+    (
+        b'(1/7) "0865779767.epub" - 88,93 MB - "Anatomic Basis of Neurologic Diagnosis - epub" '
+        b"yEnc (1/7)",
+        b"0865779767.epub",
+        b'"anatomic basis of neurologic diagnosis - epub"',
+    ),
+    (
+        b'"The.Draughtsmans.Contract.1982.576p.BluRay.DD2.0.x264-EA"(15/56) '
+        b'"The.Draughtsmans.Contract.1982.576p.BluRay.DD2.0.x264-EA.part13.rar" - 2.37 GB yEnc '
+        b"(1/7)",
+        b"The.Draughtsmans.Contract.1982.576p.BluRay.DD2.0.x264-EA.part13.rar",
+        b'"the.draughtsmans.contract.1982.576p.bluray.dd2.0.x264-ea"',
+    ),
+    (
+        b'"The Absence - Riders Of The Plague" [00/14] - "the_absence-riders_of_the_plague.nzb" '
+        b"yEnc (1/7)",
+        b"the_absence-riders_of_the_plague.nzb",
+        b'"the absence - riders of the plague"',
+    ),
+    (
+        b'- [01/10] - "file.xyz" yEnc - [001/107] - "86u1Qr8mm56jGiW7nUPTM.par2" yEnc (1/7)',
+        b"86u1Qr8mm56jGiW7nUPTM.par2",
+        b'[01/10] - "file.xyz"',
+    ),
+    # a file name without quotes: its track number and words
+    (
+        b"Attn: wulf109 - Jim Reeves - There's Someone Who Loves You - 01 - Anna Marie.mp3 yEnc "
+        b"(1/7)",
+        b"01 - Anna Marie.mp3",
+        b"attn: wulf109 - jim reeves - there's someone who loves you",
+    ),
+    (
+        b"Attn: wulf109 - Jim Reeves - There's Someone Who Loves You - Front.jpg yEnc (1/7)",
+        b"Front.jpg",
+        b"attn: wulf109 - jim reeves - there's someone who loves you",
+    ),
+    (
+        b"The Velvet Underground - Peel Slow And See (Box Set) Disc 5 of 5 - 13 The Velvet "
+        b"Underground - Oh Gin.flac yEnc (1/7)",
+        b"13 The Velvet Underground - Oh Gin.flac",
+        b"the velvet underground - peel slow and see (box set) disc 5 of 5",
+    ),
+    (
+        b"[1977] Joan Armatrading - Show Some Emotion - File 15 of 20: 06 Joan Armatrading - "
+        b"Opportunity.flac yEnc (1/7)",
+        b"06 Joan Armatrading - Opportunity.flac",
+        b"[1977] joan armatrading - show some emotion",
+    ),
+    (
+        b"Doc Watson - 1973 - The Essential Doc Watson - 01 - Tom Dooley.flac - 406.64 MB - yEnc "
+        b"(1/7)",
+        b"01 - Tom Dooley.flac",
+        b"doc watson - 1973 - the essential doc watson",
+    ),
+    # ... the words that repeat the release name before them
+    (
+        b"(D The Best Of Leon Russell [23/28] - The Best Of Leon Russell.vol00+01.PAR2  yEnc (1/7)",
+        b"The Best Of Leon Russell.vol00+01.PAR2",
+        b"(d the best of leon russell",
+    ),
+    (
+        b"[3/3 Karel Gott - Die Biene Maja Original MP3 Karel Gott - Die Biene Maja Original "
+        b'MP3.mp3.vol0+1.PAR2" yEnc (1/7)',
+        b"Karel Gott - Die Biene Maja Original MP3.mp3.vol0+1.PAR2",
+        b'[3/3 karel gott - die biene maja original mp3 "',
+    ),
+    # ... every word after the file counter
+    (
+        b"[2/4] Graham Masterton - Descendant.mobi (1/7)",
+        b"Graham Masterton - Descendant.mobi",
+        b"",
+    ),
+    (
+        b"04/63  Brave New World Revisited - Aldous Huxley.mobi  yEnc (1/7)",
+        b"Brave New World Revisited - Aldous Huxley.mobi",
+        b"",
+    ),
+    (
+        b"[014/144] - The Bible (2013) - S1E01 - In the Beginning AVC 480p.vol31+27.PAR2  yEnc "
+        b"(1/7)",
+        b"The Bible (2013) - S1E01 - In the Beginning AVC 480p.vol31+27.PAR2",
+        b"",
+    ),
+    # ... but not after a counter glued into a row of tags, nor past another file name
+    (
+        b"[0sk]-[2002-12-06]-[idm]-[vinyl]-[4/5]-[Maps_And_Diagrams_-_Ti_Sta_Bene_Marone-"
+        b"(cact_001)-Vinyl-2002]--cact 001.sfv  yEnc (1/7)",
+        b"001.sfv",
+        b"[0sk]-[2002-12-06]-[idm]-[vinyl]- -[maps_and_diagrams_-_ti_sta_bene_marone-(cact_001)"
+        b"-vinyl-2002]--cact",
+    ),
+    (
+        b"1 - 5 July 2013 - Search for number at end of title - Bevin Alexander - How Hitler "
+        b"Could Have Won World War II- The Fatal Errors That Lead to Nazi Defeat (epub).rar - "
+        b"14418-25255-6053.rar.txt yEnc (1/7)",
+        b"14418-25255-6053.rar.txt",
+        None,
+    ),
+    # nothing says the words are the file's (the counter after the name): the token alone
+    (
+        b"Silent Witness S15E02 Death has no dominion.par2 [01/44] - yEnc (1/7)",
+        b"dominion.par2",
+        b"silent witness s15e02 death has no",
+    ),
+]
+
+
+@pytest.mark.parametrize("subject, name, identity", REAL_NAMES, ids=range(len(REAL_NAMES)))
+def test_the_file_name_of_real_subjects_with_several(subject, name, identity):
+    row = _check_against_reference([subject])[0]
+    assert subject[row["name_start"] : row["name_end"]] == name
+    if identity is not None:
+        assert ref.identity_text(subject) == identity
+
+
+@needs_data
+def test_real_files_of_one_upload_without_quotes_share_the_identity():
+    # two files of one real upload, the track's name unquoted with its number and words
+    subjects = [s + b" (1/7)" for s in _collection_subjects() if b"Attn: wulf109" in s]
+    assert len(subjects) == 2
+    rows = _check_against_reference(subjects)
+    assert rows[0]["identity_key"] == rows[1]["identity_key"] != 0
+    names = {s[r["name_start"] : r["name_end"]] for s, r in zip(subjects, rows, strict=True)}
+    assert names == {b"01 - Anna Marie.mp3", b"Front.jpg"}
+
+
+def test_a_bare_volume_number_leaves_the_stem_only_last_in_the_name():
+    # `H.264` is the name's (a real title: ../shared/data/names), `.001` a split file's
+    subjects = [
+        b'"Series.S02E01.720p.WEB-DL.DD5.1.H.264.mkv" yEnc (1/2)',
+        b'"Series.S02E01.720p.WEB-DL.DD5.1.H.264.par2" yEnc (1/2)',
+        b'"Series.S02E01.720p.WEB-DL.DD5.1.H.264.vol00+01.par2" yEnc (1/2)',
+        b'"Series.S02E01.720p.WEB-DL.DD5.1.H.264.mkv.001" yEnc (1/2)',
+        b'"Series.S02E01.720p.WEB-DL.DD5.1.H.264.part01.rar" yEnc (1/2)',
+        b'"Series.S02E01.720p.WEB-DL.DD5.1.H.264.r00" yEnc (1/2)',
+    ]
+    rows = _check_against_reference(subjects)
+    assert len({r["stem_key"] for r in rows}) == 1
+    assert ref.stem(b"Series.S02E01.720p.WEB-DL.DD5.1.H.264.par2") == (
+        b"Series.S02E01.720p.WEB-DL.DD5.1.H.264"
+    )
+    assert ref.stem(b"Name.avi.012") == b"Name" and ref.stem(b"Name.7z.001") == b"Name"

@@ -53,9 +53,11 @@ def _common_shape(s: bytes) -> tuple[bytes, bytes] | None:
     then maybe the word yEnc, the part counter `(k/K)` last (the parser's: the last one)
     and maybe bare numbers (Nyuu's file size); before it maybe a file counter, with only
     spaces and `-` to the name (then the last of its kind before the name: the parser's
-    counter). Of what is kept, nothing the parser blanks may be left but sizes: no other
-    yEnc, and without a file counter nothing a counter needs (`/`, ` of `)."""
-    start = s.find(b'"')
+    counter); a name without quotes has such a counter before it or nothing (else it may
+    take in the words before it: `pipelines.subjects.file_names.reach_back`). Of what is
+    kept, nothing the parser blanks may be left but sizes: no other yEnc, and without a
+    file counter nothing a counter needs (`/`, ` of `)."""
+    start = quoted = s.find(b'"')
     if start >= 0:
         closing = s.find(b'"', start + 1)
         if closing - start < 2:
@@ -87,6 +89,8 @@ def _common_shape(s: bytes) -> tuple[bytes, bytes] | None:
     if counter is None:
         counter = _counter_before(_BRACKET_THEN, s, s.rfind(b"[", 0, start), start)
     if counter is None:
+        if quoted < 0 and s[:start].strip(b" "):
+            return None  # words before a name without quotes: it may take them in
         head, between = s[:start], b""
     else:
         head, between = s[: counter.start()], counter.group(1)

@@ -17,8 +17,10 @@ from pipelines.subjects.file_names import (
     TOKEN_TRAIL,
     _name,
     classify,
+    name_bound,
     random_subject,
     random_token,
+    reach_back,
     stem,
 )
 from pipelines.subjects.hashing import hash_bytes
@@ -162,6 +164,8 @@ def parse_kept(s: bytes, keys: bool = True) -> tuple[Parsed, bytes]:
     if counter:
         p.file_index, p.file_total, c0, c1 = counter
         counter_span = (c0, c1)
+    if ns >= 0 and rs == ns:  # not quoted: its words before its last token, maybe
+        ns = rs = reach_back(s, ns, ne, *name_bound(s, ns, part_span, counter_span))
     # the text before the part counter seeds the hash of the text after it
     if not keys:
         pass
@@ -222,6 +226,8 @@ def _display_removals(s: bytes) -> list[tuple[int, int]]:
         part = m.span()  # the last one is the segment counter
     name = _name_removal(s)
     counter = _counter_span(s, lowered, part[0], name[0])
+    if name[0] >= 0 and s[name[0]] != 0x22:  # not quoted: as parse_kept reaches back
+        name = (reach_back(s, name[0], name[1], *name_bound(s, name[0], part, counter)), name[1])
     for span in (part, counter, name):
         if span[0] >= 0:
             spans.append(span)
@@ -259,16 +265,23 @@ _NAME_TOKEN = re.compile(rb'[^ "]+')
 
 def _name_removal(s: bytes) -> tuple[int, int]:
     """The span of the file name with its quotes (pipelines.subjects.file_names._name's
-    removal span): the last non-empty quoted text, else the last token with a known
-    extension, brackets around it trimmed; (-1, -1) if none."""
+    removal span): the last non-empty quoted text with a known extension, else the last
+    non-empty quoted text, else the last token with a known extension, brackets around
+    it trimmed (without reaching back); (-1, -1) if none."""
     quotes = []
     at = s.find(b'"')
     while at >= 0:
         quotes.append(at)
         at = s.find(b'"', at + 1)
+    last = None
     for j in range(len(quotes) // 2 * 2 - 2, -1, -2):
         if quotes[j + 1] - quotes[j] > 1:
-            return quotes[j], quotes[j + 1] + 1
+            span = quotes[j], quotes[j + 1] + 1
+            if classify(s[span[0] + 1 : span[1] - 1])[0] != k.OTHER:
+                return span
+            last = last or span
+    if last:
+        return last
     for m in reversed(list(_NAME_TOKEN.finditer(s))):
         token = m.group()
         if b"." not in token:  # every known extension starts with a dot
