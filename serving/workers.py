@@ -101,6 +101,7 @@ def run_workers(settings: Settings, workers: int, listen: Listen) -> int:
 
 def _supervisor_class() -> type:
     import signal
+    from multiprocessing import resource_tracker
 
     from uvicorn.supervisors import Multiprocess
 
@@ -111,6 +112,12 @@ def _supervisor_class() -> type:
         and stops them with SIGTERM, as it does once they serve."""
 
         def init_processes(self) -> None:
+            # multiprocessing's resource tracker, started by the first spawn when not yet
+            # running, unblocks SIGINT once it is started: in the middle of the loop, the
+            # later workers then took the Ctrl-C. Started first, it is left alone. (The
+            # index build at start-up used to start it, in its worker process; a small
+            # build runs in this process now, and a reused index folder builds nothing.)
+            resource_tracker.ensure_running()
             held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             try:
                 super().init_processes()

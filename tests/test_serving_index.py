@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from bench.synthetic_catalog import GROUPS
 from pipelines.catalog.layout import table_glob
+from pipelines.catalog.schema import RELEASE_FILES
 from pipelines.catalog.versions import newest_sql
 from serving import text
 from serving.index.manager import IndexManager
@@ -167,18 +168,24 @@ def test_a_landed_range_becomes_a_delta_segment(tmp_path):
         finished = {r["release_key"] for r in rows if r["finished"]}
         assert open_keys & finished, "the new range's finished versions replace the provisional"
         assert m.refresh().kind == "none"
-        # A redone range replaces a file: the index rebuilds whole.
+        # A redone range replaces a file: only the segment that read it is built again.
         victim = sorted(Path(root, "releases").rglob("*.parquet"))[0]
         os.utime(victim, (1, 1))
-        assert m.refresh().kind == "full"
+        report = m.refresh()
+        assert report.kind == "rebuild" and report.partitions == 2  # the first segment's
         assert m.snapshot.stats()["releases"] == len(keys)
+        with refreshed_index(root) as fresh:
+            q = SearchQuery(limit=10_000)
+            assert [r["release_key"] for r in m.snapshot.search(q).rows] == [
+                r["release_key"] for r in fresh.snapshot.search(q).rows
+            ]
     finally:
         m.close()
 
 
 @pytest.mark.slow
 def test_worker_process_build_matches_in_process(catalog, manager):
-    m = IndexManager(catalog, in_process=False)
+    m = IndexManager(catalog, in_process=False, spawn_rows=0)  # every build in a worker
     try:
         m.refresh()
         q = SearchQuery(words=("love",), limit=100)
@@ -224,6 +231,9 @@ def test_a_tombstone_hides_its_release_everywhere(tmp_path):
             row = row.drop_columns(["merged_into"])
         row = row.append_column("merged_into", pa.array([b"\x01" * 20], pa.binary(20)))
         pq.write_table(row, Path(root, "releases", group, f"{10**9}-{10**9 + 9}.parquet"))
+        assert m.refresh().kind == "none"  # its range's file rows are not written yet
+        files_path = Path(root, "release_files", group, f"{10**9}-{10**9 + 9}.parquet")
+        pq.write_table(RELEASE_FILES.empty_table(), files_path)
         assert m.refresh().kind == "delta"
         assert m.snapshot.find(victim["release_key"]) is None
         keys = {r["release_key"] for r in m.snapshot.search(SearchQuery(limit=5_000)).rows}
@@ -233,9 +243,10 @@ def test_a_tombstone_hides_its_release_everywhere(tmp_path):
         assert views.query("SELECT count(*) AS n FROM releases").to_pylist()[0]["n"] == 999
         views.close()
         assert m.refresh().kind == "none"
-        os.utime(files[0], (1, 1))  # a full rebuild must hide it too
-        assert m.refresh().kind == "full"
+        os.utime(files[0], (1, 1))  # a rebuild of the older segment must hide it too
+        assert m.refresh().kind == "rebuild"
         assert m.snapshot.find(victim["release_key"]) is None
+        assert len(m.snapshot.search(SearchQuery(limit=5_000)).rows) == 999
 
 
 def test_a_restart_reuses_segments_and_small_deltas_merge(tmp_path):
@@ -261,10 +272,11 @@ def test_a_restart_reuses_segments_and_small_deltas_merge(tmp_path):
                      if not (Path(root) / p.relative_to(extra)).exists())  # fmt: skip
         kinds = []
         for path in new:
-            target = Path(root) / path.relative_to(extra)
-            shutil.copy(path, target)
+            for table in ("releases", "release_files"):  # in the header pass's order
+                source = extra / table / path.relative_to(extra / "releases")
+                shutil.copy(source, Path(root) / source.relative_to(extra))
             kinds.append(again.refresh().kind)
-        assert kinds == ["delta", "delta", "full"]
+        assert kinds == ["delta", "delta", "merge"]
         assert sum(s.segment.n < 1_000 for s in again.snapshot.segments) == 0  # merged
         with refreshed_index(root) as reference:
             want = [
@@ -288,7 +300,7 @@ def test_a_follower_serves_what_the_builder_writes(tmp_path):
         assert follower.refresh().kind == "follow"
         assert follower.snapshot.stats() == builder.snapshot.stats()
         extra = synthetic_catalog(tmp_path / "extra", 1_500, groups=1, per_range=500, seed=17)
-        land_new_partitions(root, extra, ("releases",))
+        land_new_partitions(root, extra)
         assert follower.refresh().kind == "none"  # the new partition has no segment yet
         assert builder.refresh().kind == "delta"
         assert follower.refresh().kind == "follow"

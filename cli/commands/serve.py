@@ -31,7 +31,9 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--config", help="TOML file with Settings fields")
     p.add_argument("--title", help="site title")
-    p.add_argument("--refresh", type=float, help="seconds between looks for new partitions")
+    p.add_argument(
+        "--refresh", type=float, help="seconds between looks for new partitions (default 2)"
+    )
     p.add_argument("--index-dir", help="where index segments are kept (default: a temp dir)")
     p.add_argument(
         "--search-cache", type=int, help="recent search results kept per index snapshot (0: none)"

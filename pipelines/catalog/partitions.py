@@ -145,3 +145,33 @@ def list_group(
     if stat:
         return sorted(_parse({str(i["name"]): i for i in listed}, stat))
     return sorted(_parse([str(p) for p in listed], stat))
+
+
+def files_written(releases: list[Partition], files: list[Partition]) -> list[Partition]:
+    """The `releases` partitions whose ranges' `release_files` partitions exist too.
+
+    The header pass writes a range's `releases` partition before its `release_files`
+    (`pipelines/index/range_indexer.py`), and writing the chunk store takes seconds: a
+    server that indexed the releases of a range landing would answer a download of one
+    of its new releases with none of its files. A per-range partition is taken once the
+    `release_files` partition of the same group and span is there, or a compact one
+    covers its span (its range was compacted); a compact `releases` file always. Not
+    modification times: a copied or restored catalog has any order of them. (A range
+    written again over its old files is taken at once, its old file rows still there.)
+    Partitions of both tables as `list_table` gives them.
+    """
+    same: set[tuple[str, int, int]] = set()
+    compact: dict[str, list[Partition]] = {}
+    for f in files:
+        group = f.path.rsplit("/", 2)[-2]
+        if f.compact:
+            compact.setdefault(group, []).append(f)
+        else:
+            same.add((group, f.first, f.last))
+    out = []
+    for r in releases:
+        group = r.path.rsplit("/", 2)[-2]
+        covered = any(c.first <= r.first and r.last <= c.last for c in compact.get(group, []))
+        if r.compact or covered or (group, r.first, r.last) in same:
+            out.append(r)
+    return out

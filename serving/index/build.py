@@ -45,6 +45,9 @@ ROW_COLUMNS = [
 # pass the 2 GB a 32-bit-offset string array holds.
 ITEM_CHUNK = 1 << 20
 BITSET_SHARE = 32  # a term in more than 1/32 of the rows also gets a bitset
+# What a segment's files hold; a folder of another format is rebuilt, not read (2: the
+# feed items carry `finished`).
+FORMAT = 2
 
 
 def _column(rows: pa.Table, name: str, fill: object) -> np.ndarray:
@@ -244,6 +247,7 @@ def write_segment(rows: pa.Table, sources: Sequence[dict], out: str | os.PathLik
     save("bitset_terms", frequent.astype(np.int64))
     save("bitsets", bitsets)
     summary = {
+        "format": FORMAT,
         "releases": n,
         "terms": len(terms),
         "postings": len(combined),

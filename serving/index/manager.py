@@ -1,16 +1,27 @@
 """Keeps the index in step with the catalog: new partitions become a new segment.
 
-A refresh lists `releases` partitions. Partitions that only appeared (a range landed)
-are built into one new segment, in a worker process, in seconds; its versions are
-resolved against the older segments and a new snapshot is swapped in. A partition
-that changed or vanished (a redone range, a compaction) rebuilds only the segments
-that read it; too many small delta segments are merged into one. The old snapshot
-keeps serving meanwhile.
+A refresh lists `releases` partitions (every `refresh_seconds`, 2 s by default: a
+`scandir` per group folder). Partitions that only appeared (a range landed) are built
+into one new segment; a partition that changed or vanished (a redone range, a growing
+tail range written again, a compaction) rebuilds only the segments that read it, and
+too many small delta segments are merged into one. Only the versions of the keys those
+segments hold are resolved again (`searcher.resolve_keys`), against the segments kept
+as they were, and a new snapshot is swapped in: the cost follows what changed, not the
+catalog. The old snapshot keeps serving meanwhile. A `releases` partition is taken
+only once its range's `release_files` are written too (`partitions.files_written`), so
+a release found is a release whose NZB can be made.
 
 Builds cut partitions into batches of about `batch_rows` release rows, one segment
-each, so a build's memory is bounded by a batch, not by the catalog. Segments record
-the partitions (path, size, mtime) they were built from: a server restarted on the
-same `index_dir` reuses every segment whose partitions are unchanged.
+each, so a build's memory is bounded by a batch, not by the catalog. A build of more
+than `spawn_rows` rows runs in a fresh worker process, whose memory goes back to the
+system when it ends; a smaller one (a tail range's few thousand releases: ~0.1 s, where
+starting the worker costs 1.5-3 s) runs in this process. Segments record the partitions
+(path, size, mtime) they were built from: a server restarted on the same `index_dir`
+reuses every segment whose partitions are unchanged.
+
+The builder writes the list of the snapshot's segments to `index.json` in `index_dir`
+after each change; the processes that follow it (`serve --workers`) look at that one
+file each refresh and map only the segments new to them.
 
 A damaged partition (`pipelines.catalog.health`) is left out: the quick check drops
 files cut short before a build reads them, and a build that fails on a partition anyway
@@ -32,32 +43,47 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
 
 from pipelines.catalog.health import DamagedPartition, PartitionHealth, reading
-from pipelines.catalog.partitions import list_table
+from pipelines.catalog.partitions import Partition, files_written, list_table
 from pipelines.corpus.fs import open_fs
 from serving.index.build import build_segment
-from serving.index.searcher import RESULT_CACHE, LiveSegment, Snapshot, resolve_versions
+from serving.index.searcher import (
+    RESULT_CACHE,
+    LiveSegment,
+    Snapshot,
+    resolve_keys,
+    resolve_versions,
+)
 from serving.index.segment import Segment
 
 log = logging.getLogger(__name__)
 DAMAGE_FILE = "damaged.json"  # in index_dir: the builder's findings, for its workers
+MANIFEST = "index.json"  # in index_dir: the builder's current segments, for its workers
+SPAWN_ROWS = 25_000  # builds of more rows run in a worker process of their own
+WAIT_WARNING = 60.0  # seconds a releases partition may wait for its files unremarked
 
 
 @dataclass(frozen=True)
 class RefreshReport:
-    kind: str  # none | delta | full
-    partitions: int
+    # none: nothing changed; delta: new segments only; merge: small deltas merged too;
+    # rebuild: segments of changed or vanished partitions built again; full: every
+    # segment resolved afresh (start-up); follow: a worker took the builder's segments
+    kind: str
+    partitions: int  # partitions read (follow: segments mapped)
     seconds: float
+
+
+def _stats(p: Partition) -> dict:
+    return {"path": p.path, "size": p.size, "mtime": p.mtime}
 
 
 def list_partitions(url: str) -> list[dict]:
     """Every whole `releases` partition (temp names skipped): path, size, mtime."""
     fs, root = open_fs(url)
-    return [
-        {"path": p.path, "size": p.size, "mtime": p.mtime} for p in list_table(fs, root, "releases")
-    ]
+    return [_stats(p) for p in list_table(fs, root, "releases")]
 
 
 class IndexManager:
@@ -68,6 +94,7 @@ class IndexManager:
         in_process: bool = False,
         max_deltas: int = 8,
         batch_rows: int = 2_000_000,
+        spawn_rows: int = SPAWN_ROWS,
         follow: bool = False,
         result_cache: int = RESULT_CACHE,
         health: PartitionHealth | None = None,
@@ -81,6 +108,7 @@ class IndexManager:
         self.in_process = in_process
         self.max_deltas = max_deltas
         self.batch_rows = batch_rows
+        self.spawn_rows = spawn_rows
         # follow: another process (the `serve --workers` parent) builds into index_dir;
         # this one only loads what it finds there.
         self.follow = follow
@@ -91,12 +119,16 @@ class IndexManager:
         self._pool: cf.ProcessPoolExecutor | None = None
         self._damage_written: list[dict] = []
         self._damage_read: int | None = None
+        self._manifest_read: tuple[int, int] | None = None
+        self._waiting: dict[str, float] = {}  # releases partitions waiting for their files
+        self._warned: set[str] = set()
         self.last_refresh: RefreshReport | None = None
 
-    def _build(self, paths: list[dict]) -> Segment:
+    def _build(self, paths: list[dict], rows: int | None = None) -> Segment:
+        """A segment of these partitions (`rows`: their release rows, if counted)."""
         # Names sort in build order, across restarts too.
         out = str(self.index_dir / f"seg-{time.time_ns()}")
-        if self.in_process:
+        if self.in_process or (rows is not None and rows <= self.spawn_rows):
             build_segment(self.catalog, paths, out)
         else:
             # A fresh worker per build: its memory (the whole partition set, tokenised) is
@@ -110,14 +142,32 @@ class IndexManager:
         return Segment(out)
 
     def _listed(self) -> dict[str, dict]:
-        """The readable `releases` partitions by path: damaged ones are left out."""
-        found = list_partitions(self.catalog)
-        self.health.forget_missing("releases", {p["path"] for p in found})
+        """The readable `releases` partitions by path whose ranges' files are written:
+        damaged ones are left out, and so are new ones whose `release_files` partition is
+        not there yet (`partitions.files_written`)."""
+        fs, root = open_fs(self.catalog)
+        found = list_table(fs, root, "releases")
+        self.health.forget_missing("releases", {p.path for p in found})
+        new = [p for p in found if p.path not in self._sources]
+        if new:  # listed only then: most refreshes find nothing new
+            ready = {p.path for p in files_written(new, list_table(fs, root, "release_files"))}
+            self._warn_waiting([p.path for p in new if p.path not in ready])
+            found = [p for p in found if p.path in self._sources or p.path in ready]
         return {
-            p["path"]: p
+            p.path: _stats(p)
             for p in found
-            if self.health.problem(self._fs, "releases", p["path"], p["size"], p["mtime"]) is None
+            if self.health.problem(self._fs, "releases", p.path, p.size, p.mtime) is None
         }
+
+    def _warn_waiting(self, waiting: list[str]) -> None:
+        """Say once in the log when a partition's files have not come in a minute (a
+        catalog copied in part, a range whose write stopped halfway): it is not served."""
+        now = time.monotonic()
+        self._waiting = {p: self._waiting.get(p, now) for p in waiting}
+        for path, since in self._waiting.items():
+            if now - since > WAIT_WARNING and path not in self._warned:
+                self._warned.add(path)
+                log.warning("%s: no release_files partition of its range; not served", path)
 
     def refresh(self) -> RefreshReport:
         """Bring the index up to date with the catalog; safe to call at any time."""
@@ -162,43 +212,64 @@ class IndexManager:
             if self._sources == listed:
                 return RefreshReport("none", 0, time.perf_counter() - start)
             old = self.snapshot
-            added = [p for path, p in listed.items() if path not in self._sources]
-            changed = any(listed.get(path) != p for path, p in self._sources.items())
-            small = [s for s in old.segments if s.segment.n < self.batch_rows // 4]
-            if old.segments and not changed and len(small) < self.max_deltas:
-                # The common case: a range landed. One new segment; old masks are copied so
-                # requests still reading the old snapshot see it unchanged.
-                segment = self._build(added)
-                older = [LiveSegment(s.segment, s.dead.copy(), s.dead_count) for s in old.segments]
-                live = LiveSegment.of(segment)
-                resolve_versions(older, live)
-                snapshot = Snapshot([*older, live], old.generation + 1, self.result_cache)
-                kind, count = "delta", len(added)
-            else:
-                snapshot, count = self._rebuild(listed, old, merge=len(small) >= self.max_deltas)
+            if old.segments:
+                snapshot, count, kind = self._update(listed, old)
+            else:  # start-up (or an empty index): reuse what index_dir holds
+                snapshot, count = self._start_up(listed, old)
                 kind = "full"
             self.snapshot = snapshot
             self._sources = listed
+            self._write_manifest(snapshot)
             self._drop_unused(snapshot)
             report = RefreshReport(kind, count, time.perf_counter() - start)
             self.last_refresh = report
             log.info("index refresh: %s, %d partitions, %.2f s", kind, count, report.seconds)
             return report
 
-    def _reusable(self, old: Snapshot) -> list[Segment]:
-        """Segments to keep: the live ones, or at start-up those left in `index_dir`."""
-        if old.segments:
-            return [s.segment for s in old.segments]
+    def _update(self, listed: dict[str, dict], old: Snapshot) -> tuple[Snapshot, int, str]:
+        """The next snapshot from the current one: segments that read a changed or
+        vanished partition are dropped (and, past `max_deltas` small ones, the small
+        ones too), what they read that is still listed is built again, and only the keys
+        of the dropped and built segments are resolved. The kept segments' masks are
+        copied: requests still reading the old snapshot see it unchanged.
+
+        A changed partition is built into a segment of its own, apart from the unchanged
+        partitions its old segment also read: a range written again and again (a growing
+        tail range) then rebuilds only itself the next time, not its neighbours."""
+        gone = {path for path, p in self._sources.items() if listed.get(path) != p}
+        stale = {id(s) for s in old.segments if any(p["path"] in gone for p in s.segment.sources)}
+        small = [s for s in old.segments
+                 if s.segment.n < self.batch_rows // 4 and id(s) not in stale]  # fmt: skip
+        merge = len(small) >= self.max_deltas
+        drop = stale | ({id(s) for s in small} if merge else set())
+        kept = [s for s in old.segments if id(s) not in drop]
+        covered = {p["path"] for s in kept for p in s.segment.sources}
+        missing = [p for path, p in listed.items() if path not in covered]
+        fresh = [p for p in missing if p["path"] not in self._sources or p["path"] in gone]
+        moved = [p for p in missing if not any(p is f for f in fresh)]
+        parts = [moved, fresh] if stale else [missing]
+        built = [self._build(b, rows) for part in parts for b, rows in self._batches(part)]
+        lives = [LiveSegment(s.segment, s.dead.copy(), s.dead_count) for s in kept]
+        lives += [LiveSegment.of(segment) for segment in built]
+        changed = [s.segment.keys for s in old.segments if id(s) in drop]
+        changed += [segment.keys for segment in built]
+        if changed:
+            resolve_keys(lives, np.unique(np.concatenate(changed)))
+        kind = "rebuild" if stale else "merge" if merge else "delta"
+        return Snapshot(lives, old.generation + 1, self.result_cache), len(missing), kind
+
+    def _left_in_index_dir(self) -> list[Segment]:
+        """The segments a server before this one left in `index_dir`, oldest first."""
         found = []
         for folder in sorted(self.index_dir.glob("seg-*")):
             try:
                 found.append(Segment(folder))
-            except (OSError, ValueError, KeyError):
-                shutil.rmtree(folder, ignore_errors=True)  # a build cut short
+            except (OSError, ValueError, KeyError):  # a build cut short, an older format
+                shutil.rmtree(folder, ignore_errors=True)
         return found
 
     def _select(
-        self, candidates: list[Segment], listed: dict[str, dict], merge: bool = False
+        self, candidates: list[Segment], listed: dict[str, dict]
     ) -> tuple[list[Segment], set[str]]:
         """The segments whose partitions are all listed unchanged, none covered twice."""
         kept: list[Segment] = []
@@ -206,13 +277,13 @@ class IndexManager:
         for segment in candidates:
             paths = {p["path"] for p in segment.sources}
             unchanged = all(listed.get(p["path"]) == p for p in segment.sources)
-            too_small = merge and segment.n < self.batch_rows // 4
-            if unchanged and not covered & paths and not too_small:
+            if unchanged and not covered & paths:
                 kept.append(segment)
                 covered |= paths
         return kept, covered
 
     def _resolve(self, segments: list[Segment], generation: int) -> Snapshot:
+        """The snapshot of these segments, every version resolved."""
         lives: list[LiveSegment] = []
         for segment in segments:
             live = LiveSegment.of(segment)
@@ -220,71 +291,88 @@ class IndexManager:
             lives.append(live)
         return Snapshot(lives, generation, self.result_cache)
 
-    def _rebuild(self, listed: dict[str, dict], old: Snapshot, merge: bool) -> tuple[Snapshot, int]:
-        """Keep every segment whose partitions are all unchanged; build the rest in batches.
-
-        A redone range or a compaction rebuilds only the segments that read its partitions;
-        at start-up a persistent `index_dir` is reused the same way. With `merge`, the
-        small delta segments are rebuilt as one. Dead masks are recomputed from scratch.
-        """
-        kept, covered = self._select(self._reusable(old), listed, merge)
+    def _start_up(self, listed: dict[str, dict], old: Snapshot) -> tuple[Snapshot, int]:
+        """The first snapshot: every segment left in `index_dir` whose partitions are all
+        unchanged is kept, the rest is built in batches, and every version resolved."""
+        kept, covered = self._select(self._left_in_index_dir(), listed)
         missing = [p for path, p in listed.items() if path not in covered]
-        built = [self._build(batch) for batch in self._batches(missing)] if missing else []
+        built = [self._build(batch, rows) for batch, rows in self._batches(missing)]
         return self._resolve([*kept, *built], old.generation + 1), len(missing)
 
+    def _write_manifest(self, snapshot: Snapshot) -> None:
+        """The snapshot's segments, in order, for the processes that follow this one."""
+        names = [live.segment.folder.name for live in snapshot.segments]
+        tmp = self.index_dir / f".{MANIFEST}.{os.getpid()}"
+        tmp.write_text(json.dumps({"generation": snapshot.generation, "segments": names}))
+        os.replace(tmp, self.index_dir / MANIFEST)
+
     def _follow(self) -> RefreshReport:
-        """Load the segments another process built; partitions without one wait for it."""
+        """Take the segments the builder lists in `index.json` (one `stat` when it has not
+        changed); a segment it lists that is gone already (the builder moved on) leaves
+        this snapshot as it is until the next look."""
         with self._lock:
             start = time.perf_counter()
-            listed = self._listed()
-            loaded = {live.segment.folder: live.segment for live in self.snapshot.segments}
-            candidates = []
-            for folder in sorted(self.index_dir.glob("seg-*")):
-                segment = loaded.get(folder)
-                if segment is None:
-                    try:
-                        segment = Segment(folder)
-                    except (OSError, ValueError, KeyError):
-                        continue  # still being written: segment.json comes last
-                candidates.append(segment)
-            kept, _ = self._select(candidates, listed)
-            if [s.folder for s in kept] == list(loaded):
+            path = self.index_dir / MANIFEST
+            try:
+                info = path.stat()
+                stamp = (info.st_mtime_ns, info.st_size)
+                if stamp == self._manifest_read:
+                    return RefreshReport("none", 0, time.perf_counter() - start)
+                names = json.loads(path.read_text())["segments"]
+            except (OSError, ValueError, KeyError):
                 return RefreshReport("none", 0, time.perf_counter() - start)
-            self.snapshot = self._followed(kept)
-            report = RefreshReport("follow", len(kept), time.perf_counter() - start)
+            loaded = {live.segment.folder.name: live for live in self.snapshot.segments}
+            if names == list(loaded):
+                self._manifest_read = stamp
+                return RefreshReport("none", 0, time.perf_counter() - start)
+            try:
+                new = {n: Segment(self.index_dir / n) for n in names if n not in loaded}
+            except (OSError, ValueError, KeyError):
+                return RefreshReport("none", 0, time.perf_counter() - start)
+            self.snapshot = self._followed(names, loaded, new)
+            self._manifest_read = stamp
+            report = RefreshReport("follow", len(new), time.perf_counter() - start)
             self.last_refresh = report
             return report
 
-    def _followed(self, kept: list[Segment]) -> Snapshot:
-        """The snapshot of `kept`. When they are the loaded segments plus new ones (a range
-        landed), only the new ones are resolved against the rest, as the builder does:
-        resolving all ten million keys again took each worker seconds per landed range."""
-        old = self.snapshot
-        n = len(old.segments)
-        generation = old.generation + 1
-        if not n or [s.folder for s in kept[:n]] != [live.segment.folder for live in old.segments]:
-            return self._resolve(kept, generation)
-        # Masks copied: requests still reading the old snapshot see it unchanged.
-        lives = [LiveSegment(s.segment, s.dead.copy(), s.dead_count) for s in old.segments]
-        for segment in kept[n:]:
-            live = LiveSegment.of(segment)
-            resolve_versions(lives, live)
-            lives.append(live)
+    def _followed(
+        self, names: list[str], loaded: dict[str, LiveSegment], new: dict[str, Segment]
+    ) -> Snapshot:
+        """The snapshot of the segments `names`, from the loaded ones and the `new`: only
+        the keys of the segments that came or went are resolved, as the builder does
+        (resolving all ten million keys again took each worker seconds per landed range).
+        Masks copied: requests still reading the old snapshot see it unchanged."""
+        generation = self.snapshot.generation + 1
+        if not loaded:
+            return self._resolve([new[n] for n in names], generation)
+        lives = [
+            LiveSegment(loaded[n].segment, loaded[n].dead.copy(), loaded[n].dead_count)
+            if n in loaded
+            else LiveSegment.of(new[n])
+            for n in names
+        ]
+        kept = set(names)
+        changed = [live.segment.keys for n, live in loaded.items() if n not in kept]
+        changed += [segment.keys for segment in new.values()]
+        if changed:
+            resolve_keys(lives, np.unique(np.concatenate(changed)))
         return Snapshot(lives, generation, self.result_cache)
 
-    def _batches(self, partitions: list[dict]) -> list[list[dict]]:
-        """Consecutive partitions (by group and span) of about `batch_rows` rows each."""
+    def _batches(self, partitions: list[dict]) -> list[tuple[list[dict], int]]:
+        """Consecutive partitions (by group and span) of about `batch_rows` rows each, with
+        their rows; none for none."""
+        if not partitions:
+            return []
         fs, _ = open_fs(self.catalog)
-        batches: list[list[dict]] = [[]]
-        rows = 0
+        batches: list[tuple[list[dict], int]] = [([], 0)]
         for p in partitions:
             with reading(p["path"]), fs.open(p["path"], "rb") as fh:
                 n = pq.ParquetFile(fh).metadata.num_rows
-            if batches[-1] and rows + n > self.batch_rows:
-                batches.append([])
-                rows = 0
-            batches[-1].append(p)
-            rows += n
+            if batches[-1][0] and batches[-1][1] + n > self.batch_rows:
+                batches.append(([], 0))
+            batch, rows = batches[-1]
+            batch.append(p)
+            batches[-1] = (batch, rows + n)
         return batches
 
     def _drop_unused(self, snapshot: Snapshot) -> None:

@@ -421,21 +421,44 @@ class Snapshot:
 
 
 def resolve_versions(older: list[LiveSegment], new: LiveSegment) -> None:
-    """Mark dead whichever of each key's versions is not the newest, across segments."""
-    seg = new.segment
-    if seg.n == 0:
+    """Mark dead whichever of each key's versions is not the newest, across segments:
+    `new` added after `older`."""
+    resolve_keys([*older, new], new.segment.keys)
+
+
+def resolve_keys(lives: list[LiveSegment], keys: np.ndarray) -> None:
+    """Settle which version of each of these keys lives, across the segments: the one of
+    the highest rank (`versions.version_rank`; of equal ranks, the later segment's), unless
+    it is a tombstone; every other version is dead. A segment holds one version of a key,
+    so this depends only on the versions of `keys` in `lives`, not on how the segments
+    came to be: a new segment resolves its keys, and dropping or replacing segments
+    resolves the keys they held (sorted, distinct `keys`; masks are changed in place)."""
+    if len(keys) == 0:
         return
-    for old in older:
-        o = old.segment
-        if o.n == 0:
+    best = np.full(len(keys), -1, dtype=np.int64)  # every rank is >= 0
+    owner = np.full(len(keys), -1, dtype=np.int64)
+    found: list[tuple[int, np.ndarray, np.ndarray]] = []
+    for i, live in enumerate(lives):
+        seg = live.segment
+        if seg.n == 0:
             continue
-        pos = np.searchsorted(o.keys, seg.keys)
-        pos[pos == o.n] = 0
-        same = np.asarray(o.keys[pos] == seg.keys)
-        old_ord = np.asarray(o.key_order[pos[same]], dtype=np.int64)
-        new_ord = np.asarray(seg.key_order[same], dtype=np.int64)
-        newer = np.asarray(seg.rank[new_ord] >= o.rank[old_ord])
-        old.dead[old_ord[newer]] = True
-        new.dead[new_ord[~newer]] = True
-        old.dead_count = int(old.dead.sum())
-    new.dead_count = int(new.dead.sum())
+        if keys is seg.keys:  # a segment's own keys (`resolve_versions`): all there, in order
+            which = np.arange(seg.n)
+            ords = np.asarray(seg.key_order, dtype=np.int64)
+        else:
+            pos = np.searchsorted(seg.keys, keys)
+            pos[pos == seg.n] = 0
+            which = np.nonzero(np.asarray(seg.keys[pos] == keys))[0]
+            if len(which) == 0:
+                continue
+            ords = np.asarray(seg.key_order[pos[which]], dtype=np.int64)
+        ranks = np.asarray(seg.rank[ords], dtype=np.int64)
+        newer = ranks >= best[which]  # later segments come later: they win ties
+        best[which[newer]] = ranks[newer]
+        owner[which[newer]] = i
+        found.append((i, which, ords))
+    for i, which, ords in found:
+        live = lives[i]
+        live.dead[ords] = (owner[which] != i) | np.asarray(live.segment.hidden[ords])
+        live.dead_count = int(live.dead.sum())
+        live._dead_bits = None

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from serving.index.build import FORMAT
 from serving.index.pages import (
     Asked,
     ask_strings,
@@ -34,6 +35,8 @@ class Segment:
         self.folder = Path(folder)
         # segment.json is written last: a folder without it is a build cut short.
         self.summary = json.loads((self.folder / "segment.json").read_text())
+        if self.summary.get("format") != FORMAT:  # an older build's files: rebuilt
+            raise ValueError(f"{self.folder}: segment format {self.summary.get('format')}")
         self.rows = map_ipc(str(self.folder / "rows.arrow"), random=True)
         self.n = self.rows.num_rows
         # Take from record batches, never the table: Arrow's take on a chunked column

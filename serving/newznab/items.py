@@ -26,13 +26,14 @@ from serving.newznab.dates import fixed_width_strings, rfc822_column
 SEP = "\x1f"  # `xml_text` drops it, so no escaped value holds it
 # The prepared values, in order; `grabs` and the constant "0" are appended per request.
 FIELDS = ("name", "guid", "pubdate", "category", "category_attrs", "size", "files", "poster",
-          "group", "complete", "grabs", "zero")  # fmt: skip
+          "group", "complete", "finished", "grabs", "zero")  # fmt: skip
 _AT = {name: i for i, name in enumerate(FIELDS)}
 # The attributes after the category ones, in the order clients print them, and the
-# value each shows.
+# value each shows. `finished` is ours: 0 while the release is still being posted (a
+# provisional version: a later range adds to it under the same guid), else 1.
 ATTRS = {"size": "size", "files": "files", "poster": "poster", "group": "group",
          "usenetdate": "pubdate", "guid": "guid", "grabs": "grabs", "password": "zero",
-         "complete": "complete", "comments": "zero"}  # fmt: skip
+         "complete": "complete", "finished": "finished", "comments": "zero"}  # fmt: skip
 _CONTROLS = "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x{fffe}\\x{ffff}]"  # what xml_text drops
 _ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"))  # & first
 _HEX = np.array([f"{b:02x}".encode() for b in range(256)]).view(np.uint8).reshape(256, 2)
@@ -87,7 +88,7 @@ def _categories(column: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, pa.Array]
 
 
 def item_values(rows: pa.Table) -> pa.Array:
-    """Each row's item values (`FIELDS` up to `complete`), escaped and joined by `SEP`;
+    """Each row's item values (`FIELDS` up to `finished`), escaped and joined by `SEP`;
     `rows` has the columns of `searcher.LISTED_COLUMNS`."""
     if rows.num_rows == 0:
         return pa.array([], pa.string())
@@ -96,6 +97,7 @@ def item_values(rows: pa.Table) -> pa.Array:
     done = pc.fill_null(rows.column("complete"), False).to_numpy(zero_copy_only=False)
     complete = np.where(done, 100, np.minimum(99, files * 100 // total))
     category, category_attrs = _categories(rows.column("category"))
+    finished = pc.fill_null(rows.column("finished"), False).to_numpy(zero_copy_only=False)
     columns = {
         "name": escaped(rows.column("name")),
         "guid": _hex(rows.column("release_key")),
@@ -107,6 +109,7 @@ def item_values(rows: pa.Table) -> pa.Array:
         "poster": escaped(rows.column("poster")),
         "group": escaped(rows.column("group")),
         "complete": pc.cast(pa.array(complete), pa.string()),
+        "finished": pc.cast(pa.array(finished.astype(np.int8)), pa.string()),
     }
     return pc.binary_join_element_wise(*(columns[f] for f in FIELDS[:-2]), SEP)
 

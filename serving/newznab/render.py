@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from pipelines.nzb.writer import xml_text
 from serving import categories as cat
@@ -39,9 +40,14 @@ class Links:
     def details(self, guid: str) -> str:
         return f"{self.base}/release/{guid}"
 
+    @property
+    def key_param(self) -> str:
+        """`&apikey=<key>` with the key URL-encoded ('' without one): a key holding `&`,
+        `#`, `+` or a space would otherwise end the link's query or change the key."""
+        return f"&apikey={quote(self.apikey, safe='')}" if self.apikey else ""
+
     def nzb(self, guid: str) -> str:
-        key = f"&apikey={self.apikey}" if self.apikey else ""
-        return f"{self.base}/api?t=get&id={guid}{key}"
+        return f"{self.base}/api?t=get&id={guid}{self.key_param}"
 
 
 def error_xml(code: int, description: str) -> str:
@@ -72,6 +78,7 @@ def item_attrs(row: dict[str, Any], grabs: int) -> list[tuple[str, str]]:
         ("grabs", str(grabs)),
         ("password", "0"),  # headers cannot tell; the article pass will
         ("complete", str(complete)),
+        ("finished", "1" if row["finished"] else "0"),  # 0: still being posted
         ("comments", "0"),
     ]
     return out
@@ -90,7 +97,7 @@ def feed_xml(
     """The feed of a page's prepared item values (`items.item_values`)."""
     title = xml_text(settings.site_title)
     base = xml_text(links.base)
-    key = xml_text(f"&apikey={links.apikey}") if links.apikey else ""
+    key = xml_text(links.key_param)
     body = items_xml(items, f"{base}/release/", f"{base}/api?t=get&amp;id=", key, grabs,
                      None if wanted is None else sorted(wanted))  # fmt: skip
     return (
