@@ -112,7 +112,7 @@ def this_worker() -> Worker:
 @contextmanager
 def lease(context: dg.OpExecutionContext | dg.AssetExecutionContext) -> Iterator[None]:
     """Hold the run's lease while the block runs: the worker tag, and a heartbeat."""
-    instance, run_id = context.instance, context.run_id
+    instance, run_id = context.instance, context.run.run_id
     instance.add_run_tags(
         run_id, {WORKER_TAG: this_worker().tag(), HEARTBEAT_TAG: str(int(time.time()))}
     )
