@@ -9,7 +9,8 @@ capture runs while groups have room ahead of their index.
   stale), as `pipelines.index.schedule` says, the answer `replay` gets on the same
   catalog. It asks only when no run of the group is queued or running, so a group's
   ranges run one at a time, in article order; groups run side by side. A range whose
-  last run was lost (`watchdog`) is asked for again.
+  last run did not get to finish (killed, lost: `watchdog.interrupted`) is asked for
+  again; one whose run failed by itself is not (it would fail the same way).
 - `history_sensor` asks for a history capture of the groups whose tail has begun, whose
   history is not all stored, and which are fewer than `ahead` ranges ahead of their index
   (all of them under `disk_cap`), when no history run is queued or running.
@@ -39,7 +40,7 @@ from assets.resources import (
     RulesResource,
 )
 from assets.tags import GROUP_TAG, HISTORY, IN_FLIGHT, in_flight
-from assets.watchdog import LOST_TAG
+from assets.watchdog import interrupted
 from pipelines.capture.indexed import IndexedRanges
 from pipelines.capture.schedule import parse_size
 from pipelines.capture.standing import standing
@@ -53,11 +54,16 @@ HISTORY_BACKOFF_SECONDS = 300
 
 
 @dg.sensor(minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.RUNNING)
-def corpus_sensor(context: dg.SensorEvaluationContext, corpus: CorpusResource) -> dg.SensorResult:
+def corpus_sensor(
+    context: dg.SensorEvaluationContext, corpus: CorpusResource
+) -> dg.SensorResult | dg.SkipReason:
     """Adds partitions for complete ranges and new groups of the corpus."""
     known_ranges = set(context.instance.get_dynamic_partitions(RANGES.name or "ranges"))
     known_groups = set(context.instance.get_dynamic_partitions(GROUPS.name or "groups"))
-    ranges, groups = new_partitions(corpus, known_ranges, known_groups)
+    try:
+        ranges, groups = new_partitions(corpus, known_ranges, known_groups)
+    except FileNotFoundError as exc:  # before the first capture stored anything
+        return dg.SkipReason(str(exc))
     requests = []
     if ranges:
         requests.append(RANGES.build_add_request(ranges))
@@ -112,27 +118,31 @@ def index_sensor(
         if due is None:
             continue
         key = range_key(due.ref)
-        lost = lost_run(context.instance, key)
-        context.log.info(f"{key}: {due.why}" + (f" (its run {lost} was lost)" if lost else ""))
+        run_id, why = interrupted_run(context.instance, key)
+        context.log.info(f"{key}: {due.why}" + (f" (its run {run_id}: {why})" if why else ""))
         # one request per range, rule set, earlier indexing of it and of the range before
-        # it (whose window it starts from), and run of it lost on the way
+        # it (whose window it starts from), and run of it that did not get to finish
         run_key = f"{key}@{rule_set.fingerprint}@{due.indexed_at}@{due.after}"
         requests.append(
             dg.RunRequest(
                 partition_key=key,
-                run_key=f"{run_key}@lost-{lost}" if lost else run_key,
+                run_key=f"{run_key}@redo-{run_id}" if why else run_key,
                 tags={GROUP_TAG: group},
             )
         )
     return dg.SensorResult(run_requests=requests)
 
 
-def lost_run(instance: dg.DagsterInstance, key: str) -> str:
-    """The id of the range's last run if the watchdog found it lost, else ""."""
+def interrupted_run(instance: dg.DagsterInstance, key: str) -> tuple[str, str]:
+    """(id, why) of the range's last run when it did not get to finish (killed, lost,
+    never started), else ("", "")."""
     records = instance.get_run_records(dg.RunsFilter(tags={"dagster/partition": key}), limit=1)
-    if records and LOST_TAG in records[0].dagster_run.tags:
-        return records[0].dagster_run.run_id
-    return ""
+    if records:
+        run = records[0].dagster_run
+        why = interrupted(instance, run)
+        if why:
+            return run.run_id, why
+    return "", ""
 
 
 @dg.sensor(
@@ -157,7 +167,13 @@ def history_sensor(
         dg.RunsFilter(job_name="history_job", statuses=[dg.DagsterRunStatus.FAILURE]),
         limit=1,
     )
-    if failed and time.time() - (failed[0].end_time or 0) < HISTORY_BACKOFF_SECONDS:
+    # a capture that failed (the server refused, the disk is full) is not asked for again
+    # at once; a lost one (its process killed) is: the next pass resumes from the corpus
+    if (
+        failed
+        and not interrupted(instance, failed[0].dagster_run)
+        and time.time() - (failed[0].end_time or 0) < HISTORY_BACKOFF_SECONDS
+    ):
         return dg.SkipReason("the last history capture failed: waiting before the next")
     reader, indexed = CorpusReader(corpus.url), IndexedRanges(catalog.url)
     room, waiting_bytes, why = [], 0, []

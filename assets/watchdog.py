@@ -21,9 +21,15 @@ The `run_watchdog` sensor looks at every started run with a lease:
 
 A lost run is tagged `usenet-indexer/lost` (why) and reported failed. Its group is then
 free, and what it left is redone by whoever asks next: the index sensor asks for the
-range again (its run key names the lost run), the range scheduler finds it due (no
-range log or no window snapshot: the snapshot is written last), and a redo replaces
-every partition whole. A capture's next pass plans from what is stored.
+range again (its run key names the run that did not finish, `interrupted`: lost, or
+failed by Dagster because its run worker was terminated, never started or its step's
+process died), the range scheduler finds it due (no range log or no window snapshot:
+the snapshot is written last), and a redo replaces every partition whole. A capture's
+next pass plans from what is stored.
+
+Under `dagster dev` (the default run launcher) a run worker killed while its code server
+lives is failed by Dagster itself (UNEXPECTED_TERMINATION); the watchdog covers the rest:
+the code server gone with it (the machine), `dagster job execute`, other launchers.
 """
 
 from __future__ import annotations
@@ -206,6 +212,35 @@ def fail_lost(instance: dg.DagsterInstance, run_id: str, why: str) -> bool:
         run, f"usenet-indexer run watchdog: the run is lost: {why}; its group is free again"
     )
     return True
+
+
+# Dagster's reasons for a run that ended without its steps finishing or failing: its run
+# worker was terminated, it never started (run monitoring), its worker was restarted
+FAILURE_REASON_TAG = "dagster/failure_reason"
+INTERRUPTED_REASONS = ("UNEXPECTED_TERMINATION", "START_TIMEOUT", "RUN_WORKER_RESTART")
+CRASHED = "ChildProcessCrashException"  # a step's process died (SIGKILL, the OOM killer)
+
+
+def interrupted(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str:
+    """Why a failed run did not get to finish its work, or "" when it failed by itself
+    (a step that raised: asked for again, it would fail the same way)."""
+    if run.status != dg.DagsterRunStatus.FAILURE:
+        return ""
+    if LOST_TAG in run.tags:
+        return f"lost: {run.tags[LOST_TAG]}"
+    reason = run.tags.get(FAILURE_REASON_TAG, "")
+    if reason in INTERRUPTED_REASONS:
+        return reason.lower().replace("_", " ")
+    # a step whose process died fails its run with STEP_FAILURE or RUN_EXCEPTION
+    failures = instance.get_records_for_run(
+        run.run_id, of_type=dg.DagsterEventType.STEP_FAILURE
+    ).records
+    for record in failures:
+        event = record.event_log_entry.dagster_event
+        error = event.step_failure_data.error if event is not None else None
+        if error is not None and error.cls_name == CRASHED:
+            return "its step's process died"
+    return ""
 
 
 @dg.sensor(minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.RUNNING)

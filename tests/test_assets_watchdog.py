@@ -33,6 +33,7 @@ from assets.watchdog import (
     LOST_TAG,
     WORKER_TAG,
     Worker,
+    interrupted,
     lost_reason,
     process_alive,
     process_started,
@@ -82,10 +83,11 @@ def _tick(instance: dg.DagsterInstance, catalog: str) -> list[dg.RunRequest]:
 
 
 def _killed_run(
-    home: Path, corpus: str, catalog: str, key: str, group: str, stall: str, executor: str
+    home: Path, corpus: str, catalog: str, key: str, stall: str, executor: str, kill: str
 ) -> None:
-    """`dagster job execute` of one partition, SIGKILLed (its whole process group) once a
-    write whose target contains `stall` is about to be renamed into place."""
+    """`dagster job execute` of one partition, stopped once a write whose target contains
+    `stall` is about to be renamed into place, then SIGKILLed: its whole process group
+    (`kill="group"`), or only the process that writes (`"step"`, the OOM killer's way)."""
     stalled = home.parent / "stalled"
     env = dict(
         os.environ,
@@ -97,31 +99,38 @@ def _killed_run(
         USENET_INDEXER_TEST_STALL=stall,
         USENET_INDEXER_TEST_STALLED=str(stalled),
     )
+    group = key.rpartition("|")[0]
     tags = json.dumps({"dagster/partition": key, GROUP_TAG: group})
     command = [str(DAGSTER), "job", "execute", "-m", "tests.fixtures.stall_location"]
-    with open(home.parent / "run.log", "wb") as log:
+    log_path = home.parent / "run.log"
+    with open(log_path, "wb") as log:
         proc = start([*command, "-j", "index_job", "--tags", tags], log, cwd=ROOT, env=env)
         try:
             wait_until(lambda: stalled.exists() or proc.poll() is not None, "the run", 240)
-            assert stalled.exists(), (home.parent / "run.log").read_text()[-3000:]
+            assert stalled.exists(), log_path.read_text()[-3000:]
+            if kill == "step":
+                os.kill(int(stalled.read_text().split()[0]), signal.SIGKILL)
+                proc.wait(120)  # its run worker lives on: it fails the run and ends
         finally:
-            os.killpg(proc.pid, signal.SIGKILL)
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("stall", "executor"),
+    ("stall", "executor", "kill"),
     [
-        # every table and the range log written, the snapshot not placed; the step in a
-        # process of its own, killed with its run worker
-        pytest.param("/_window/", "multiprocess", id="before-the-snapshot"),
-        # the first table's file written under its temporary name, not placed
-        pytest.param("/releases/", "in_process", id="mid-first-table"),
+        # every table and the range log written, the snapshot not placed; the step's
+        # process killed, its run worker fails the run
+        pytest.param("/_window/", "multiprocess", "step", id="step-before-the-snapshot"),
+        # the first table's file written under its temporary name, not placed; the run's
+        # one process killed (a machine lost): the watchdog fails the run
+        pytest.param("/releases/", "in_process", "group", id="run-mid-first-table"),
     ],
 )
-def test_a_run_killed_mid_range_is_found_its_group_freed_and_its_range_redone(
-    corpus: str, straight: str, tmp_path: Path, stall: str, executor: str
+def test_a_run_killed_mid_range_has_its_group_freed_and_its_range_redone(
+    corpus: str, straight: str, tmp_path: Path, stall: str, executor: str, kill: str
 ) -> None:
     home = prepare_home(tmp_path / "home")
     catalog = str(tmp_path / "catalog")
@@ -139,32 +148,41 @@ def test_a_run_killed_mid_range_is_found_its_group_freed_and_its_range_redone(
             if path.rsplit("/", 1)[-1].startswith(last.name + "."):
                 fs.rm(path)
 
-        _killed_run(home, corpus, catalog, keys[-1], group, stall, executor)
+        _killed_run(home, corpus, catalog, keys[-1], stall, executor, kill)
         (record,) = instance.get_run_records(dg.RunsFilter(tags={"dagster/partition": keys[-1]}))
         killed = record.dagster_run
-        # what the killed run left: its range is not done, and its group is busy for good
-        assert killed.status == dg.DagsterRunStatus.STARTED and WORKER_TAG in killed.tags
-        assert busy_groups(instance) == {group: killed.run_id}
-        assert _tick(instance, catalog) == []
+        assert WORKER_TAG in killed.tags
+        # what the killed run left: its range is not done, a temporary file never renamed
         due = GroupSchedule(catalog, refs, Rules()).next_due()
         assert due is not None and due.ref == last and due.why == "not indexed"
         leftovers = [p for p in fs.find(root) if ".tmp-" in p and last.name in p]
-        assert leftovers  # the write caught mid-way: its temporary file, never renamed
+        assert leftovers
         assert all(p.path not in leftovers for p in list_group(fs, root, "releases", group))
 
-        # the watchdog finds the run's processes gone, fails it and frees the group
-        result = run_watchdog(dg.build_sensor_context(instance=instance))
-        assert isinstance(result, dg.SkipReason) and killed.run_id in str(result.skip_message)
-        lost = instance.get_run_by_id(killed.run_id)
-        assert lost is not None and lost.status == dg.DagsterRunStatus.FAILURE
-        assert "is gone" in lost.tags[LOST_TAG]
+        watchdog = run_watchdog(dg.build_sensor_context(instance=instance))
+        assert isinstance(watchdog, dg.SkipReason)
+        if kill == "group":
+            # nothing is left to report the run's end: STARTED, its group busy for good,
+            # until the watchdog finds its process gone, fails it and frees the group
+            assert killed.status == dg.DagsterRunStatus.STARTED
+            assert killed.run_id in str(watchdog.skip_message)
+            lost = instance.get_run_by_id(killed.run_id)
+            assert lost is not None and lost.status == dg.DagsterRunStatus.FAILURE
+            assert "is gone" in lost.tags[LOST_TAG]
+            assert interrupted(instance, lost).startswith("lost: ")
+        else:
+            # the run worker failed the run itself: nothing lost, but not a failure of
+            # the range's own either
+            assert killed.status == dg.DagsterRunStatus.FAILURE
+            assert "no lost run" in str(watchdog.skip_message)
+            assert interrupted(instance, killed) == "its step's process died"
         assert busy_groups(instance) == {}
 
-        # the index sensor asks for the range again; the redo and the rest of the group
-        # give the undisturbed runs' catalog
+        # the index sensor asks for the range again; the redo gives the undisturbed
+        # runs' catalog
         (request,) = _tick(instance, catalog)
         assert request.partition_key == keys[-1]
-        assert (request.run_key or "").endswith(f"@lost-{killed.run_id}")
+        assert (request.run_key or "").endswith(f"@redo-{killed.run_id}")
         job = defs.resolve_job_def("index_job")
         redo = job.execute_in_process(instance=instance, partition_key=keys[-1], tags=request.tags)
         assert redo.success
@@ -214,3 +232,19 @@ def test_a_lease_names_the_process_and_beats(tmp_path: Path) -> None:
         worker = Worker.parse(run.tags[WORKER_TAG])
         assert worker == Worker(this_host(), os.getpid(), process_started(os.getpid()))
         assert abs(float(run.tags[HEARTBEAT_TAG]) - time.time()) < 600
+
+
+def test_which_failed_runs_did_not_get_to_finish() -> None:
+    with dg.DagsterInstance.ephemeral() as instance:
+
+        def failed(**tags: str) -> dg.DagsterRun:
+            run = dg.DagsterRun(job_name="index_job", status=dg.DagsterRunStatus.FAILURE, tags=tags)
+            instance.add_run(run)
+            return run
+
+        assert interrupted(instance, failed(**{LOST_TAG: "its process is gone"}))
+        for reason in ("UNEXPECTED_TERMINATION", "START_TIMEOUT", "RUN_WORKER_RESTART"):
+            assert interrupted(instance, failed(**{"dagster/failure_reason": reason}))
+        # a step that raised (no crashed process): it would fail the same way again
+        assert interrupted(instance, failed(**{"dagster/failure_reason": "STEP_FAILURE"})) == ""
+        assert interrupted(instance, failed(**{"dagster/failure_reason": "RUN_EXCEPTION"})) == ""

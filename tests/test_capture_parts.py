@@ -218,3 +218,23 @@ def test_standing_says_where_capture_and_the_index_are(
     after = standing(reader, IndexedRanges(catalog), ONE, RANGE, low=low)
     assert (after.ranges_indexed, after.indexed_through, after.waiting) == (3, 2999, 0)
     assert after.to_json()["growing"] == ["4000-4999"]
+
+
+def test_the_capture_command_counts_what_the_catalog_has_not_indexed(
+    served: tuple[str, dict[str, list[bytes]]], tmp_path: Path
+) -> None:
+    from cli.main import main
+
+    corpus, catalog = str(tmp_path / "corpus"), str(tmp_path / "catalog")
+    with NNTPServer(served[0]) as srv:
+        args = [
+            "capture", "--server", f"127.0.0.1:{srv.port}", "--group", ONE, "--corpus", corpus,
+            "--range-size", str(RANGE), "--chunk-size", str(CHUNK), "--headroom", "0",
+            "--ahead", "1", "--catalog", catalog, "--quiet",
+        ]  # fmt: skip
+        assert main(args) == 0
+        assert main(args) == 0  # one range stored and not indexed: nothing more
+        assert stored_ranges(corpus, ONE) == [("0-999", True)]
+        index(corpus, catalog, ONE)
+        assert main(args) == 0
+    assert stored_ranges(corpus, ONE) == [("0-999", True), ("1000-1999", True)]
