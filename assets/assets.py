@@ -13,6 +13,7 @@ from assets.checks import CHECK_SPECS, check_results
 from assets.partitions import GROUPS, RANGES, range_key, ranges_by_group
 from assets.resources import CatalogResource, CorpusResource, RulesResource
 from assets.sensors import busy_groups
+from assets.watchdog import lease
 from pipelines.catalog.compact import DEFAULT_TARGET_BYTES, compact_group
 from pipelines.corpus.layout import RangeRef
 from pipelines.index.range_indexer import RangeResult
@@ -87,6 +88,17 @@ def header_pass(
     rules: RulesResource,
 ) -> Any:
     """Index the run's (group, range) partitions: each group in article order."""
+    with lease(context):  # a run killed mid-range is found and its group freed (watchdog)
+        yield from _header_pass(context, config, corpus, catalog, rules)
+
+
+def _header_pass(
+    context: dg.AssetExecutionContext,
+    config: HeaderPassConfig,
+    corpus: CorpusResource,
+    catalog: CatalogResource,
+    rules: RulesResource,
+) -> Any:
     rule_set = rules.load()
     by_group = ranges_by_group(context.partition_keys)
     # Two runs of one group at once would race for the carried window: refuse instead.
@@ -169,7 +181,8 @@ def compacted(
     context: dg.AssetExecutionContext, config: CompactionConfig, catalog: CatalogResource
 ) -> dg.MaterializeResult:
     """The group's catalog files merged into larger ones sorted by posting time."""
-    result = compact_group(catalog.url, context.partition_key, target_bytes=config.target_bytes)
+    with lease(context):
+        result = compact_group(catalog.url, context.partition_key, target_bytes=config.target_bytes)
     # Damaged files are left as they were; redoing their ranges replaces them.
     (context.log.warning if result.damaged else context.log.info)(result.text())
     meta: dict[str, Any] = {
@@ -193,7 +206,8 @@ def catalog_views(
     index and its NZB downloads from the `release_files` Parquet files."""
     from pipelines.catalog.views import CatalogViews
 
-    views = CatalogViews(catalog.url)
+    with lease(context):
+        views = CatalogViews(catalog.url)
     damaged = views.health.damaged()
     for d in damaged:
         context.log.warning(f"damaged partition left out: {d.path}: {d.problem}")

@@ -8,7 +8,11 @@ environment when a run starts (EnvVar), never when this module is imported:
 - USENET_INDEXER_RULES: the rule set's JSON file (default: the built-in rules);
 - USENET_INDEXER_EXECUTOR: `multiprocess` (default), `in_process` or `celery`, read when
   the code location loads; with `celery`, USENET_INDEXER_CELERY_BROKER and
-  USENET_INDEXER_CELERY_BACKEND (read when a run starts) name the broker and backend.
+  USENET_INDEXER_CELERY_BACKEND (read when a run starts) name the broker and backend
+  (the capture jobs always run in their run's process);
+- USENET_INDEXER_NNTP_HOST, _PORT, _TLS, _USER, _CONNECTIONS and the password in
+  USENET_INDEXER_NNTP_PASSWORD (or the variable the nntp resource's `password_env` names),
+  USENET_INDEXER_GROUPS: the news server and the groups capture reads (assets/resources.py).
 """
 
 from __future__ import annotations
@@ -20,9 +24,18 @@ from typing import Any
 import dagster as dg
 
 from assets.assets import catalog_views, compacted, header_pass
-from assets.jobs import catalog_job, compact_job, index_job
-from assets.resources import CatalogResource, CorpusResource, RulesResource
-from assets.sensors import corpus_sensor, index_sensor
+from assets.capture import corpus_asset
+from assets.jobs import catalog_job, compact_job, history_job, index_job, tail_job
+from assets.resources import (
+    CaptureResource,
+    CatalogResource,
+    CorpusResource,
+    NNTPResource,
+    RulesResource,
+)
+from assets.schedules import tail_schedule
+from assets.sensors import corpus_sensor, history_sensor, index_sensor
+from assets.watchdog import run_watchdog
 
 EXECUTOR_ENV = "USENET_INDEXER_EXECUTOR"
 BROKER_ENV = "USENET_INDEXER_CELERY_BROKER"
@@ -34,6 +47,8 @@ def default_resources() -> dict[str, Any]:
         "corpus": CorpusResource(url=dg.EnvVar("USENET_INDEXER_CORPUS")),
         "catalog": CatalogResource(url=dg.EnvVar("USENET_INDEXER_CATALOG")),
         "rules": RulesResource(),
+        "nntp": NNTPResource(),
+        "capture": CaptureResource(),
     }
 
 
@@ -58,9 +73,10 @@ def build_defs(
     executor: dg.ExecutorDefinition | None = None,
 ) -> dg.Definitions:
     return dg.Definitions(
-        assets=[header_pass, compacted, catalog_views],
-        jobs=[index_job, compact_job, catalog_job],
-        sensors=[corpus_sensor, index_sensor],
+        assets=[corpus_asset, header_pass, compacted, catalog_views],
+        jobs=[index_job, compact_job, catalog_job, tail_job, history_job],
+        sensors=[corpus_sensor, index_sensor, history_sensor, run_watchdog],
+        schedules=[tail_schedule],
         resources={**default_resources(), **(resource_overrides or {})},
         executor=executor,
     )

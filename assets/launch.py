@@ -18,16 +18,53 @@ import dagster as dg
 from tqdm import tqdm
 
 from assets.definitions import build_defs
-from assets.partitions import GROUPS, RANGES, range_key, ranges_by_group
+from assets.partitions import RANGES, range_key, ranges_by_group, register_partitions
 from assets.resources import CatalogResource, CorpusResource, RulesResource
-from assets.sensors import GROUP_TAG, new_partitions
+from assets.tags import GROUP_TAG, KIND_LIMITS, KIND_TAG, MAX_RUNS
 from pipelines.index.schedule import GroupSchedule, RangeTotals, range_logged
 
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
-# The instance settings the main job writes when DAGSTER_HOME has none: runs queued by
-# `dagster dev` (sensor runs, UI launches) keep to one run per group at a time.
-INSTANCE_YAML = """\
+
+def instance_yaml() -> str:
+    """The instance settings the main job writes when DAGSTER_HOME has none.
+
+    The run queue (what `dagster dev` and the daemon launch: sensor, schedule and UI runs)
+    keeps to one index run per group at a time, to each kind's limit (assets/tags.py:
+    the others never fill every slot, so a tail poll always finds one) and takes higher
+    priorities first. Run monitoring fails runs that never start or never finish
+    cancelling; the run watchdog sensor (assets/watchdog.py) those whose process died.
+    """
+    kinds = "".join(
+        f"""      - key: "{KIND_TAG}"
+        value: "{kind}"
+        limit: {limit}
+"""
+        for kind, limit in KIND_LIMITS.items()
+    )
+    return f"""\
+telemetry:
+  enabled: false
+concurrency:
+  runs:
+    max_concurrent_runs: {MAX_RUNS}
+    tag_concurrency_limits:
+      - key: "{GROUP_TAG}"
+        value:
+          applyLimitPerUniqueValue: true
+        limit: 1
+{kinds}run_monitoring:
+  enabled: true
+  start_timeout_seconds: 180
+  cancel_timeout_seconds: 180
+  poll_interval_seconds: 60
+"""
+
+
+INSTANCE_YAML = instance_yaml()
+
+# What earlier versions wrote: replaced by the current settings (a file of one's own stays)
+EARLIER_INSTANCE_YAML = """\
 telemetry:
   enabled: false
 concurrency:
@@ -65,24 +102,18 @@ class MainJobSummary:
 
 
 def prepare_home(home: Path) -> Path:
-    """A Dagster instance folder with the project's run-queue limits (kept if present)."""
+    """A Dagster instance folder with the project's run-queue limits and run monitoring
+    (a dagster.yaml of one's own is kept; the one an earlier version wrote is replaced)."""
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
-    if not config.exists():
+    if not config.exists() or config.read_text() == EARLIER_INSTANCE_YAML:
         config.write_text(INSTANCE_YAML)
     return home
 
 
 def register(instance: dg.DagsterInstance, corpus: CorpusResource) -> list[str]:
     """Add partitions for the corpus's complete ranges and groups; returns the new ranges."""
-    known_ranges = set(instance.get_dynamic_partitions(RANGES.name or "ranges"))
-    known_groups = set(instance.get_dynamic_partitions(GROUPS.name or "groups"))
-    ranges, groups = new_partitions(corpus, known_ranges, known_groups)
-    if ranges:
-        instance.add_dynamic_partitions(RANGES.name or "ranges", ranges)
-    if groups:
-        instance.add_dynamic_partitions(GROUPS.name or "groups", groups)
-    return ranges
+    return register_partitions(instance, corpus)[0]
 
 
 def run_main_job(

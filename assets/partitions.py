@@ -1,9 +1,10 @@
 """Partitions: one per (group, range) of the corpus, and one per group.
 
-Only the partition definitions and the key format live here; the sensor that adds keys
-is in sensors.py. A range key is `<group>|<first>-<last>` (`alt.binaries.x|4000000-5999999`):
-one dynamic dimension rather than a group x range multi-partition, because each group has
-its own ranges, and a cartesian product would show partitions that can never exist.
+The partition definitions, the key format, and which of the corpus's ranges become
+partitions (`registrable`, `new_partitions`); the corpus sensor and the capture runs add
+them. A range key is `<group>|<first>-<last>` (`alt.binaries.x|4000000-5999999`): one
+dynamic dimension rather than a group x range multi-partition, because each group has its
+own ranges, and a cartesian product would show partitions that can never exist.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from collections.abc import Iterable
 
 import dagster as dg
 
+from assets.resources import CorpusResource
 from pipelines.corpus.layout import RangeRef, parse_span, span_name
+from pipelines.corpus.reader import RangeInfo
 
 RANGES = dg.DynamicPartitionsDefinition(name="ranges")
 GROUPS = dg.DynamicPartitionsDefinition(name="groups")
@@ -41,3 +44,43 @@ def ranges_by_group(keys: Iterable[str]) -> dict[str, list[RangeRef]]:
         ref = parse_range_key(key)
         groups[ref.group].append(ref)
     return {g: sorted(refs, key=lambda r: r.first) for g, refs in sorted(groups.items())}
+
+
+def registrable(info: RangeInfo) -> bool:
+    """Whether a stored range becomes a partition: once its range.json says complete
+    (the one place to change for ranges indexed while they grow)."""
+    return info.complete
+
+
+def new_partitions(
+    corpus: CorpusResource, known_ranges: set[str], known_groups: set[str]
+) -> tuple[list[str], list[str]]:
+    """Range keys of registrable ranges and group names the instance does not have yet.
+
+    A range already registered is not read again: one listing per group, and a manifest
+    read only for the ranges not registered yet (a group's growing tail, new ones).
+    """
+    reader = corpus.reader()
+    ranges, groups = [], []
+    for group in reader.groups():
+        if group not in known_groups:
+            groups.append(group)
+        for ref in reader.range_refs(group):
+            key = range_key(ref)
+            if key not in known_ranges and registrable(reader.range_info(ref)):
+                ranges.append(key)
+    return ranges, groups
+
+
+def register_partitions(
+    instance: dg.DagsterInstance, corpus: CorpusResource
+) -> tuple[list[str], list[str]]:
+    """Add the corpus's new range and group partitions; returns them (ranges, groups)."""
+    known_ranges = set(instance.get_dynamic_partitions(RANGES.name or "ranges"))
+    known_groups = set(instance.get_dynamic_partitions(GROUPS.name or "groups"))
+    ranges, groups = new_partitions(corpus, known_ranges, known_groups)
+    if ranges:
+        instance.add_dynamic_partitions(RANGES.name or "ranges", ranges)
+    if groups:
+        instance.add_dynamic_partitions(GROUPS.name or "groups", groups)
+    return ranges, groups

@@ -1,62 +1,75 @@
-"""Sensors: the corpus grows partitions; each group's next range gets a run.
+"""Sensors: the corpus grows partitions; each group's next range gets a run; history
+capture runs while groups have room ahead of their index.
 
 - `corpus_sensor` adds a range partition when its range.json appears and says complete
-  (an incomplete range gets none until it is), and a group partition for each new group.
+  (an incomplete range gets none until it is: `partitions.registrable`), and a group
+  partition for each new group. Capture runs register what they store themselves; this
+  sensor finds what other writers (the CLI's capture, a copied corpus) put there.
 - `index_sensor` asks, per group, for the first range that is due (never indexed, or
   stale), as `pipelines.index.schedule` says, the answer `replay` gets on the same
   catalog. It asks only when no run of the group is queued or running, so a group's
-  ranges run one at a time, in article order; groups run side by side.
+  ranges run one at a time, in article order; groups run side by side. A range whose
+  last run did not get to finish (killed, lost: `watchdog.interrupted`) is asked for
+  again; one whose run failed by itself is not (it would fail the same way).
+- `history_sensor` asks for a history capture of the groups whose tail has begun, whose
+  history is not all stored, and which are fewer than `ahead` ranges ahead of their index
+  (all of them under `disk_cap`), when no history run is queued or running.
 """
 
+import time
 from collections.abc import Mapping
 
 import dagster as dg
 
+from assets.capture import last_standing
 from assets.jobs import index_job
-from assets.partitions import GROUPS, RANGES, parse_range_key, range_key, ranges_by_group
-from assets.resources import CatalogResource, CorpusResource, RulesResource
+from assets.partitions import (
+    GROUPS,
+    RANGES,
+    new_partitions,
+    parse_range_key,
+    range_key,
+    ranges_by_group,
+    register_partitions,
+)
+from assets.resources import (
+    CaptureResource,
+    CatalogResource,
+    CorpusResource,
+    NNTPResource,
+    RulesResource,
+)
+from assets.tags import GROUP_TAG, HISTORY, IN_FLIGHT, in_flight
+from assets.watchdog import interrupted
+from pipelines.capture.indexed import IndexedRanges
+from pipelines.capture.schedule import parse_size
+from pipelines.capture.standing import standing
+from pipelines.corpus.reader import CorpusReader
 from pipelines.index.schedule import GroupSchedule
 
-GROUP_TAG = "usenet-indexer/group"
+__all__ = ["GROUP_TAG", "IN_FLIGHT", "new_partitions", "register_partitions"]
 
-
-def new_partitions(
-    corpus: CorpusResource, known_ranges: set[str], known_groups: set[str]
-) -> tuple[list[str], list[str]]:
-    """Range keys of complete ranges and group names the instance does not have yet."""
-    reader = corpus.reader()
-    ranges, groups = [], []
-    for group in reader.groups():
-        if group not in known_groups:
-            groups.append(group)
-        for info in reader.ranges(group):
-            key = range_key(info.ref)
-            if info.complete and key not in known_ranges:
-                ranges.append(key)
-    return ranges, groups
+# after a failed history run, the sensor waits this long before asking again
+HISTORY_BACKOFF_SECONDS = 300
 
 
 @dg.sensor(minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.RUNNING)
-def corpus_sensor(context: dg.SensorEvaluationContext, corpus: CorpusResource) -> dg.SensorResult:
+def corpus_sensor(
+    context: dg.SensorEvaluationContext, corpus: CorpusResource
+) -> dg.SensorResult | dg.SkipReason:
     """Adds partitions for complete ranges and new groups of the corpus."""
     known_ranges = set(context.instance.get_dynamic_partitions(RANGES.name or "ranges"))
     known_groups = set(context.instance.get_dynamic_partitions(GROUPS.name or "groups"))
-    ranges, groups = new_partitions(corpus, known_ranges, known_groups)
+    try:
+        ranges, groups = new_partitions(corpus, known_ranges, known_groups)
+    except FileNotFoundError as exc:  # before the first capture stored anything
+        return dg.SkipReason(str(exc))
     requests = []
     if ranges:
         requests.append(RANGES.build_add_request(ranges))
     if groups:
         requests.append(GROUPS.build_add_request(groups))
     return dg.SensorResult(dynamic_partitions_requests=requests)
-
-
-IN_FLIGHT = [
-    dg.DagsterRunStatus.QUEUED,
-    dg.DagsterRunStatus.NOT_STARTED,
-    dg.DagsterRunStatus.STARTING,
-    dg.DagsterRunStatus.STARTED,
-    dg.DagsterRunStatus.CANCELING,
-]
 
 
 def busy_groups(instance: dg.DagsterInstance, exclude_run: str = "") -> dict[str, str]:
@@ -105,14 +118,83 @@ def index_sensor(
         if due is None:
             continue
         key = range_key(due.ref)
-        context.log.info(f"{key}: {due.why}")
+        run_id, why = interrupted_run(context.instance, key)
+        context.log.info(f"{key}: {due.why}" + (f" (its run {run_id}: {why})" if why else ""))
+        # one request per range, rule set, earlier indexing of it and of the range before
+        # it (whose window it starts from), and run of it that did not get to finish
+        run_key = f"{key}@{rule_set.fingerprint}@{due.indexed_at}@{due.after}"
         requests.append(
             dg.RunRequest(
                 partition_key=key,
-                # one request per range, rule set, earlier indexing of it and of the range
-                # before it (whose window it starts from)
-                run_key=f"{key}@{rule_set.fingerprint}@{due.indexed_at}@{due.after}",
+                run_key=f"{run_key}@redo-{run_id}" if why else run_key,
                 tags={GROUP_TAG: group},
             )
         )
     return dg.SensorResult(run_requests=requests)
+
+
+def interrupted_run(instance: dg.DagsterInstance, key: str) -> tuple[str, str]:
+    """(id, why) of the range's last run when it did not get to finish (killed, lost,
+    never started), else ("", "")."""
+    records = instance.get_run_records(dg.RunsFilter(tags={"dagster/partition": key}), limit=1)
+    if records:
+        run = records[0].dagster_run
+        why = interrupted(instance, run)
+        if why:
+            return run.run_id, why
+    return "", ""
+
+
+@dg.sensor(
+    job_name="history_job",  # by name: the job binds its resources in the definitions
+    minimum_interval_seconds=60,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+)
+def history_sensor(
+    context: dg.SensorEvaluationContext,
+    nntp: NNTPResource,
+    capture: CaptureResource,
+    corpus: CorpusResource,
+    catalog: CatalogResource,
+) -> dg.RunRequest | dg.SkipReason:
+    """Requests a history capture of the groups with room ahead of their index."""
+    if not nntp.server() or not capture.group_list():
+        return dg.SkipReason("no news server or no group configured")
+    instance = context.instance
+    if in_flight(instance, HISTORY):
+        return dg.SkipReason("a history capture is queued or running")
+    failed = instance.get_run_records(
+        dg.RunsFilter(job_name="history_job", statuses=[dg.DagsterRunStatus.FAILURE]),
+        limit=1,
+    )
+    # a capture that failed (the server refused, the disk is full) is not asked for again
+    # at once; a lost one (its process killed) is: the next pass resumes from the corpus
+    if (
+        failed
+        and not interrupted(instance, failed[0].dagster_run)
+        and time.time() - (failed[0].end_time or 0) < HISTORY_BACKOFF_SECONDS
+    ):
+        return dg.SkipReason("the last history capture failed: waiting before the next")
+    reader, indexed = CorpusReader(corpus.url), IndexedRanges(catalog.url)
+    room, waiting_bytes, why = [], 0, []
+    for group in capture.group_list():
+        last = last_standing(instance, group)
+        if last is None or int(last.get("tail_from", -1)) < 0:
+            why.append(f"{group}: the tail goes first")
+            continue
+        low = int(last.get("server_low", -1))
+        st = standing(reader, indexed, group, capture.range_size, low if low >= 0 else None)
+        waiting_bytes += st.waiting_bytes
+        if st.history_left == 0:
+            why.append(f"{group}: history stored")
+        elif st.waiting >= capture.ahead:
+            why.append(f"{group}: {st.waiting} ranges ahead of the index")
+        else:
+            room.append(group)
+    if room and waiting_bytes >= parse_size(capture.disk_cap):
+        return dg.SkipReason(f"{waiting_bytes / 1e6:,.0f} MB captured and not indexed")
+    if not room:
+        return dg.SkipReason("; ".join(why) or "nothing to capture")
+    return dg.RunRequest(
+        run_config={"ops": {"capture_history": {"config": {"groups": room}}}},
+    )

@@ -6,7 +6,8 @@ last pass, up to the server's high mark less the headroom) and a replay of the c
 (`pipelines.index.replay`): the complete ranges that are due, then each group's growing
 range's tail, so a new post is searchable one cycle after capture stored it. The server
 that shows it is the caller's (`usenet-indexer live` starts `serve` beside this loop).
-Capture stays a bounded number of ranges ahead of what the index has done (`consumed`).
+Capture stays a bounded number of ranges ahead of what the index has done
+(`pipelines.capture.indexed.IndexedRanges` as its `consumed`).
 """
 
 from __future__ import annotations
@@ -14,29 +15,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
 from pipelines.capture.prefetch import Capture
-from pipelines.catalog.layout import snapshot_path
-from pipelines.corpus.fs import open_fs
-from pipelines.corpus.layout import RangeRef
 from pipelines.index.replay import ReplaySummary, replay
 from pipelines.index.rules import Rules
 from pipelines.nntp.errors import NNTPError
 
 log = logging.getLogger(__name__)
-
-
-def indexed(catalog: str) -> Callable[[RangeRef], bool]:
-    """`Capture`'s `consumed`: is a stored range indexed (its window snapshot written)?"""
-    fs, root = open_fs(catalog)
-
-    def consumed(ref: RangeRef) -> bool:
-        return bool(fs.exists(snapshot_path(root, ref.group, ref.first, ref.last)))
-
-    return consumed
 
 
 @dataclass

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from pipelines.capture.indexed import IndexedRanges
 from pipelines.capture.planner import PlanSettings
 from pipelines.capture.prefetch import Capture, CaptureSettings
 from pipelines.capture.schedule import Limits
@@ -20,7 +21,7 @@ from pipelines.catalog.views import CatalogViews
 from pipelines.generate import GenerateConfig
 from pipelines.index.replay import replay
 from pipelines.index.rules import Rules
-from pipelines.live import Live, indexed
+from pipelines.live import Live
 from pipelines.nntp.pool import ProviderPools
 from pipelines.nntp.provider import Provider
 from pipelines.nntpserver.server import NNTPServer
@@ -60,7 +61,9 @@ def test_each_cycle_indexes_what_came_and_ends_as_a_batch_replay(served, tmp_pat
         provider = Provider("127.0.0.1", srv.port, connections=2, timeout=5.0)
         settings = CaptureSettings(plan=PlanSettings(RANGE, CHUNK, headroom=0), limits=Limits())
         pools = ProviderPools([provider])
-        capture = Capture(pools, str(corpus), [group], settings, consumed=indexed(str(catalog)))
+        capture = Capture(
+            pools, str(corpus), [group], settings, consumed=IndexedRanges(str(catalog))
+        )
         live = Live(capture, str(corpus), str(catalog), Rules(), interval=0)
         served_group = srv.corpus.groups[group]
         seen: dict[bytes, object] = {}

@@ -9,8 +9,6 @@ from typing import Any
 
 from cli.commands import command
 
-_SIZE_UNITS = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
-
 
 def add_parser(sub: Any) -> None:
     p = command(
@@ -31,9 +29,17 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--ahead",
         type=int,
-        help="stop (or, with --tail, wait) once this many captured ranges are not yet consumed",
+        help="stop (or, with --tail, wait) once this many captured ranges of a group are not "
+        "yet consumed",
     )
-    p.add_argument("--disk-cap", help="the same, in bytes of captured ranges (e.g. 10G)")
+    p.add_argument(
+        "--disk-cap", help="the same, in bytes of captured ranges of all groups (e.g. 10G)"
+    )
+    p.add_argument(
+        "--catalog",
+        help="the indexer's catalog: --ahead and --disk-cap then count the ranges stored and "
+        "not indexed yet (each group's distance ahead of its index), not only this run's",
+    )
     p.add_argument("--range-size", type=int, default=2_000_000)
     p.add_argument("--chunk-size", type=int, default=100_000)
     p.add_argument("--newest-first", action="store_true", help="fetch history newest first")
@@ -120,17 +126,11 @@ def providers_of(args: argparse.Namespace, command: str) -> list[Any] | None:
     return providers
 
 
-def parse_size(text: str) -> int:
-    text = text.strip().upper().removesuffix("B")
-    unit = text[-1] if text and text[-1] in _SIZE_UNITS else ""
-    return int(float(text[: len(text) - len(unit)]) * _SIZE_UNITS[unit])
-
-
 def run(args: argparse.Namespace) -> int:
     from pipelines.capture.planner import PlanSettings
     from pipelines.capture.prefetch import Capture, CaptureError, CaptureSettings
     from pipelines.capture.progress import Progress
-    from pipelines.capture.schedule import Limits
+    from pipelines.capture.schedule import Limits, parse_size
     from pipelines.nntp.pool import ProviderPools
 
     providers = providers_of(args, "capture")
@@ -150,8 +150,18 @@ def run(args: argparse.Namespace) -> int:
         return 2
     pools = ProviderPools(providers)
     labels = [f"{p.provider.label}#{i}" for i, p in enumerate(pools.slots())]
+    consumed = None
+    if args.catalog:
+        from pipelines.capture.indexed import IndexedRanges
+
+        consumed = IndexedRanges(args.catalog)
     capture = Capture(
-        pools, args.corpus, args.group, settings, Progress(labels, show=not args.quiet)
+        pools,
+        args.corpus,
+        args.group,
+        settings,
+        Progress(labels, show=not args.quiet),
+        consumed=consumed,
     )
     try:
         summary = capture.run(tail=args.tail, interval=args.interval)

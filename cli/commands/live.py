@@ -79,13 +79,14 @@ def run(args: argparse.Namespace) -> int:
     from pipelines.process import set_up_process
 
     set_up_process()
+    from pipelines.capture.indexed import IndexedRanges
     from pipelines.capture.planner import PlanSettings
     from pipelines.capture.prefetch import Capture, CaptureError, CaptureSettings
     from pipelines.capture.progress import Progress
     from pipelines.capture.schedule import Limits
     from pipelines.index.rules import Rules
     from pipelines.index.warm import compile_apart
-    from pipelines.live import Live, indexed
+    from pipelines.live import Live
     from pipelines.nntp.errors import NNTPError
     from pipelines.nntp.pool import ProviderPools
 
@@ -116,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         args.group,
         settings,
         Progress([f"{p.provider.label}#{i}" for i, p in enumerate(pools.slots())], show=False),
-        consumed=indexed(args.catalog),
+        consumed=IndexedRanges(args.catalog),
     )
     live = Live(capture, args.corpus, args.catalog, rules, args.interval, out=sys.stdout)
     code = 0

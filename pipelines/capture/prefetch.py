@@ -5,6 +5,12 @@ them on a pooled connection, and stores them with the corpus writer. A failure o
 connection costs that chunk one more attempt on a fresh connection; wrong credentials, an
 unknown group or a server that keeps failing stop the whole capture cleanly: workers
 finish, the manifests of what is stored are written, nothing half-written is listed.
+
+A pass covers a part of each group (`CaptureSettings.part`): `all` from the low mark to
+the fetch limit (the CLI: history, then with `--tail` the same pass again); or, when
+history and tail are separate runs that may overlap in time (Dagster's jobs), `tail`
+from the group's tail mark up (`tail.py`; the first tail pass sets it) and `history`
+below it (nothing for a group the tail has not marked yet: the tail goes first).
 """
 
 from __future__ import annotations
@@ -12,13 +18,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from pipelines.capture.planner import PlanSettings, fetch_limit, group_ranges
 from pipelines.capture.progress import CaptureSummary, Progress
 from pipelines.capture.schedule import ChunkTask, Limits, Schedule, Target
-from pipelines.corpus.layout import RangeRef
+from pipelines.capture.tail import TailMark, read_tail, write_tail
+from pipelines.corpus.layout import RangeRef, plan_ranges
 from pipelines.corpus.reader import CorpusReader
 from pipelines.corpus.writer import CorpusWriter
 from pipelines.nntp.client import GroupInfo
@@ -36,11 +43,19 @@ class CaptureError(Exception):
         self.summary = summary
 
 
+PARTS = ("all", "history", "tail")
+
+
 @dataclass
 class CaptureSettings:
     plan: PlanSettings = field(default_factory=PlanSettings)
     limits: Limits = field(default_factory=Limits)
     storage_options: dict[str, object] | None = None
+    part: str = "all"  # "all", "history" (below the tail mark) or "tail" (from it)
+
+    def __post_init__(self) -> None:
+        if self.part not in PARTS:
+            raise ValueError(f"part must be one of {PARTS}, not {self.part!r}")
 
 
 class Capture:
@@ -65,8 +80,10 @@ class Capture:
             [f"{p.provider.label}#{i}" for i, p in enumerate(slots)], show=False
         )
         self.consumed = consumed
-        self.known_complete: set[RangeRef] = set()
+        self.known_complete: dict[RangeRef, int] = {}  # complete ranges seen: stored bytes
         self.high_water: dict[str, int] = {}  # per group, the fetch limit of the last pass
+        self.bounds_seen: dict[str, GroupInfo] = {}  # per group, GROUP's answer at that pass
+        self.tails: dict[str, TailMark] = {}  # per group, its tail mark (parts tail, history)
         self._stop = threading.Event()
         self._schedule: Schedule | None = None
 
@@ -85,27 +102,72 @@ class Capture:
                 out[group] = client.group(group)
         return out
 
-    def targets(self, bounds: dict[str, GroupInfo]) -> Iterator[Target]:
-        """Each group's ranges in fetch order, group after group, made as they are asked for."""
+    def targets(self, bounds: dict[str, GroupInfo]) -> dict[str, Iterator[Target]]:
+        """Each group's ranges of the pass's part in fetch order, made as they are asked for."""
         plan = self.settings.plan
-        limits = {}
+        out = {}
+        self.bounds_seen.update(bounds)
         for group in self.groups:
             info = bounds[group]
             limit = fetch_limit(info.high, plan)
-            if info.count and limit >= info.low:
-                limits[group] = limit
-                self.high_water[group] = limit
-        for group, limit in limits.items():
-            low = bounds[group].low
-            for ref in group_ranges(group, low, limit, plan):
-                yield Target(ref, low, limit)
+            if not info.count or limit < info.low:
+                continue
+            self.high_water[group] = limit
+            span = self._part_span(group, info.low, limit)
+            if span is not None:
+                out[group] = self._group_targets(group, info.low, *span)
+        return out
+
+    def _group_targets(self, group: str, low: int, first: int, limit: int) -> Iterator[Target]:
+        for ref in group_ranges(group, first, limit, self.settings.plan):
+            yield Target(ref, low, limit)
+
+    def _part_span(self, group: str, low: int, limit: int) -> tuple[int, int] | None:
+        """The articles the pass covers in the group: (first, limit), or None."""
+        part = self.settings.part
+        if part == "all":
+            return low, limit
+        fs, root = self.writer.fs, self.writer.root
+        mark = read_tail(fs, root, group)
+        if part == "history":
+            if mark is None:
+                log.info("capture: %s has no tail mark yet: the tail goes first", group)
+                return None
+            self.tails[group] = mark
+            last = min(limit, mark.first - 1)
+            return (low, last) if last >= low else None
+        if mark is None:  # the group's first tail pass: its range from the limit on
+            first = plan_ranges(limit, limit, self.settings.plan.range_size)[0][0]
+            mark = TailMark(group, first, first)
+            write_tail(fs, root, mark)  # before anything is fetched: history keeps below
+        self.tails[group] = mark
+        return max(low, mark.resume), limit
+
+    def _advance_tails(self) -> None:
+        """After a tail pass: each mark's `resume` past the ranges the tail completed."""
+        if self.settings.part != "tail":
+            return
+        for group, mark in list(self.tails.items()):
+            limit = self.high_water.get(group)
+            if limit is None:
+                continue
+            resume = mark.resume
+            for first, last in plan_ranges(mark.resume, limit, self.settings.plan.range_size):
+                ref = RangeRef(group, first, last)
+                if ref not in self.known_complete and not self.reader.range_info(ref).complete:
+                    break
+                resume = last + 1
+            if resume != mark.resume:
+                mark = TailMark(group, mark.first, resume)
+                write_tail(self.writer.fs, self.writer.root, mark)
+                self.tails[group] = mark
 
     def run_pass(self) -> Schedule:
         """Fetch everything missing up to each group's current limit; returns the schedule."""
         try:
             bounds = self.bounds()
         except NNTPError as exc:
-            schedule = self._new_schedule([])
+            schedule = self._new_schedule({})
             schedule.fail_hard(f"cannot read group bounds: {exc}", exc)
             return schedule
         schedule = self._new_schedule(self.targets(bounds))
@@ -133,9 +195,13 @@ class Capture:
             self.progress.count("retries", schedule.retries)
             self.progress.count("truncated", schedule.truncated)
             self.progress.count("splits", schedule.splits)
+        try:
+            self._advance_tails()
+        except OSError as exc:  # only a shortcut for the next pass: it starts lower
+            log.warning("capture: cannot move the tail marks on: %s", exc)
         return schedule
 
-    def _new_schedule(self, targets: Iterable[Target]) -> Schedule:
+    def _new_schedule(self, targets: dict[str, Iterator[Target]]) -> Schedule:
         return Schedule(
             targets,
             self.writer,

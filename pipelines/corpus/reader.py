@@ -117,14 +117,18 @@ class CorpusReader:
 
     def ranges(self, group: str) -> list[RangeInfo]:
         """The group's range folders in article order, each with its manifest if valid."""
-        folder = f"{self.root}/{group}"
-        infos = []
-        for path in self.fs.ls(folder, detail=False):
-            span = parse_span(path.rsplit("/", 1)[-1])
-            if span is None or not self.fs.isdir(path):
+        return [self._range_info(ref) for ref in self.range_refs(group)]
+
+    def range_refs(self, group: str) -> list[RangeRef]:
+        """The group's range folders in article order, without reading their manifests
+        (one listing: what a caller that already knows most ranges reads first)."""
+        refs = []
+        for info in self.fs.ls(f"{self.root}/{group}", detail=True):
+            span = parse_span(info["name"].rsplit("/", 1)[-1])
+            if span is None or info.get("type") != "directory":
                 continue
-            infos.append(self._range_info(RangeRef(group, *span)))
-        return sorted(infos, key=lambda i: i.ref.first)
+            refs.append(RangeRef(group, *span))
+        return sorted(refs, key=lambda r: r.first)
 
     def range_info(self, ref: RangeRef) -> RangeInfo:
         return self._range_info(ref)
