@@ -22,13 +22,21 @@ import dagster as dg
 from pydantic import Field
 
 from assets.partitions import GROUPS, register_partitions
-from assets.resources import CaptureResource, CatalogResource, CorpusResource, NNTPResource
+from assets.resources import (
+    CaptureResource,
+    CatalogResource,
+    CorpusResource,
+    NNTPResource,
+    RulesResource,
+)
 from assets.watchdog import lease
 from pipelines.capture.indexed import IndexedRanges
 from pipelines.capture.prefetch import Capture, CaptureError
 from pipelines.capture.progress import CaptureSummary
 from pipelines.capture.standing import Standing, standing
 from pipelines.corpus.reader import CorpusReader
+from pipelines.index.schedule import OutOfOrder
+from pipelines.index.tail import index_tail
 from pipelines.nntp.pool import ProviderPools
 
 CORPUS = dg.AssetKey("corpus")
@@ -170,9 +178,35 @@ def capture_tail(
     capture: CaptureResource,
     corpus: CorpusResource,
     catalog: CatalogResource,
+) -> list[str]:
+    """One tail pass: each configured group's newest articles, from its tail mark up;
+    returns the groups, for the tail's indexing (`index_tails`)."""
+    groups = capture.group_list()
+    run_capture(context, "tail", groups, nntp, capture, corpus, catalog)
+    return groups
+
+
+@dg.op
+def index_tails(
+    context: dg.OpExecutionContext,
+    groups: list[str],
+    corpus: CorpusResource,
+    catalog: CatalogResource,
+    rules: RulesResource,
 ) -> None:
-    """One tail pass: each configured group's newest articles, from its tail mark up."""
-    run_capture(context, "tail", capture.group_list(), nntp, capture, corpus, catalog)
+    """Index what the tail pass stored of each group's growing range
+    (`pipelines.index.tail`): its releases searchable now, those still open provisional."""
+    reader = corpus.reader()
+    rule_set = rules.load()
+    priority = rule_set.priority(reader.groups())
+    with lease(context):
+        for group in groups:
+            try:
+                done = index_tail(reader, catalog.url, rule_set, priority, group)
+            except OutOfOrder as exc:  # the range before it is not indexed yet
+                context.log.info(f"tail {group}: waits for its history ({exc})")
+                continue
+            context.log.info(done.text())
 
 
 @dg.op

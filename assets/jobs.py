@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets.capture import capture_history, capture_tail
+from assets.capture import capture_history, capture_tail, index_tails
 from assets.tags import HISTORY, INDEX, MAINTENANCE, TAIL, job_tags
 
 index_job = dg.define_asset_job(
@@ -38,12 +38,13 @@ catalog_job = dg.define_asset_job(
 
 
 @dg.job(
-    description="One tail pass: every configured group's new articles, from its tail mark up.",
+    description="One tail pass: every configured group's new articles, from its tail mark up, "
+    "then what it stored of each growing range indexed (the tail's releases searchable now).",
     tags=job_tags(TAIL),
     executor_def=dg.in_process_executor,
 )
 def tail_job() -> None:
-    capture_tail()
+    index_tails(capture_tail())
 
 
 @dg.job(

@@ -27,6 +27,7 @@ from assets.resources import (
 from assets.schedules import tail_schedule
 from assets.sensors import history_sensor, index_sensor
 from assets.tags import HISTORY, KIND_TAG, PRIORITY_TAG, TAIL
+from pipelines.index.tail import read_log
 from pipelines.nntpserver.server import NNTPServer, ServerOptions
 from tests.fixtures.sample_corpus import write_sample_corpus
 from tests.test_capture import assert_identical
@@ -159,6 +160,10 @@ def test_tail_first_then_history_ahead_of_the_index(
         assert last["stored_high"] == last["server_high"] == server.corpus.groups[ONE].high
         assert last["growing"] == "4000-4999"
         assert last["articles_not_indexed"] == last["stored_high"] - 3999
+        # and the tail job indexed what it stored of the growing range: searchable now
+        tails = sorted(Path(setup.catalog, "releases", ONE).glob("tail-4000-*.parquet"))
+        assert len(tails) == 1
+        assert read_log(setup.catalog, ONE, 4000, 4999).cursor == last["stored_high"]
     assert_identical(setup.corpus, served[1])
 
 

@@ -204,6 +204,10 @@ def index_range(
     result.bytes_written["_window"] = save_window(
         catalog, ref.group, ref.first, ref.last, window, version
     )
+    # again once the range is done: a tail run of the range that wrote a part after the
+    # first removal (it began while the range was still growing) finds the snapshot
+    # after its write and removes its part itself, or is removed here
+    drop_tail_partitions(catalog, ref.group, ref.first, ref.last)
     # after the range log, which holds the CPU-seconds up to its own write: the stage
     # times (stage_cpu, the same dict) count the whole range
     clock.tick("range log, snapshot")

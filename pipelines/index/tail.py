@@ -27,7 +27,7 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from pipelines.catalog.layout import tail_folder
+from pipelines.catalog.layout import snapshot_path, tail_folder
 from pipelines.catalog.tail import TailPart, drop_tail_partitions
 from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.corpus.reader import CorpusReader, RangeInfo
@@ -188,4 +188,9 @@ def index_tail(
         if name.startswith("window-") and name != keep:
             fs.rm(path)
     out.part, out.result, out.cursor = part, result, through
+    if fs.exists(snapshot_path(root, group, ref.first, ref.last)):
+        # the range was completed and indexed whole while this part was written (another
+        # run): its own partitions stand for it, this part must not
+        drop_tail_partitions(catalog, group, ref.first, ref.last)
+        out.note = "the range was indexed whole meanwhile: its tail removed"
     return out
