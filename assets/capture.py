@@ -114,7 +114,9 @@ def report(
     recorded = []
     for group in cap.groups:
         bounds = cap.bounds_seen.get(group)
-        st = standing(reader, indexed, group, range_size, bounds.low if bounds else None)
+        if bounds is None:  # the pass stopped before GROUP answered: nothing new to say
+            continue
+        st = standing(reader, indexed, group, range_size, bounds.low)
         meta = standing_metadata(st, cap)
         before = last_standing(context.instance, group)
         if before is not None and all(before.get(k) == meta[k] for k in STANDING_KEYS):

@@ -137,6 +137,8 @@ class CaptureResource(dg.ConfigurableResource):
         return CaptureSettings(plan=self.plan(), limits=limits, part=part)
 
     def connections(self, part: str, account: int) -> int:
-        """The part's share of the account's connections: the tail's, and the rest."""
+        """The part's share of the account's connections: the tail's, and the rest (an
+        account of one connection has history and tail take turns at it: a provider
+        refuses the second, which the pool retries)."""
         tail = max(1, min(self.tail_connections, account))
         return tail if part == "tail" else max(1, account - tail)

@@ -12,9 +12,10 @@ process (`usenet-indexer/worker`: host, pid and the process's start time, so a r
 pid is told apart) and a heartbeat (`usenet-indexer/heartbeat`, every HEARTBEAT_SECONDS).
 The `run_watchdog` sensor looks at every started run with a lease:
 
-- on this host, the run is lost once its step's process is gone (or a zombie) and, when
-  Dagster recorded another run worker process, that one too or its heartbeat is older
-  than LEASE_SECONDS (a live run worker fails a run whose step died by itself);
+- on this host, the run is lost once its step's process is gone (or a zombie) and the
+  run worker Dagster recorded is gone too (a live run worker fails a run whose step died
+  by itself; past LEASE_SECONDS it is lost anyway); with no run worker recorded (another
+  executor), GRACE_SECONDS after the step's last heartbeat;
 - on another host, once its heartbeat is older than LEASE_SECONDS;
 - a run that started but whose step never took its lease is judged by the run worker
   process Dagster recorded, under the local run launcher.
@@ -48,6 +49,7 @@ from assets.tags import KIND_TAG
 
 HEARTBEAT_SECONDS = 15.0
 LEASE_SECONDS = 120.0  # a heartbeat older than this: the run's process is lost
+GRACE_SECONDS = 30.0  # a step gone with no run worker known: this long after its last beat
 
 WORKER_TAG = "usenet-indexer/worker"
 HEARTBEAT_TAG = "usenet-indexer/heartbeat"
@@ -138,22 +140,35 @@ def lease(context: dg.OpExecutionContext | dg.AssetExecutionContext) -> Iterator
     finally:
         done.set()
         thread.join(5)
+        try:  # a last beat: the run ends within moments of its step
+            instance.add_run_tags(run_id, {HEARTBEAT_TAG: str(int(time.time()))})
+        except Exception as exc:
+            context.log.warning(f"heartbeat not written: {exc}")
 
 
-def run_worker_pid(instance: dg.DagsterInstance, run_id: str) -> int | None:
-    """The run worker's pid as Dagster recorded it ("Started process for run"), if any."""
+# the engine events in which Dagster names a run worker's pid: the local run launcher's
+# worker as it starts, and the in-process and multiprocess executors in the run worker
+LAUNCHED = "Started process for run"
+RUN_WORKER_EVENTS = (LAUNCHED, "Executing steps in process", "Executing steps using multiprocess")
+
+
+def run_worker_pids(instance: dg.DagsterInstance, run_id: str, launched: bool = False) -> list[int]:
+    """The pids Dagster recorded for the run's worker (`launched`: only the local run
+    launcher's)."""
+    prefixes = (LAUNCHED,) if launched else RUN_WORKER_EVENTS
     records = instance.get_records_for_run(
-        run_id, of_type=dg.DagsterEventType.ENGINE_EVENT, limit=20
+        run_id, of_type=dg.DagsterEventType.ENGINE_EVENT, limit=50
     ).records
+    pids = []
     for record in records:
         event = record.event_log_entry.dagster_event
         message = record.event_log_entry.message or ""
-        if event is None or not message.startswith("Started process for run"):
+        if event is None or not message.startswith(prefixes):
             continue
         pid = event.engine_event_data.metadata.get("pid")
         if pid is not None and str(pid.value).isdigit():
-            return int(str(pid.value))
-    return None
+            pids.append(int(str(pid.value)))
+    return pids
 
 
 def _local_launcher(instance: dg.DagsterInstance) -> bool:
@@ -168,21 +183,29 @@ def lost_reason(
     beat = float(run.tags.get(HEARTBEAT_TAG, "0") or 0)
     silent = now - beat
     if worker is None:
+        # before its step began: only the local launcher's run worker runs on this host
         if not _local_launcher(instance):
             return None
-        pid = run_worker_pid(instance, run.run_id)
-        if pid is None or process_alive(pid):
+        pids = run_worker_pids(instance, run.run_id, launched=True)
+        if not pids or any(process_alive(pid) for pid in pids):
             return None
-        return f"its run worker (pid {pid} on {host}) is gone, before its step began"
+        return f"its run worker (pid {pids[0]} on {host}) is gone, before its step began"
     if worker.host != host:
         if silent <= LEASE_SECONDS:
             return None
         return f"no heartbeat from {worker.host} (pid {worker.pid}) for {silent:.0f} s"
     if process_alive(worker.pid, worker.started):
         return None
-    pid = run_worker_pid(instance, run.run_id) if _local_launcher(instance) else None
-    if pid is not None and pid != worker.pid and process_alive(pid) and silent <= LEASE_SECONDS:
-        return None  # its run worker lives: it fails the run of a dead step by itself
+    # the step's process is gone; its run worker (the same host under these executors)
+    # fails the run by itself while it lives
+    known = run_worker_pids(instance, run.run_id)
+    others = [p for p in known if p != worker.pid]
+    if any(process_alive(p) for p in others) and silent <= LEASE_SECONDS:
+        return None
+    # no run worker known (another executor): the step may just have ended and its run be
+    # about to; GRACE_SECONDS after its last heartbeat it is not
+    if not known and silent <= GRACE_SECONDS:
+        return None
     return f"its process (pid {worker.pid} on {host}) is gone"
 
 

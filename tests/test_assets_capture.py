@@ -16,6 +16,7 @@ import pytest
 
 from assets import build_defs
 from assets.capture import CORPUS, last_standing
+from assets.launch import prepare_home
 from assets.partitions import GROUPS, RANGES
 from assets.resources import (
     CaptureResource,
@@ -29,6 +30,7 @@ from assets.sensors import history_sensor, index_sensor
 from assets.tags import HISTORY, KIND_TAG, PRIORITY_TAG, TAIL
 from pipelines.index.tail import read_log
 from pipelines.nntpserver.server import NNTPServer, ServerOptions
+from tests.dagster_runs import folder_instance
 from tests.fixtures.sample_corpus import write_sample_corpus
 from tests.test_capture import assert_identical
 
@@ -198,7 +200,7 @@ def test_the_schedule_and_the_sensor_wait_for_their_run_in_flight(
     monkeypatch.delenv("USENET_INDEXER_NNTP_HOST", raising=False)
     monkeypatch.delenv("USENET_INDEXER_GROUPS", raising=False)
     setup = Setup(tmp_path, 1)
-    with dg.instance_for_test() as instance:
+    with folder_instance(prepare_home(tmp_path / "home")) as instance:
         context = dg.build_schedule_context(instance=instance, resources=setup.resources)
         assert isinstance(tail_schedule(context), dg.RunRequest)
         for job, kind in (("tail_job", TAIL), ("history_job", HISTORY)):
@@ -214,3 +216,28 @@ def test_the_schedule_and_the_sensor_wait_for_their_run_in_flight(
         context = dg.build_schedule_context(instance=instance, resources=unset)
         skip = tail_schedule(context)
         assert isinstance(skip, dg.SkipReason) and "no news server" in str(skip.skip_message)
+
+
+def test_the_run_queue_keeps_a_slot_for_the_tail(tmp_path: Path) -> None:
+    """The dagster.yaml the main job writes: every kind limited, the tail's slot kept."""
+
+    from assets.tags import INDEX, KIND_LIMITS, MAINTENANCE, MAX_RUNS, PRIORITY
+
+    home = prepare_home(tmp_path / "home")
+    with folder_instance(home) as instance:
+        assert instance.run_monitoring_enabled
+        queue = instance.get_concurrency_config().run_queue_config
+        assert queue is not None and queue.max_concurrent_runs == MAX_RUNS
+        limits = {
+            str(limit["value"]): int(limit["limit"])
+            for limit in queue.tag_concurrency_limits
+            if limit["key"] == KIND_TAG
+        }
+    assert limits == KIND_LIMITS
+    assert sum(n for kind, n in limits.items() if kind != TAIL) == MAX_RUNS - 1
+    assert PRIORITY[TAIL] > PRIORITY[INDEX] >= PRIORITY[MAINTENANCE] > PRIORITY[HISTORY]
+    defs = build_defs()
+    for job, kind in (("tail_job", TAIL), ("history_job", HISTORY), ("index_job", INDEX),
+                      ("compact_job", MAINTENANCE), ("catalog_job", MAINTENANCE)):  # fmt: skip
+        tags = defs.resolve_job_def(job).tags
+        assert tags[KIND_TAG] == kind and tags[PRIORITY_TAG] == str(PRIORITY[kind])
