@@ -49,13 +49,6 @@ def add_parser(sub: Any) -> None:
         default=1000,
         help="articles below the server's high mark left for the next pass",
     )
-    p.add_argument(
-        "--compression", default="auto", choices=["auto", "plain", "xfeature", "xzver", "deflate"]
-    )
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds without a byte")
-    p.add_argument(
-        "--idle-close", type=float, default=60.0, help="close connections idle this long"
-    )
     p.add_argument("--tail", action="store_true", help="after the history, follow new articles")
     p.add_argument("--interval", type=float, default=300.0, help="seconds between tail passes")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -83,6 +76,13 @@ def add_server_arguments(p: Any) -> None:
     p.add_argument("--insecure", action="store_true", help="do not verify the TLS certificate")
     p.add_argument("--user", help="AUTHINFO USER")
     p.add_argument("--password-env", metavar="VAR", help="environment variable with the password")
+    p.add_argument(
+        "--compression", default="auto", choices=["auto", "plain", "xfeature", "xzver", "deflate"]
+    )
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds without a byte")
+    p.add_argument(
+        "--idle-close", type=float, default=60.0, help="close connections idle this long"
+    )
 
 
 def providers_of(args: argparse.Namespace, command: str) -> list[Any] | None:

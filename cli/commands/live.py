@@ -45,13 +45,6 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--ahead", type=int, default=2, help="captured ranges not yet indexed, at most (2)"
     )
-    p.add_argument(
-        "--compression", default="auto", choices=["auto", "plain", "xfeature", "xzver", "deflate"]
-    )
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds without a byte")
-    p.add_argument(
-        "--idle-close", type=float, default=60.0, help="close connections idle this long"
-    )
     p.add_argument("--host", default="127.0.0.1", help="the web server's address")
     p.add_argument("--port", type=int, default=8000, help="the web server's port (8000)")
     p.add_argument("--api-key", action="append", default=[], dest="api_keys", help="accepted key")
