@@ -117,10 +117,10 @@ def tail_lines(catalog: str, info: RangeInfo) -> int:
     """The lines stored of a growing range that its tail has not indexed yet."""
     log = read_log(catalog, info.ref.group, info.ref.first, info.ref.last)
     cursor = log.cursor if log is not None else info.ref.first - 1
-    chunks = info.manifest.chunks if info.manifest else ()
-    return sum(
-        c.lines for c in chunks if c.first > cursor and c.last <= stored_through(info, cursor)
-    )
+    if info.manifest is None:
+        return 0
+    through = stored_through(info, cursor)
+    return sum(c.lines for c in info.manifest.chunks if cursor < c.first and c.last <= through)
 
 
 def _window_path(group: str, first: int, last: int, cursor: int) -> str:
