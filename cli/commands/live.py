@@ -100,8 +100,9 @@ def run(args: argparse.Namespace) -> int:
     compile_apart(sys.stderr)  # before the server and the loop share the machine
     server = None
     if not args.no_serve:
-        # its own process group: the Ctrl-C reaches this process, which stops the server
-        server = subprocess.Popen(serve_command(args), process_group=0)
+        # its own process group: the Ctrl-C reaches this process, which stops the server;
+        # and the server ends with this process, however it ends (SIGKILL too)
+        server = subprocess.Popen(serve_command(args), process_group=0, preexec_fn=_end_with_parent)
         print(f"live: serving {args.catalog} on http://{args.host}:{args.port}/", flush=True)
     pools = ProviderPools(providers)
     capture = Capture(
@@ -126,13 +127,22 @@ def run(args: argparse.Namespace) -> int:
     return 130 if summary.stopped == "interrupted" else code
 
 
+def _end_with_parent() -> None:
+    """In the server's child: a SIGTERM when the live process ends (Linux's
+    PR_SET_PDEATHSIG), so a killed live leaves no server behind."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+
+
 def _stop_server(server: subprocess.Popen[bytes]) -> None:
     if server.poll() is None:
         server.send_signal(signal.SIGINT)
         try:
             server.wait(15)
         except subprocess.TimeoutExpired:
-            server.kill()
+            os.killpg(server.pid, signal.SIGKILL)  # the server and its workers
             server.wait()
 
 
