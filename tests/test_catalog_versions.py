@@ -8,7 +8,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.catalog.schema import PENDING_RELEASES, RELEASES
+from pipelines.catalog.schema import PENDING_RELEASES, RELEASE_FILES, RELEASES
 from pipelines.catalog.versions import hidden, newest_rows, newest_sql
 from pipelines.catalog.views import CatalogViews
 from pipelines.catalog.writer import write_partition
@@ -94,6 +94,10 @@ def test_a_version_without_finished_counts_as_provisional_in_views_and_index(tmp
     for first, row in ((0, _release("older", False, 0)), (100, _release("later", None, 100))):
         table = pa.Table.from_pylist([row], schema=RELEASES)
         write_partition(root, "releases", GROUP, first, first + 99, table)
+        # the server takes a range's releases once its file rows are there too
+        write_partition(
+            root, "release_files", GROUP, first, first + 99, RELEASE_FILES.empty_table()
+        )
     views = CatalogViews(root)
     try:
         assert views.query("SELECT name FROM releases").to_pylist() == [{"name": "later"}]
