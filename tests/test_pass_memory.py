@@ -130,9 +130,11 @@ class _WatchingReader(CorpusReader):
         super().__init__(root)
         self.alive_at_next: list[bool] = []
 
-    def read_range(self, info: RangeInfo, report: RangeReport | None = None) -> Iterator[Chunk]:
+    def read_range(
+        self, info: RangeInfo, report: RangeReport | None = None, after: int | None = None
+    ) -> Iterator[Chunk]:
         last = None
-        for chunk in super().read_range(info, report):
+        for chunk in super().read_range(info, report, after):
             if last is not None:
                 self.alive_at_next.append(last() is not None)
             last = weakref.ref(chunk)
