@@ -16,13 +16,19 @@ COMPACT_PREFIX = "compact-"
 # the rows of a growing range's stored part, indexed before the range is whole
 # (`pipelines.index.tail`); removed when the range is indexed whole
 TAIL_PREFIX = "tail-"
+# the article pass's versions of a range's releases (`pipelines.probe.namer`): pending
+# releases it named; removed when the range is indexed again, never compacted
+PROBE_PREFIX = "probe-"
 
 
 def partition_path(
-    catalog: str, table: str, group: str, first: int, last: int, tail: bool = False
+    catalog: str, table: str, group: str, first: int, last: int, tail: bool = False,
+    probe: bool = False,
 ) -> str:
-    """A range's partition, or (tail) the partition of a growing range's part first..last."""
-    name = f"{TAIL_PREFIX if tail else ''}{span_name(first, last)}.parquet"
+    """A range's partition, or (tail) the partition of a growing range's part first..last,
+    or (probe) the article pass's partition for the range first..last."""
+    prefix = TAIL_PREFIX if tail else PROBE_PREFIX if probe else ""
+    name = f"{prefix}{span_name(first, last)}.parquet"
     return f"{catalog.rstrip('/')}/{table}/{group}/{name}"
 
 

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from fsspec import AbstractFileSystem
 
-from pipelines.catalog.layout import COMPACT_PREFIX, TAIL_PREFIX, table_glob
+from pipelines.catalog.layout import COMPACT_PREFIX, PROBE_PREFIX, TAIL_PREFIX, table_glob
 from pipelines.corpus.fs import is_temporary
 from pipelines.corpus.layout import parse_span
 
@@ -41,6 +41,7 @@ class Partition:
     size: int | None = None
     mtime: str = ""
     tail: bool = False  # a growing range's part (`tail-<a>-<b>`), never compacted
+    probe: bool = False  # the article pass's rows for a range (`probe-<a>-<b>`), never compacted
 
 
 class PartitionName(NamedTuple):
@@ -48,19 +49,25 @@ class PartitionName(NamedTuple):
     last: int
     compact: bool
     tail: bool = False
+    probe: bool = False
 
 
 def parse_name(name: str) -> PartitionName | None:
     """`"0-1999.parquet"` -> (0, 1999, False, False), `"compact-0-5999.parquet"` -> (0,
-    5999, True, False), `"tail-0-499.parquet"` -> (0, 499, False, True); None for any
-    other name (a temporary file, another file)."""
+    5999, True, False), `"tail-0-499.parquet"` -> (0, 499, False, True), `"probe-0-1999.parquet"`
+    -> (0, 1999, False, False, True); None for any other name (a temporary file, another
+    file)."""
     if not name.endswith(SUFFIX) or is_temporary(name):
         return None
     stem = name[: -len(SUFFIX)]
-    for prefix, compact, tail in ((COMPACT_PREFIX, True, False), (TAIL_PREFIX, False, True)):
+    kinds = ((COMPACT_PREFIX, True, False, False), (TAIL_PREFIX, False, True, False),
+             (PROBE_PREFIX, False, False, True))  # fmt: skip
+    for prefix, compact, tail, probe in kinds:
         if stem.startswith(prefix):
             span = parse_span(stem[len(prefix) :])
-            return None if span is None else PartitionName(span[0], span[1], compact, tail)
+            if span is None:
+                return None
+            return PartitionName(span[0], span[1], compact, tail, probe)
     span = parse_span(stem)
     return None if span is None else PartitionName(span[0], span[1], False)
 
@@ -80,7 +87,9 @@ def _partition(path: str, size: int | None = None, mtime: str = "") -> Partition
     parsed = parse_name(path.rsplit("/", 1)[-1])
     if parsed is None:
         return None
-    return Partition(parsed.first, parsed.last, path, parsed.compact, size, mtime, parsed.tail)
+    return Partition(
+        parsed.first, parsed.last, path, parsed.compact, size, mtime, parsed.tail, parsed.probe
+    )
 
 
 def _scan(folder: str, stat: bool) -> list[Partition]:
@@ -100,7 +109,7 @@ def _scan(folder: str, stat: bool) -> list[Partition]:
             except FileNotFoundError:
                 continue
             part = Partition(part.first, part.last, part.path, part.compact,
-                             info.st_size, str(info.st_mtime), part.tail)  # fmt: skip
+                             info.st_size, str(info.st_mtime), part.tail, part.probe)  # fmt: skip
         found.append(part)
     return found
 

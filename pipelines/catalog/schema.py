@@ -139,6 +139,56 @@ RANGES = pa.schema(
     ]
 )
 
+# The article pass's cache: one row per probed article, written once (`_probes/`).
+PROBE_RESULTS = pa.schema(
+    [
+        ("message_id", pa.string()),  # without angle brackets
+        ("probed_at", pa.int64()),  # epoch seconds
+        # ok | missing (430) | bad_yenc | bad_crc | error: what the fetch and decode gave
+        ("status", pa.string()),
+        ("kind", pa.string()),  # par2 | rar | 7z | zip | nfo | media | other
+        ("yenc_name", pa.string()),  # =ybegin's name
+        ("yenc_size", pa.int64()),  # =ybegin's size: the whole file's bytes
+        ("names", pa.list_(pa.string())),  # a par2 set's or an archive listing's file names
+        ("sizes", pa.list_(pa.int64())),  # parallel to names (null where unknown)
+        ("hashes", pa.list_(pa.binary(16))),  # a par2 set's 16 KiB MD5s, parallel to names
+        ("encrypted", pa.bool_()),  # passworded: true, false, null unknown
+        ("inner_archive", pa.bool_()),  # the listing holds an archive
+        ("nfo_title", pa.string()),
+        ("password_text", pa.string()),  # a password the article states (an NFO's line)
+        ("par2_set", pa.binary(16)),  # the par2 recovery set id
+        ("detail", pa.string()),  # why a body could not be read
+    ]
+)
+
+# What the article pass learned of each probed release, per range of its candidates:
+# `release_probes/<group>/<first>-<last>.parquet`, replaced whole when the range is probed
+# again. The newest `probed_at` per release_key wins.
+RELEASE_PROBES = pa.schema(
+    [
+        ("release_key", KEY),
+        ("group", pa.string()),
+        ("pending", pa.bool_()),  # an unnamed release (pending_releases) or a catalog one
+        ("poster", pa.string()),
+        ("tool", pa.string()),  # a pending release's posting tool (its signature's part)
+        # named | exhausted | discarded | waiting (a pending release's ladder) | probed
+        ("outcome", pa.string()),
+        ("name", pa.string()),  # the usable name the probes gave (null: none)
+        ("source", pa.string()),  # where the name came from: signature | par2 | archive | yenc | 7z | nfo
+        ("step", pa.int8()),  # the ladder's last step climbed (0..3)
+        ("password", pa.int8()),  # Newznab: 0 no, 1 passworded, 2 an inner archive; null unknown
+        ("password_text", pa.string()),  # a known password (null: none known)
+        ("inner_names", pa.list_(pa.string())),  # archive entries, par2 file names (<= 20)
+        ("nfo_title", pa.string()),
+        ("probes", pa.int32()),  # articles the ladder read (fetched or from the cache)
+        ("fetched", pa.int32()),  # of them, fetched from a server in this run
+        ("missing", pa.int32()),  # answered 430
+        ("failed", pa.int32()),  # bodies that could not be read (bad yEnc, CRC, garbage)
+        ("probed_at", pa.int64()),
+        ("written_range", pa.int64()),  # the range whose candidates these are
+    ]
+)
+
 TABLES: dict[str, pa.Schema] = {
     "releases": RELEASES,
     "release_files": RELEASE_FILES,
@@ -148,3 +198,6 @@ TABLES: dict[str, pa.Schema] = {
     "rule_samples": RULE_SAMPLES,
     "ranges": RANGES,
 }
+# the article pass's tables, written beside the header pass's (not every range has them)
+PROBE_TABLES: dict[str, pa.Schema] = {"release_probes": RELEASE_PROBES, "probe_results": PROBE_RESULTS}
+SCHEMAS: dict[str, pa.Schema] = {**TABLES, **PROBE_TABLES}

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 from fsspec import AbstractFileSystem
 
 from pipelines.catalog.layout import partition_path
-from pipelines.catalog.schema import TABLES
+from pipelines.catalog.schema import SCHEMAS
 from pipelines.corpus.fs import atomic_open, atomic_put, open_fs
 
 # Per table: zstd level, the columns worth a dictionary (few distinct values), and
@@ -72,7 +72,7 @@ def parquet_bytes(table: pa.Table | Iterable[pa.Table], name: str) -> memoryview
 
 
 def _write_parquet(sink: pa.NativeFile, table: pa.Table | Iterable[pa.Table], name: str) -> None:
-    schema = TABLES[name]
+    schema = SCHEMAS[name]
     options: dict[str, Any] = {
         "compression_level": DEFAULT_LEVEL,
         "write_statistics": True,
