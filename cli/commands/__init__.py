@@ -21,6 +21,7 @@ COMMANDS = [
     "cli.commands.score",
     "cli.commands.capture",
     "cli.commands.live",
+    "cli.commands.probe",
     "cli.commands.serve_nntp",
     "cli.commands.bench_capture",
     "cli.commands.bench_live",

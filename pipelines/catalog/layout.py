@@ -22,7 +22,12 @@ PROBE_PREFIX = "probe-"
 
 
 def partition_path(
-    catalog: str, table: str, group: str, first: int, last: int, tail: bool = False,
+    catalog: str,
+    table: str,
+    group: str,
+    first: int,
+    last: int,
+    tail: bool = False,
     probe: bool = False,
 ) -> str:
     """A range's partition, or (tail) the partition of a growing range's part first..last,

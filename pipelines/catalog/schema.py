@@ -174,7 +174,10 @@ RELEASE_PROBES = pa.schema(
         # named | exhausted | discarded | waiting (a pending release's ladder) | probed
         ("outcome", pa.string()),
         ("name", pa.string()),  # the usable name the probes gave (null: none)
-        ("source", pa.string()),  # where the name came from: signature | par2 | archive | yenc | 7z | nfo
+        (
+            "source",
+            pa.string(),
+        ),  # where the name came from: signature | par2 | archive | yenc | 7z | nfo
         ("step", pa.int8()),  # the ladder's last step climbed (0..3)
         ("password", pa.int8()),  # Newznab: 0 no, 1 passworded, 2 an inner archive; null unknown
         ("password_text", pa.string()),  # a known password (null: none known)
@@ -199,5 +202,8 @@ TABLES: dict[str, pa.Schema] = {
     "ranges": RANGES,
 }
 # the article pass's tables, written beside the header pass's (not every range has them)
-PROBE_TABLES: dict[str, pa.Schema] = {"release_probes": RELEASE_PROBES, "probe_results": PROBE_RESULTS}
+PROBE_TABLES: dict[str, pa.Schema] = {
+    "release_probes": RELEASE_PROBES,
+    "probe_results": PROBE_RESULTS,
+}
 SCHEMAS: dict[str, pa.Schema] = {**TABLES, **PROBE_TABLES}

@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from pipelines.catalog import schema
 from pipelines.catalog.compact import uncompact_range
+from pipelines.catalog.probe_outputs import drop_probe_outputs
 from pipelines.catalog.tail import TailPart, drop_tail_partitions
 from pipelines.catalog.writer import write_partition
 from pipelines.corpus.reader import CorpusReader, RangeInfo, RangeReport
@@ -195,8 +196,10 @@ def index_range(
     result.stage_cpu = clock.spent
     if tail is not None:
         return result, window
-    # the range's own rows replace what its tail wrote of it
+    # the range's own rows replace what its tail wrote of it, and what the article pass
+    # made of its old candidates (it probes the range again)
     drop_tail_partitions(catalog, ref.group, ref.first, ref.last)
+    drop_probe_outputs(catalog, ref.group, ref.first, ref.last)
     # the range log, then the snapshot: the snapshot marks the range done
     result.bytes_written["ranges"] = write_partition(
         catalog, "ranges", ref.group, ref.first, ref.last, _range_row(result)
