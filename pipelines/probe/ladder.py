@@ -138,7 +138,9 @@ def climb_all(
         if progress and len(wanted) > len(to_fetch):
             progress(len(wanted) - len(to_fetch))
 
-        def got(mid: str, result: Inspection | None) -> None:
+        def got(
+            mid: str, result: Inspection | None, fetched: dict[str, Inspection | None] = fetched
+        ) -> None:
             fetched[mid] = result
             if result is not None:
                 cache.add(mid, result)

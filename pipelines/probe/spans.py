@@ -265,7 +265,9 @@ def release_row(
 ) -> dict[str, Any]:
     """A named pending release as a catalog version under its pending key."""
     assert c.named is not None
-    inner = [(n, s) for r in c.read for n, s in zip(r.names, r.sizes or [None] * len(r.names))]
+    inner = [
+        (n, r.sizes[i] if i < len(r.sizes) else None) for r in c.read for i, n in enumerate(r.names)
+    ]
     classes = [classify(n.encode("utf-8", "surrogateescape"))[0] for n, _ in inner]
     content = naming.content_of(
         classes,
