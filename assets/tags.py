@@ -1,10 +1,11 @@
 """Run tags: what each run is, how the run queue orders and limits it, which runs are live.
 
-- `usenet-indexer/kind`: `tail`, `history`, `index` or `maintenance` (compaction, the
-  catalog views), set on every run of a job (job tags). The run queue
+- `usenet-indexer/kind`: `tail`, `history`, `index`, `probe` (the article pass) or
+  `maintenance` (compaction, the catalog views), set on every run of a job (job tags). The run queue
   (`launch.INSTANCE_YAML`) limits each kind so that the others can never fill every slot:
   a tail poll always finds one free.
-- `dagster/priority`: the queue takes higher first: the tail, then indexing, then history.
+- `dagster/priority`: the queue takes higher first: the tail, then indexing, then the
+  article pass (it reads what indexing left), then history.
 - `usenet-indexer/group`: an index run's group; the queue runs one at a time per group.
 """
 
@@ -17,12 +18,13 @@ KIND_TAG = "usenet-indexer/kind"
 PRIORITY_TAG = "dagster/priority"
 
 TAIL, HISTORY, INDEX, MAINTENANCE = "tail", "history", "index", "maintenance"
-PRIORITY = {TAIL: 10, INDEX: 0, MAINTENANCE: 0, HISTORY: -10}
+PROBE = "probe"
+PRIORITY = {TAIL: 10, INDEX: 0, MAINTENANCE: 0, PROBE: -5, HISTORY: -10}
 
 # The run queue: at most this many runs of a kind at once, MAX_RUNS in all. The limits of
 # the kinds other than the tail add up to MAX_RUNS - 1, so one slot is always the tail's.
-MAX_RUNS = 6
-KIND_LIMITS = {TAIL: 1, HISTORY: 1, INDEX: 3, MAINTENANCE: 1}
+MAX_RUNS = 7
+KIND_LIMITS = {TAIL: 1, HISTORY: 1, INDEX: 3, MAINTENANCE: 1, PROBE: 1}
 
 IN_FLIGHT = [
     dg.DagsterRunStatus.QUEUED,

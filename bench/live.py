@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from pipelines.nntpserver.ports import free_port, wait_port
+
 POLL = 2.0  # seconds between searches for the uploads not found yet
 
 
@@ -74,26 +76,6 @@ def _cpu(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_port(port: int, seconds: float) -> None:
-    import socket
-
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on port {port} after {seconds:.0f} s")
 
 
 def _uploads(corpus: str, catalog: str) -> tuple[list[tuple[bytes, str, int]], int, int]:
@@ -145,7 +127,7 @@ def run_bench(
         served = str(root / "served" / "corpus")
         ups, low, high = _uploads(served, str(root / "batch"))
         start = int(history * (high - low + 1))
-        nntp_port, web_port = _free_port(), _free_port()
+        nntp_port, web_port = free_port(), free_port()
         nntp = subprocess.Popen(
             [sys.executable, "-m", "cli.main", "serve-nntp", served, "--port", str(nntp_port),
              "--grow", str(rate), "--grow-from", str(start)],
@@ -153,7 +135,7 @@ def run_bench(
         )  # fmt: skip
         live: subprocess.Popen[str] | None = None
         try:
-            _wait_port(nntp_port, 60)
+            wait_port(nntp_port, 60)
             grown_at = time.monotonic()  # the growth starts as the server listens
             group = json.loads((root / "served" / "generate.json").read_text())["groups"][0]
             print(f"serving {group['name']}: {start:,} articles there, {rate:,.0f}/s more; "

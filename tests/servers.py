@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
+
+from pipelines.nntpserver.ports import free_port  # noqa: F401  (tests import it from here)
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # headless, nothing the test did not ask for: no sandbox (root in CI), GPU, QUIC, first-run
@@ -31,13 +32,6 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-def free_port() -> int:
-    """A loopback port nothing listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_until(up: Callable[[], bool], what: str, seconds: float, every: float = 0.2) -> None:

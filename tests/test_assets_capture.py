@@ -221,7 +221,7 @@ def test_the_schedule_and_the_sensor_wait_for_their_run_in_flight(
 def test_the_run_queue_keeps_a_slot_for_the_tail(tmp_path: Path) -> None:
     """The dagster.yaml the main job writes: every kind limited, the tail's slot kept."""
 
-    from assets.tags import INDEX, KIND_LIMITS, MAINTENANCE, MAX_RUNS, PRIORITY
+    from assets.tags import INDEX, KIND_LIMITS, MAINTENANCE, MAX_RUNS, PRIORITY, PROBE
 
     home = prepare_home(tmp_path / "home")
     with folder_instance(home) as instance:
@@ -238,6 +238,7 @@ def test_the_run_queue_keeps_a_slot_for_the_tail(tmp_path: Path) -> None:
     assert PRIORITY[TAIL] > PRIORITY[INDEX] >= PRIORITY[MAINTENANCE] > PRIORITY[HISTORY]
     defs = build_defs()
     for job, kind in (("tail_job", TAIL), ("history_job", HISTORY), ("index_job", INDEX),
-                      ("compact_job", MAINTENANCE), ("catalog_job", MAINTENANCE)):  # fmt: skip
+                      ("compact_job", MAINTENANCE), ("catalog_job", MAINTENANCE),
+                      ("probe_job", PROBE)):  # fmt: skip
         tags = defs.resolve_job_def(job).tags
         assert tags[KIND_TAG] == kind and tags[PRIORITY_TAG] == str(PRIORITY[kind])

@@ -65,6 +65,14 @@ class ProbeSummary:
 Progress = Callable[[str, int], None]  # (what, how many more)
 
 
+def spans_within(catalog: str, group: str, first: int, last: int) -> list[Span]:
+    """The due spans of a range: its own partition, or the tail parts written of it."""
+    return [
+        s for s in spans(catalog, [group])
+        if first <= s.first and s.last <= last and due(catalog, s)
+    ]  # fmt: skip
+
+
 def probe_catalog(
     catalog: str,
     source: ArticleSource | None,
