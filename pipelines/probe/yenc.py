@@ -114,3 +114,29 @@ def decode_part(body: bytes) -> Part:
         actual = zlib.crc32(data)
         return bad("bad_crc", f"CRC-32 stated {r.crc_expected:08x}, the bytes give {actual:08x}")
     return part
+
+
+def encode_part(
+    data: bytes,
+    name: str,
+    *,
+    begin: int = 0,
+    file_size: int | None = None,
+    part: int = 1,
+    total: int = 1,
+) -> bytes:
+    """A body as BODY gives it (dot-unstuffed) for `data` at `begin` of a file of
+    `file_size` bytes: a multipart =ybegin/=ypart/=yend part, or a single-part one when
+    the data is the whole file. For the tests and the bench."""
+    size = len(data) if file_size is None else file_size
+    encoded, crc = sabctools.yenc_encode(data)
+    if not encoded.endswith(b"\r\n"):
+        encoded += b"\r\n"
+    if total == 1 and begin == 0 and size == len(data):
+        head = f"=ybegin line=128 size={size} name={name}\r\n".encode()
+        return head + encoded + f"=yend size={len(data)} crc32={crc:08x}\r\n".encode()
+    head = (
+        f"=ybegin part={part} total={total} line=128 size={size} name={name}\r\n"
+        f"=ypart begin={begin + 1} end={begin + len(data)}\r\n"
+    ).encode()
+    return head + encoded + f"=yend size={len(data)} part={part} pcrc32={crc:08x}\r\n".encode()
