@@ -48,7 +48,9 @@ def read_rar(data: bytes) -> Listing:
     """The entries whose headers are whole in `data` (a volume's first bytes)."""
     headers: list[Any] = []
     parser_class = _Rar5Headers if data.startswith(RAR5_SIGNATURE) else _Rar3Headers
-    parser = parser_class(io.BytesIO(data), None, True, None, False, headers.append, 0, True)
+    parser = parser_class(
+        io.BytesIO(data), None, True, rarfile.DEFAULT_CHARSET, False, headers.append, 0, True
+    )
     out = Listing()
     try:
         parser.parse()

@@ -17,11 +17,13 @@ header: a 7z, its encryption unknown.
 from __future__ import annotations
 
 import io
+import lzma
 import struct
+import zlib
 from typing import Any, BinaryIO, cast
 
 from py7zr.archiveinfo import Header, HeaderStreamsInfo
-from py7zr.exceptions import Bad7zFile
+from py7zr.exceptions import ArchiveError, PasswordRequired
 
 from pipelines.probe.listing import Listing
 
@@ -32,10 +34,15 @@ _ENCODED_HEADER = b"\x17\x06"  # kEncodedHeader, kPackInfo
 _PLAIN_HEADERS = (b"\x01\x04\x06", b"\x01\x05")  # kHeader + kMainStreamsInfo/kFilesInfo
 _ENCODED_REACH = 4096  # an encoded header is a few dozen bytes: looked for near the end
 _AES = b"\x06\xf1\x07\x01"
-# what a header parse of arbitrary bytes may raise: py7zr's checks, and what its readers
-# raise before them on nonsense
+# what a header parse of arbitrary bytes may raise: py7zr's checks, its decompressors'
+# errors on a damaged packed header (bz2 raises OSError), and what its readers raise
+# before any check on nonsense
 _PARSE_ERRORS = (
-    Bad7zFile,
+    ArchiveError,
+    PasswordRequired,
+    lzma.LZMAError,
+    zlib.error,
+    OSError,
     TypeError,
     ValueError,
     KeyError,
