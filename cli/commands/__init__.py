@@ -24,6 +24,7 @@ COMMANDS = [
     "cli.commands.serve_nntp",
     "cli.commands.bench_capture",
     "cli.commands.bench_live",
+    "cli.commands.bench_probe_inspect",
     "cli.commands.demo",
 ]
 

@@ -12,17 +12,22 @@ import re
 from dataclasses import dataclass
 
 _MAX_TEXT = 256 * 1024  # an NFO is a few KB; a bigger "text" is something else
-_FIELD = re.compile(
-    r"^[\s\W]*(?:release(?:\s+name)?|title|name|rls)\s*[:.\]=]+\s*(?P<value>[^\r\n]{3,200}?)\s*$",
-    re.I | re.M,
+# A field's keyword finds the candidate lines, and only those are matched whole: a pattern
+# anchored at every line start retries its leading art class at each byte of the art.
+# (the keys search a lowercased copy: case-insensitive alternation is several times slower)
+_FIELD_KEY = re.compile(r"(?:release(?:\s+name)?|title|name|rls)\s*[:.\]=]")
+_FIELD_LINE = re.compile(
+    r"[^\w\n]*(?:release(?:\s+name)?|title|name|rls)\s*[:.\]=]+\s*(?P<value>[^\n]{3,200}?)\s*",
+    re.I,
+)
+_PASSWORD_KEY = re.compile(r"pass|pw|wachtwoord|mot de passe")
+_PASSWORD_LINE = re.compile(
+    r"[^\w\n]*(?:password|passwort|passwd|pass|pw|wachtwoord|mot de passe)\s*[:=]+\s*"
+    r"(?P<value>\S[^\n]{0,100}?)\s*",
+    re.I,
 )
 _SCENE_NAME = re.compile(
     r"(?<![\w.])(?P<name>[A-Za-z0-9][A-Za-z0-9()'&+]*(?:[._][A-Za-z0-9()'&+]+){2,}-[A-Za-z0-9]{2,})(?![\w.-])"
-)
-_PASSWORD = re.compile(
-    r"^[\s\W]*(?:password|passwort|passwd|pass|pw|wachtwoord|mot de passe)\s*[:=]+\s*"
-    r"(?P<value>\S[^\r\n]{0,100}?)\s*$",
-    re.I | re.M,
 )
 # bytes a text file holds: printable ASCII, tabs and line ends, and CP437's art (0x80+)
 _CONTROL = bytes(c for c in range(32) if c not in (9, 10, 12, 13, 26, 27))
@@ -53,14 +58,28 @@ def as_text(data: bytes) -> str | None:
         return data.decode("cp437")
 
 
+def _field(text: str, lower: str, key: re.Pattern[str], line: re.Pattern[str]) -> str | None:
+    """The value of the first line that `line` matches whole, among those where `key` is
+    found in `lower` (the text lowercased, its offsets the same)."""
+    for m in key.finditer(lower):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        found = line.fullmatch(text, start, len(text) if end < 0 else end)
+        if found:
+            return found.group("value")
+    return None
+
+
 def read_text(text: str) -> NfoText:
-    title = None
-    m = _FIELD.search(text)
-    if m:
-        title = m.group("value").strip(_FRAME)
+    lower = text.lower()
+    if len(lower) != len(text):  # a few characters lowercase to two: offsets would shift
+        lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    title = _field(text, lower, _FIELD_KEY, _FIELD_LINE)
+    if title is not None:
+        title = title.strip(_FRAME)
     else:
         scene = _SCENE_NAME.search(text)
         title = scene.group("name") if scene else None
-    pw = _PASSWORD.search(text)
+    password = _field(text, lower, _PASSWORD_KEY, _PASSWORD_LINE)
     art = sum(text.count(c) for c in _ART) >= 8
-    return NfoText(title or None, pw.group("value").strip() if pw else None, art)
+    return NfoText(title or None, password.strip() if password else None, art)
