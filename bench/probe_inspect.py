@@ -4,7 +4,8 @@ Each kind is a real yEnc body of a 750 KB segment (smaller where the file is: a 
 index, an NFO): par2 (an index and a recovery volume's first part, made by Debian's par2),
 RAR4 and RAR5 (real volumes' headers from the shared data, the segment filled to 750 KB
 behind the archive's end), a 7z set's last part (py7zr), a ZIP's first part (zipfile), an
-NFO, media (an mkv's first bytes), and garbage (random bytes, yEnc-encoded). The yEnc
+NFO, media (an mkv's first bytes), and garbage (random bytes, yEnc-encoded: as a
+first part, and as a last part, where the 7z tail reader looks everywhere). The yEnc
 decode alone is measured on the same bodies: what the readers add is the rest.
 """
 
@@ -160,6 +161,10 @@ def bodies() -> tuple[dict[str, bytes], list[str]]:
     out["nfo"] = _nfo()
     out["media"] = _first_part(b"\x1a\x45\xdf\xa3" + _random(50, SEGMENT), "f.bin", 20 * SEGMENT)
     out["garbage"] = _first_part(_random(60, SEGMENT), "g.bin", 20 * SEGMENT)
+    # a last part that is no 7z's: every place a 7z header could start is tried
+    out["garbage tail"] = encode_part(
+        _random(70, SEGMENT), "h.bin", begin=SEGMENT, file_size=2 * SEGMENT, part=2, total=2
+    )
     return out, skipped
 
 

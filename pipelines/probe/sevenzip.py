@@ -152,13 +152,13 @@ def _encoded_at(tail: bytes, at: int) -> Listing | None:
     return _listing(header)
 
 
-def _plain_at(tail: bytes, at: int) -> Listing | None:
-    buffer = io.BytesIO(tail[at:])
+def _plain_at(tail: io.BytesIO, at: int) -> Listing | None:
+    tail.seek(at)  # one buffer for every candidate: a slice each would copy the tail
     try:
-        header = Header.retrieve(io.BytesIO(b""), buffer, 0)
+        header = Header.retrieve(io.BytesIO(b""), tail, 0)
     except _PARSE_ERRORS:
         return None
-    if buffer.tell() != len(tail) - at or header.files_info is None:
+    if tail.tell() != len(tail.getbuffer()) or header.files_info is None:
         return None
     return _listing(header)
 
@@ -171,10 +171,11 @@ def read_7z_tail(tail: bytes) -> Listing | None:
         found = _encoded_at(tail, at)
         if found is not None:
             return found
+    buffer = io.BytesIO(tail)
     for mark in _PLAIN_HEADERS:
         at = len(tail)
         while (at := tail.rfind(mark, 0, at)) >= 0:
-            found = _plain_at(tail, at)
+            found = _plain_at(buffer, at)
             if found is not None:
                 return found
     return None
