@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import zipfile
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -261,7 +262,7 @@ def test_par2cmdline_set(tmp_path):
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
     subprocess.run(
-        [PAR2, "create", "-q", "-q", "-r10", "-n1", "set.par2", *files],
+        [str(PAR2), "create", "-q", "-q", "-r10", "-n1", "set.par2", "--", *files],
         cwd=tmp_path,
         check=True,
         env={**os.environ, "LC_ALL": "C"},
@@ -334,3 +335,35 @@ def test_mp3_frames():
 def test_results_are_deterministic():
     body = first_part(b"Rar!\x1a\x07\x01\x00" + _big(7, 5000), "x")
     assert inspect_body(body) == inspect_body(body)
+
+
+@needs_data("archives", "par2cmdline")
+def test_par2cmdline_shared_set_names_sizes_and_hashes():
+    import tarfile
+
+    folder = ARCHIVES / "par2cmdline"
+    with tarfile.open(folder / "flatdata.tar.gz") as tar:
+        files = {
+            Path(m.name).name: tar.extractfile(m).read()  # type: ignore[union-attr]
+            for m in tar.getmembers()
+            if m.isfile()
+        }
+    assert sorted(files) == sorted((folder / "flatdata-filelist.txt").read_text().split())
+    with tarfile.open(folder / "flatdata-par2files.tar.gz") as tar:
+        par2s = {
+            Path(m.name).name: tar.extractfile(m).read()  # type: ignore[union-attr]
+            for m in tar.getmembers()
+            if m.isfile()
+        }
+    truth = {name: (len(d), hashlib.md5(d[:16384]).digest()) for name, d in files.items()}
+    sets = set()
+    for name, data in sorted(par2s.items()):
+        result = inspect_body(first_part(data, name))
+        assert (result.status, result.kind) == (ins.OK, ins.PAR2), name
+        sets.add(result.par2_set)
+        got = dict(zip(result.names, zip(result.sizes, result.hashes, strict=True), strict=True))
+        if len(data) <= 750_000:  # a whole file: every description is in it
+            assert got == truth, name
+        else:
+            assert got.items() <= truth.items(), name
+    assert len(sets) == 1
