@@ -26,6 +26,7 @@ COMMANDS = [
     "cli.commands.bench_capture",
     "cli.commands.bench_live",
     "cli.commands.bench_probe",
+    "cli.commands.bench_probe_inspect",
     "cli.commands.demo",
 ]
 

@@ -1,0 +1,112 @@
+"""What one article body shows: `inspect_body(body) -> Inspection`.
+
+The body is decoded (pipelines/probe/yenc.py) and its bytes read by the reader of their
+format, known by its first bytes: a par2 set, a RAR/7z/ZIP listing, an NFO, media. A part
+that ends its file and is no first part is read for a 7z end header (the last part of a 7z
+set's last volume). A body that is no good yEnc, or bytes that are no format we read,
+give a status and a detail: never an exception.
+"""
+
+from __future__ import annotations
+
+from pipelines.probe import inspection as ins
+from pipelines.probe.inspection import Inspection
+from pipelines.probe.listing import Listing
+from pipelines.probe.magic import media_kind
+from pipelines.probe.nfo import as_text, read_text
+from pipelines.probe.par2 import MAGIC as PAR2_MAGIC
+from pipelines.probe.par2 import read_par2
+from pipelines.probe.rar import is_rar, read_rar
+from pipelines.probe.sevenzip import is_7z, read_7z_start, read_7z_tail
+from pipelines.probe.yenc import Part, decode_part
+from pipelines.probe.ziplocal import is_zip, read_zip
+
+
+def inspect_body(body: bytes) -> Inspection:
+    try:
+        return _inspect(body)
+    except Exception as exc:  # a reader's bug must not stop the pass: counted instead
+        return Inspection(ins.ERROR, detail=f"reader failed: {type(exc).__name__}: {exc}")
+
+
+def _inspect(body: bytes) -> Inspection:
+    part = decode_part(body)
+    if part.problem:
+        return Inspection(
+            part.problem, yenc_name=part.name, yenc_size=part.file_size, detail=part.detail
+        )
+    if part.begin == 0:
+        found = _first_bytes(part)
+        if found is not None:
+            return found
+    if part.ends_file:
+        tail = read_7z_tail(part.data)
+        if tail is not None:
+            return _archive(part, ins.SEVEN_ZIP, tail)
+    where = "a later part, and no 7z header ends it" if part.begin else "no format we read"
+    return Inspection(ins.ERROR, yenc_name=part.name, yenc_size=part.file_size, detail=where)
+
+
+def _archive(part: Part, kind: str, listing: Listing) -> Inspection:
+    return Inspection(
+        ins.OK,
+        kind,
+        yenc_name=part.name,
+        yenc_size=part.file_size,
+        names=listing.names,
+        sizes=listing.sizes,
+        encrypted=listing.encrypted,
+        inner_archive=listing.inner_archive,
+        detail=listing.detail,
+    )
+
+
+def _first_bytes(part: Part) -> Inspection | None:
+    data = part.data
+    if data.startswith(PAR2_MAGIC):
+        found = read_par2(data)
+        return Inspection(
+            ins.OK,
+            ins.PAR2,
+            yenc_name=part.name,
+            yenc_size=part.file_size,
+            names=found.names,
+            sizes=found.sizes,
+            hashes=found.hashes,
+            par2_set=found.set_id,
+            detail="" if found.packets else "no whole packet in the part",
+        )
+    if is_rar(data):
+        return _archive(part, ins.RAR, read_rar(data))
+    if is_7z(data):
+        return _archive(part, ins.SEVEN_ZIP, read_7z_start(data))
+    media = media_kind(data)  # before ZIP: an epub is a ZIP
+    if media is not None:
+        kind, what = media
+        # a container's bytes are plainly readable; a program's say nothing of a password
+        encrypted = False if kind == ins.MEDIA else None
+        return Inspection(
+            ins.OK,
+            kind,
+            yenc_name=part.name,
+            yenc_size=part.file_size,
+            encrypted=encrypted,
+            detail=what,
+        )
+    if is_zip(data):
+        return _archive(part, ins.ZIP, read_zip(data))
+    text = as_text(data)
+    if text is None:
+        return None
+    nfo = read_text(text)
+    named_nfo = (part.name or "").lower().endswith(".nfo")
+    kind = ins.NFO if named_nfo or nfo.art or nfo.title else ins.OTHER
+    return Inspection(
+        ins.OK,
+        kind,
+        yenc_name=part.name,
+        yenc_size=part.file_size,
+        nfo_title=nfo.title if kind == ins.NFO else None,
+        password_text=nfo.password,
+        detail="text",
+    )
