@@ -68,6 +68,8 @@ def contents(u: Upload, story: Story, seed: int) -> dict[str, Content]:
     for name, size in files:
         low = name.lower()
         ext = low.rsplit(".", 1)[-1]
+        if seven_zip_volume(name) is not None:
+            continue  # its ends are set above
         if rar_volume(name) and first_volume(name):
             entry = Entry(
                 entry_name,

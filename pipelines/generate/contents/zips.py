@@ -7,6 +7,7 @@ import io
 import zipfile
 
 import pyzipper
+from pyzipper.zipfile_aes import AESZipInfo
 
 from pipelines.generate.contents.sevenzip import seeded_random
 
@@ -24,7 +25,7 @@ def zip_head(members: list[str], password: str | None, seed: bytes) -> bytes:
             ) as archive:
                 archive.setpassword(password.encode())
                 for name in members:
-                    archive.writestr(pyzipper.ZipInfo(name, DATE), b"\0" * 16)
+                    archive.writestr(AESZipInfo(name, DATE), b"\0" * 16)
         else:
             with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
                 for name in members:
