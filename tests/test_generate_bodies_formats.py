@@ -28,17 +28,24 @@ SALT = bytes(range(48))
 
 @pytest.mark.skipif(PAR2 is None, reason="Debian's par2 (par2cmdline) is not installed")
 def test_par2cmdline_verifies_an_index_written_from_real_files(tmp_path: Path) -> None:
-    files = {"Some.Movie.2019.1080p.mkv": bytes(range(256)) * 700 + b"end", "Some.Movie.nfo": b"hi\r\n"}
+    files = {
+        "Some.Movie.2019.1080p.mkv": bytes(range(256)) * 700 + b"end",
+        "Some.Movie.nfo": b"hi\r\n",
+    }
     slice_size = 4096
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
     index = par2.index_file([par2.set_file(n, d, slice_size) for n, d in files.items()], slice_size)
     (tmp_path / "Some.Movie.par2").write_bytes(index)
-    ok = subprocess.run([PAR2, "verify", "Some.Movie.par2"], cwd=tmp_path, capture_output=True, text=True)
+    ok = subprocess.run(
+        [PAR2, "verify", "Some.Movie.par2"], cwd=tmp_path, capture_output=True, text=True
+    )
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "All files are correct" in ok.stdout
     (tmp_path / "Some.Movie.nfo").write_bytes(b"ho\r\n")  # a damaged file is seen
-    bad = subprocess.run([PAR2, "verify", "Some.Movie.par2"], cwd=tmp_path, capture_output=True, text=True)
+    bad = subprocess.run(
+        [PAR2, "verify", "Some.Movie.par2"], cwd=tmp_path, capture_output=True, text=True
+    )
     assert bad.returncode != 0
 
 
@@ -83,7 +90,9 @@ def test_py7zr_reads_a_set_from_its_two_ends(password: str | None, hide: bool) -
     assert 32 + offset + size == total  # the header ends the set of the posted size
 
     def opened(pw: str | None) -> py7zr.SevenZipFile:
-        return py7zr.SevenZipFile(io.BufferedReader(Sparse(ends.head, ends.tail, total)), password=pw)
+        return py7zr.SevenZipFile(
+            io.BufferedReader(Sparse(ends.head, ends.tail, total)), password=pw
+        )
 
     with opened(password) as z:
         assert [(f.filename, f.uncompressed) for f in z.list()] == entries

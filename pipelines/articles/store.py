@@ -14,9 +14,9 @@ from collections.abc import Iterable, Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipelines.articles.filler import file_head, file_tail
 from pipelines.articles.yenc import yenc_article
 from pipelines.corpus.fs import atomic_put, open_fs
-from pipelines.articles.filler import file_head, file_tail
 
 BODIES_FILE = "bodies/bodies.parquet"
 SCHEMA = pa.schema(
@@ -34,11 +34,23 @@ SCHEMA = pa.schema(
 )
 
 
+def _int(row: dict[str, object], key: str) -> int:
+    value = row[key]
+    assert isinstance(value, int)
+    return value
+
+
+def _bytes(row: dict[str, object], key: str) -> bytes:
+    value = row[key]
+    assert isinstance(value, bytes)
+    return value
+
+
 def segment_bytes(row: dict[str, object]) -> bytes:
     """The bytes of one segment of a file that is head, filler and tail."""
-    part, total = int(row["part"]), int(row["total"])  # type: ignore[call-overload]
-    part_size, size = int(row["part_size"]), int(row["file_size"])  # type: ignore[call-overload]
-    head, tail, seed = bytes(row["head"]), bytes(row["tail"]), bytes(row["seed"])  # type: ignore[call-overload]
+    part, total = _int(row, "part"), _int(row, "total")
+    part_size, size = _int(row, "part_size"), _int(row, "file_size")
+    head, tail, seed = _bytes(row, "head"), _bytes(row, "tail"), _bytes(row, "seed")
     n = size - part_size * (total - 1) if part == total else part_size
     if part == 1:
         data = file_head(head, seed, n)
@@ -51,11 +63,11 @@ def segment_bytes(row: dict[str, object]) -> bytes:
 
 
 def render(row: dict[str, object]) -> bytes:
-    part, total = int(row["part"]), int(row["total"])  # type: ignore[call-overload]
-    begin = (part - 1) * int(row["part_size"]) + 1  # type: ignore[call-overload]
-    return yenc_article(
-        segment_bytes(row), str(row["name"]), part, total, int(row["file_size"]), begin  # type: ignore[call-overload]
-    )
+    """The yEnc body of a stored row."""
+    part, total = _int(row, "part"), _int(row, "total")
+    begin = (part - 1) * _int(row, "part_size") + 1
+    data = segment_bytes(row)
+    return yenc_article(data, str(row["name"]), part, total, _int(row, "file_size"), begin)
 
 
 class BodyStore:

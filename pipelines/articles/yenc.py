@@ -7,7 +7,9 @@ from sabctools import yenc_encode
 LINE_LENGTH = 128
 
 
-def yenc_article(data: bytes, name: str, part: int, total: int, file_size: int, begin: int) -> bytes:
+def yenc_article(
+    data: bytes, name: str, part: int, total: int, file_size: int, begin: int
+) -> bytes:
     """The body a poster sends for `data`, part `part` of `total` of a file of
     `file_size` bytes starting at byte `begin` (1-based); CRLF lines, no final dot."""
     encoded, crc = yenc_encode(data)

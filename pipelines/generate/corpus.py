@@ -12,16 +12,16 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from pipelines.articles.store import BODIES_FILE, write_bodies
 from pipelines.corpus.fs import open_fs
 from pipelines.corpus.writer import CorpusWriter
 from pipelines.generate.config import GenerateConfig, GenerateSummary
+from pipelines.generate.contents.build import bodies
+from pipelines.generate.contents.story import tell
 from pipelines.generate.plan import GeneratedCorpus, Planner
 from pipelines.generate.real import RealPlanner
 from pipelines.generate.render import LineRenderer
 from pipelines.generate.schedule import XREF_HOST, GroupArticles, number_groups
-from pipelines.articles.store import BODIES_FILE, write_bodies
-from pipelines.generate.contents.build import bodies
-from pipelines.generate.contents.story import tell
 from pipelines.generate.truth import noise_table, uploads_table, write_parquet
 from pipelines.generate.writer import StoredGroup, write_group, write_json
 
@@ -111,7 +111,11 @@ def _generate(
     )
     if with_bodies:
         # a repost posts the same files: the same contents under its own message-ids
-        made = (b for u, s in zip(corpus.uploads, stories, strict=True) for b in bodies(u, s, config.seed))
+        made = (
+            b
+            for u, s in zip(corpus.uploads, stories, strict=True)
+            for b in bodies(u, s, config.seed)
+        )
         summary_bodies = write_bodies(made, f"{root}/{BODIES_FILE}")
     else:
         summary_bodies = 0
@@ -173,7 +177,9 @@ def _manifest(
         "groups": [g.__dict__ for g in stored],
         # no timings: the same arguments write the same bytes, this file included
         "counts": {
-            k: v for k, v in summary.to_json().items() if k not in ("seconds", "lines_per_second", "bodies")
+            k: v
+            for k, v in summary.to_json().items()
+            if k not in ("seconds", "lines_per_second", "bodies")
         },
         "truth": {"uploads": "truth/uploads.parquet", "noise": "truth/noise.parquet"},
         **({"bodies": {"path": BODIES_FILE, "articles": summary.bodies}} if summary.bodies else {}),

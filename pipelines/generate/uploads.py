@@ -148,7 +148,9 @@ class UploadWriter:
         counts = np.bincount(file_of, minlength=n_files).tolist()
         files: list[PostedFile] = []
         start = 0
-        for (file_name, file_size), total, count in zip(posted, totals.tolist(), counts, strict=True):
+        for (file_name, file_size), total, count in zip(
+            posted, totals.tolist(), counts, strict=True
+        ):
             if count:  # a file with no segment posted is missing, not empty
                 ids = message_ids[start : start + count]
                 parts = (part_list[start], part_list[start + count - 1])

@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from pipelines.generate.contents import media, par2
 from pipelines.articles.filler import file_head
+from pipelines.generate.contents import media, par2
 from pipelines.generate.contents.names import first_volume, rar_volume, seven_zip_volume
 from pipelines.generate.contents.rar import Entry, rar4_head, rar5_head
 from pipelines.generate.contents.sevenzip import seven_zip_ends
@@ -132,7 +132,7 @@ def bodies(u: Upload, story: Story, seed: int) -> list[Body]:
     """The stored articles of an upload: first segments, and a 7z set's last one."""
     held = contents(u, story, seed)
     sevens = [(seven_zip_volume(f.name), f) for f in u.files if seven_zip_volume(f.name)]
-    last_seven = max(sevens, key=lambda v: v[0])[1] if sevens else None
+    last_seven = max(sevens, key=lambda v: v[0] or 0)[1] if sevens else None
     out = []
     for f in u.files:
         low = f.name.lower()

@@ -31,8 +31,7 @@ def usable_stem(files: list[tuple[str, int]]) -> str | None:
     named = [(size, name) for name, size in files if not packaging(name)]
     if not named:
         return None
-    size, name = min(named, key=lambda f: (-f[0], f[1]))
-    return stem_of(name)
+    return stem_of(min(named, key=lambda f: (-f[0], f[1]))[1])
 
 
 def first_volume(file_name: str) -> bool:

@@ -52,11 +52,11 @@ def seeded_random(seed: bytes) -> Iterator[None]:
             return draw(n)
 
     saved = py7zr.compressor.get_random_bytes, aes.Random
-    py7zr.compressor.get_random_bytes, aes.Random = draw, _Random  # type: ignore[assignment]
+    py7zr.compressor.get_random_bytes, aes.Random = draw, _Random
     try:
         yield
     finally:
-        py7zr.compressor.get_random_bytes, aes.Random = saved  # type: ignore[assignment]
+        py7zr.compressor.get_random_bytes, aes.Random = saved
 
 
 def seven_zip_ends(

@@ -21,7 +21,6 @@ from pipelines.generate.contents.names import (
     packaging,
     rar_volume,
     seven_zip_volume,
-    stem_of,
     suffix_of,
     usable_stem,
 )
@@ -136,11 +135,11 @@ def _carrier(u: Upload, story: Story, files: list[tuple[str, int]]) -> tuple[str
     posted = {f.name: f for f in u.files}
     named = story.real_names or story.par2_real
     for name in posted:
-        if name.lower().endswith(".par2") and ".vol" not in name.lower():
-            if posted[name].first_part == 1 and named:
-                stem = usable_stem(par2_names(story, files))
-                if stem:
-                    return stem, "par2"
+        index = name.lower().endswith(".par2") and ".vol" not in name.lower()
+        if index and posted[name].first_part == 1 and named:
+            stem = usable_stem(par2_names(story, files))
+            if stem:
+                return stem, "par2"
     listing = None if story.inner_random or story.hide_names else usable_stem(story.inner)
     if listing:
         for name, f in posted.items():
