@@ -18,7 +18,8 @@ def add_parser(sub: Any) -> None:
         help="generate a synthetic corpus of binary groups with ground truth",
         description="Writes OUT/corpus/<group>/<first>-<last>/ (chunks and range.json, as "
         "capture would), OUT/truth/uploads.parquet and OUT/truth/noise.parquet (what a "
-        "header pass should rebuild) and OUT/generate.json (parameters and counts). The "
+        "header pass should rebuild), OUT/bodies/bodies.parquet (the probe targets' article "
+        "bodies) and OUT/generate.json (parameters and counts). The "
         "same arguments give the same bytes; see docs/GENERATOR.md.",
     )
     p.add_argument("out", help="output folder or fsspec URL")
@@ -53,6 +54,12 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="replace an earlier generated corpus in OUT (its corpus/, truth/, generate.json)",
     )
+    p.add_argument(
+        "--no-bodies",
+        action="store_true",
+        help="skip OUT/bodies/ (the stored article bodies of the probe targets: par2 "
+        "indexes, archive volumes' heads, 7z tails) that serve-nntp and probe --bodies read",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -72,7 +79,9 @@ def run(args: argparse.Namespace) -> int:
             start=args.start,
             mix=args.mix,
         )
-        summary = generate_corpus(args.out, config, progress=not args.quiet, force=args.force)
+        summary = generate_corpus(
+            args.out, config, progress=not args.quiet, force=args.force, bodies=not args.no_bodies
+        )
     except (ValueError, FileExistsError) as exc:
         print(f"generate: {exc}", file=sys.stderr)
         return 2

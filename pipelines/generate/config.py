@@ -81,6 +81,7 @@ class GenerateSummary:
     chunks: int = 0
     bytes: int = 0  # compressed bytes stored
     seconds: float = 0.0
+    bodies: int = 0  # stored article bodies (pipelines.articles.store)
     lines_per_group: dict[str, int] = field(default_factory=dict)
     uploads_per_kind: dict[str, int] = field(default_factory=dict)
     noise_per_kind: dict[str, int] = field(default_factory=dict)

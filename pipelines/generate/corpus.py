@@ -12,9 +12,12 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from pipelines.articles.store import BODIES_FILE, write_bodies
 from pipelines.corpus.fs import open_fs
 from pipelines.corpus.writer import CorpusWriter
 from pipelines.generate.config import GenerateConfig, GenerateSummary
+from pipelines.generate.contents.build import bodies
+from pipelines.generate.contents.story import tell
 from pipelines.generate.plan import GeneratedCorpus, Planner
 from pipelines.generate.real import RealPlanner
 from pipelines.generate.render import LineRenderer
@@ -24,7 +27,7 @@ from pipelines.generate.writer import StoredGroup, write_group, write_json
 
 FORMAT_VERSION = 1
 # what a previous run leaves in OUT; only these are ever removed (with force)
-OUTPUTS = ("generate.json", "corpus", "truth")
+OUTPUTS = ("generate.json", "corpus", "truth", "bodies")
 CHUNK_LEVEL = 1  # ISA-L deflate level of the chunks
 
 
@@ -63,18 +66,25 @@ def build(
 
 
 def generate_corpus(
-    out: str, config: GenerateConfig, progress: bool = False, force: bool = False
+    out: str,
+    config: GenerateConfig,
+    progress: bool = False,
+    force: bool = False,
+    bodies: bool = True,
 ) -> GenerateSummary:
-    """Write a synthetic corpus and its ground truth under `out` (a folder or fsspec URL).
+    """Write a synthetic corpus and its ground truth under `out` (a folder or fsspec URL),
+    and (`bodies`) the stored bodies of its probe targets in `out/bodies/`.
 
     Refuses an `out` that already holds a generated corpus unless `force`, which
-    removes only what a previous run wrote (generate.json, corpus/, truth/).
+    removes only what a previous run wrote (generate.json, corpus/, truth/, bodies/).
     """
     with _no_gc():
-        return _generate(out, config, progress, force)
+        return _generate(out, config, progress, force, bodies)
 
 
-def _generate(out: str, config: GenerateConfig, progress: bool, force: bool) -> GenerateSummary:
+def _generate(
+    out: str, config: GenerateConfig, progress: bool, force: bool, with_bodies: bool
+) -> GenerateSummary:
     started = time.perf_counter()
     root = out.rstrip("/")
     _prepare(root, force)
@@ -94,12 +104,24 @@ def _generate(out: str, config: GenerateConfig, progress: bool, force: bool) -> 
                     writer, renderer, arts, priority, config.range_size, config.chunk, bar.update
                 )
             )
+    stories = [tell(u, config.seed) for u in corpus.uploads]
     write_parquet(
-        uploads_table(corpus.uploads, corpus.group_names, shapes=config.mix != "classic"),
+        uploads_table(corpus.uploads, corpus.group_names, stories, shapes=config.mix != "classic"),
         f"{root}/truth/uploads.parquet",
     )
+    if with_bodies:
+        # a repost posts the same files: the same contents under its own message-ids
+        made = (
+            b
+            for u, s in zip(corpus.uploads, stories, strict=True)
+            for b in bodies(u, s, config.seed)
+        )
+        summary_bodies = write_bodies(made, f"{root}/{BODIES_FILE}")
+    else:
+        summary_bodies = 0
     write_parquet(noise_table(corpus.noise, corpus.group_names), f"{root}/truth/noise.parquet")
     summary = _summary(corpus, stored)
+    summary.bodies = summary_bodies
     summary.seconds = time.perf_counter() - started
     write_json(f"{root}/generate.json", _manifest(config, corpus, stored, summary))
     return summary
@@ -155,9 +177,12 @@ def _manifest(
         "groups": [g.__dict__ for g in stored],
         # no timings: the same arguments write the same bytes, this file included
         "counts": {
-            k: v for k, v in summary.to_json().items() if k not in ("seconds", "lines_per_second")
+            k: v
+            for k, v in summary.to_json().items()
+            if k not in ("seconds", "lines_per_second", "bodies")
         },
         "truth": {"uploads": "truth/uploads.parquet", "noise": "truth/noise.parquet"},
+        **({"bodies": {"path": BODIES_FILE, "articles": summary.bodies}} if summary.bodies else {}),
     }
 
 

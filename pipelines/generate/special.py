@@ -51,7 +51,7 @@ def post_album(
         head, tail = plan.style.template.format(file=name, k="\x00", K=1).split("\x00")
         size = rng.randint(120_000, plan.poster.article_size - 1)
         ids = writer.post_file(src, plan, head, tail, np.ones(1, np.int64), 1, np.array([t]), size)
-        files.append(PostedFile(name, 1, ids))
+        files.append(PostedFile(name, 1, ids, size, plan.poster.article_size))
     name = f"{prefix}{'#' * digits}{ext}"
     return _whole_upload(upload_id, "album", "pictures", plan.style, name, plan, files, times)
 
@@ -119,5 +119,5 @@ class BatchPoster:
         times = writer.schedule(plan.start, plan.duration, total, 2)
         parts = np.arange(1, total + 1)
         ids = writer.post_file(src, plan, head, tail, parts, total, times, size)
-        files = [PostedFile(name, total, ids)]
+        files = [PostedFile(name, total, ids, size, self.poster.article_size, 1, total)]
         return _whole_upload(upload_id, "batch", "other", BATCH_STYLE, stem, plan, files, times)

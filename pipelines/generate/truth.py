@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipelines.corpus.fs import atomic_put, open_fs
+from pipelines.generate.contents.story import Story
 from pipelines.generate.uploads import Upload
 
 FILE_TYPE = pa.struct(
@@ -51,7 +52,14 @@ SHAPE_FIELDS = [
     pa.field("group_kind", pa.string(), nullable=False),  # sounds, ebooks, ...; "" for classic
     pa.field("expected_name", pa.string()),  # the name a person expects; null: none shown
 ]
-SHAPED_SCHEMA = pa.schema([*UPLOADS_SCHEMA, *SHAPE_FIELDS])
+# what the article pass should find in the probed articles (pipelines.generate.contents)
+CONTENT_FIELDS = [
+    pa.field("inner_name", pa.string()),  # the release stem a probed article carries; null: none
+    pa.field("passworded", pa.bool_(), nullable=False),  # archive data or listing encrypted
+    pa.field("name_carrier", pa.string(), nullable=False),  # par2 archive 7z yenc nfo none
+]
+SHAPED_SCHEMA = pa.schema([*UPLOADS_SCHEMA, *SHAPE_FIELDS, *CONTENT_FIELDS])
+UPLOADS_SCHEMA = pa.schema([*UPLOADS_SCHEMA, *CONTENT_FIELDS])
 NOISE_SCHEMA = pa.schema(
     [
         pa.field("message_id", pa.string(), nullable=False),
@@ -61,9 +69,11 @@ NOISE_SCHEMA = pa.schema(
 )
 
 
-def uploads_table(uploads: list[Upload], names: list[str], shapes: bool = False) -> pa.Table:
+def uploads_table(
+    uploads: list[Upload], names: list[str], stories: list[Story], shapes: bool = False
+) -> pa.Table:
     """One row an upload; with `shapes` (the real mix) its family, group kind and
-    expected name as well."""
+    expected name as well; `stories` (one an upload) say what its articles hold."""
     schema = SHAPED_SCHEMA if shapes else UPLOADS_SCHEMA
     cols: dict[str, list[Any]] = {f.name: [] for f in schema}
     for u in uploads:
@@ -89,6 +99,10 @@ def uploads_table(uploads: list[Upload], names: list[str], shapes: bool = False)
             cols["family"].append(u.family)
             cols["group_kind"].append(u.group_kind)
             cols["expected_name"].append(expected_name(u))
+    for story in stories:
+        cols["inner_name"].append(story.inner_name)
+        cols["passworded"].append(story.passworded)
+        cols["name_carrier"].append(story.name_carrier)
     cols["files"] = _files_column(uploads)
     return pa.table(cols, schema=schema)
 

@@ -35,6 +35,11 @@ class PostedFile:
     name: str
     part_total: int
     message_ids: list[str]  # in part order, only segments actually posted
+    # what the bodies need (pipelines.generate.contents): not in the truth table
+    size: int = 0  # the file's bytes
+    part_size: int = 0  # the poster's article size: every part's bytes but the last's
+    first_part: int = 1  # the first and last part posted (damage may drop either)
+    last_part: int = 1
 
 
 @dataclass
@@ -143,9 +148,13 @@ class UploadWriter:
         counts = np.bincount(file_of, minlength=n_files).tolist()
         files: list[PostedFile] = []
         start = 0
-        for (file_name, _), total, count in zip(posted, totals.tolist(), counts, strict=True):
+        for (file_name, file_size), total, count in zip(
+            posted, totals.tolist(), counts, strict=True
+        ):
             if count:  # a file with no segment posted is missing, not empty
-                files.append(PostedFile(file_name, total, message_ids[start : start + count]))
+                ids = message_ids[start : start + count]
+                parts = (part_list[start], part_list[start + count - 1])
+                files.append(PostedFile(file_name, total, ids, file_size, size, *parts))
                 start += count
         # complete as headers can tell: a missing file shows only against a file counter
         complete = all(len(f.message_ids) == f.part_total for f in files) and (

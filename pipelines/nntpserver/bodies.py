@@ -14,14 +14,13 @@ import re
 import zlib
 from dataclasses import dataclass
 
-from sabctools import yenc_encode
+from pipelines.articles.yenc import yenc_article
 
 _QUOTED = re.compile(rb'"([^"]+)"')
 _COUNTER = re.compile(rb"\((\d+)/(\d+)\)\s*$")
 _BARE_NAME = re.compile(rb"([\w.\-+\[\]]+\.[A-Za-z0-9]{2,4})")
 _YENC_OVERHEAD = 1.03  # ~2-3 % escapes and line ends
 _HEADER_BYTES = 600  # what the headers of a binary post add to :bytes
-LINE_LENGTH = 128
 
 
 @dataclass(frozen=True)
@@ -66,21 +65,8 @@ def segment_data(seg: Segment) -> bytes:
 
 def yenc_body(seg: Segment) -> bytes:
     """The body: =ybegin, (=ypart,) the encoded lines, =yend with the part's CRC-32."""
-    data = segment_data(seg)
-    encoded, crc = yenc_encode(data)
-    if not encoded.endswith(b"\r\n"):
-        encoded += b"\r\n"
-    if seg.total > 1:
-        head = (
-            f"=ybegin part={seg.part} total={seg.total} line={LINE_LENGTH} "
-            f"size={seg.file_size} name={seg.name}\r\n"
-            f"=ypart begin={seg.begin} end={seg.begin + seg.part_size - 1}\r\n"
-        )
-        tail = f"=yend size={seg.part_size} part={seg.part} pcrc32={crc:08x}\r\n"
-    else:
-        head = f"=ybegin line={LINE_LENGTH} size={seg.part_size} name={seg.name}\r\n"
-        tail = f"=yend size={seg.part_size} crc32={crc:08x}\r\n"
-    return head.encode() + encoded + tail.encode()
+    size = seg.file_size if seg.total > 1 else seg.part_size
+    return yenc_article(segment_data(seg), seg.name, seg.part, seg.total, size, seg.begin)
 
 
 def crc_of(seg: Segment) -> int:

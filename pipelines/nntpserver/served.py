@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pipelines.articles.store import BodyStore, open_bodies
 from pipelines.corpus.codec import inflate
 from pipelines.corpus.reader import CorpusReader
 
@@ -63,6 +64,8 @@ class ServedGroup:
 class ServedCorpus:
     def __init__(self, root: str) -> None:
         self.reader = CorpusReader(root)
+        # a generated corpus's stored bodies (beside it): served instead of made-up ones
+        self.bodies: BodyStore | None = open_bodies(root)
         self.groups: dict[str, ServedGroup] = {}
         self._cache: OrderedDict[str, ChunkText] = OrderedDict()
         self._lock = threading.Lock()

@@ -347,8 +347,15 @@ class Session:
         if head and body:
             parts.append(b"\r\n")
         if body:
-            parts.append(yenc_body(segment_of(fields)))
+            parts.append(self._body(msgid, fields))
         self.send(stuff(b"".join(parts)) + b".\r\n")
+
+    def _body(self, msgid: str, fields: list[bytes]) -> bytes:
+        """The stored body when the corpus has one (a generated probe target), else a
+        made-up yEnc part matching the overview line."""
+        store = self.server.corpus.bodies
+        stored = store.body(msgid.strip("<>")) if store is not None else None
+        return stored if stored is not None else yenc_body(segment_of(fields))
 
     def cmd_stat(self, rest: str) -> None:
         self._article_reply(223, rest, False, False)

@@ -1,0 +1,1 @@
+"""Stored article bodies: what a generated corpus's probe targets hold (`store`)."""

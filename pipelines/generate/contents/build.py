@@ -1,0 +1,160 @@
+"""The stored bodies of one upload: for each probe target, what its segment holds.
+
+A `Body` is one article: its file's name, part, sizes, and the file's real head (and
+tail) with the seed of the filler between; `pipelines.articles.store` renders it as the
+yEnc body a server sends. Bodies are made for every file's first segment (but the
+volumes after an archive's first and par2 recovery volumes: their first bytes are the
+middle of a stream) and for the last segment of a 7z set's last volume.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from pipelines.articles.filler import file_head
+from pipelines.generate.contents import media, par2
+from pipelines.generate.contents.names import first_volume, rar_volume, seven_zip_volume
+from pipelines.generate.contents.rar import Entry, rar4_head, rar5_head
+from pipelines.generate.contents.sevenzip import seven_zip_ends
+from pipelines.generate.contents.story import Story, par2_names, spec_files
+from pipelines.generate.contents.zips import zip_head
+from pipelines.generate.uploads import Upload
+
+SLICES = 1000  # a par2 set of this many source slices, about
+
+
+@dataclass(frozen=True)
+class Body:
+    message_id: str  # without angle brackets
+    name: str  # the posted file name (the yEnc name)
+    part: int
+    total: int
+    part_size: int
+    file_size: int
+    head: bytes  # the file's first bytes
+    tail: bytes  # the file's last bytes (a 7z set's header), b"" if none
+    seed: bytes  # of the filler between
+
+
+@dataclass
+class Content:
+    head: bytes = b""
+    tail: bytes = b""
+
+
+def file_seed(seed: int, key: int, name: str) -> bytes:
+    return hashlib.sha1(f"{seed}/{key}/{name}".encode()).digest()[:16]
+
+
+def contents(u: Upload, story: Story, seed: int) -> dict[str, Content]:
+    """Each file of the set's head and tail, by posted name."""
+    files = spec_files(u)
+    out: dict[str, Content] = {name: Content() for name, _ in files}
+    for f in u.files:
+        out.setdefault(f.name, Content())
+    entry_name = story.inner[0][0]
+    entry_ext = entry_name.rsplit(".", 1)[-1]
+    salt = file_seed(seed, story.key, "salt") + file_seed(seed, story.key, "iv")
+    salt += file_seed(seed, story.key, "check")
+    sevens = sorted((seven_zip_volume(n), n, s) for n, s in files if seven_zip_volume(n))
+    if sevens:
+        total = sum(s for _, _, s in sevens)
+        ends = seven_zip_ends(
+            story.inner, total, story.password, story.hide_names, file_seed(seed, story.key, "7z")
+        )
+        out[sevens[0][1]].head = ends.head
+        out[sevens[-1][1]].tail = ends.tail
+    for name, size in files:
+        low = name.lower()
+        ext = low.rsplit(".", 1)[-1]
+        if seven_zip_volume(name) is not None:
+            continue  # its ends are set above
+        if rar_volume(name) and first_volume(name):
+            entry = Entry(
+                entry_name,
+                story.inner[0][1],
+                story.compressed,
+                story.passworded and not story.hide_names,
+                story.passworded and story.hide_names,
+            )
+            if story.rar5:
+                head = rar5_head(entry, 0, salt)
+                head = rar5_head(entry, max(size - len(head), 0), salt)
+            else:
+                head = rar4_head(entry, 0, ".part" in low, salt)
+                head = rar4_head(entry, max(size - len(head), 0), ".part" in low, salt)
+            if not (story.compressed or story.passworded):  # stored: the file itself follows
+                head += media.media_head(entry_ext)
+            out[name].head = head
+        elif ext == "zip" or ext == "epub":
+            members = [m for m, _ in story.inner] if ext == "zip" else ["mimetype", "content.opf"]
+            password = story.password if ext == "zip" else None
+            out[name].head = zip_head(members, password, file_seed(seed, story.key, name))
+        elif ext == "nfo":
+            group = story.real_stem.rsplit("-", 1)[-1]
+            out[name].head = media.nfo_text(story.real_stem, group, sum(s for _, s in files))
+        elif ext == "sfv":
+            listed = [n for n, _ in files if not n.lower().endswith((".sfv", ".par2", ".nfo"))]
+            crcs = [int.from_bytes(file_seed(seed, story.key, n)[:4], "little") for n in listed]
+            out[name].head = media.sfv_text(list(zip(listed, crcs, strict=True)))
+        elif ext in media.HEADS:
+            out[name].head = media.media_head(ext)
+        else:
+            out[name].head = media.text_head(ext, story.real_stem)
+    _par2_heads(u, story, seed, files, out)
+    return out
+
+
+def _par2_heads(
+    u: Upload, story: Story, seed: int, files: list[tuple[str, int]], out: dict[str, Content]
+) -> None:
+    """The par2 index files: the set's files with their 16 KiB hashes (of the heads and
+    filler above: what a reader hashing the first 16 KiB of a downloaded file gets)."""
+    indexes = [n for n, _ in files if n.lower().endswith(".par2") and ".vol" not in n.lower()]
+    if not indexes:
+        return
+    protected = [(n, s) for n, s in files if not n.lower().endswith(".par2")]
+    shown = par2_names(story, files)
+    data = sum(s for _, s in protected)
+    slice_size = max(4096, -(-data // SLICES // 4) * 4)
+    set_files = []
+    for (posted, size), (name, _) in zip(protected, shown, strict=True):
+        first = file_head(out[posted].head, file_seed(seed, story.key, posted), min(size, 16384))
+        whole = hashlib.md5(file_seed(seed, story.key, posted) + b"whole").digest()
+        set_files.append(par2.SetFile(name, size, whole, hashlib.md5(first).digest()))
+    index = par2.index_file(set_files, slice_size, "ParPar v0.4.2")
+    for name in indexes:
+        out[name].head = index
+
+
+def bodies(u: Upload, story: Story, seed: int) -> list[Body]:
+    """The stored articles of an upload: first segments, and a 7z set's last one."""
+    held = contents(u, story, seed)
+    sevens = [(seven_zip_volume(f.name), f) for f in u.files if seven_zip_volume(f.name)]
+    last_seven = max(sevens, key=lambda v: v[0] or 0)[1] if sevens else None
+    out = []
+    for f in u.files:
+        low = f.name.lower()
+        size = f.size
+        part_size = f.part_size or size
+        content = held[f.name]
+        skipped = ".vol" in low and low.endswith(".par2")
+        skipped |= (rar_volume(f.name) or seven_zip_volume(f.name) is not None) and not (
+            first_volume(f.name)
+        )
+        seed_bytes = file_seed(seed, story.key, f.name)
+        if len(content.head) > size and f.part_total == 1:
+            size = part_size = len(content.head)  # a par2 index naming 150 volumes
+        if f.first_part == 1 and not skipped:
+            tail = content.tail if f.part_total == 1 else b""
+            out.append(
+                Body(f.message_ids[0], f.name, 1, f.part_total, part_size, size, content.head,
+                     tail, seed_bytes)
+            )  # fmt: skip
+        if f is last_seven and f.last_part == f.part_total and (f.part_total > 1 or skipped):
+            out.append(
+                Body(f.message_ids[-1], f.name, f.part_total, f.part_total, part_size, size,
+                     b"", content.tail, seed_bytes)
+            )  # fmt: skip
+    return out

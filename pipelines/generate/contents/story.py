@@ -1,0 +1,162 @@
+"""What an upload's files hold inside: its hidden real name, passwords, which names its
+par2 set and archive listing show. Drawn from a random stream of its own (seed, upload),
+so the header-level corpus is the same with or without bodies.
+
+Obfuscated uploads get a real name (a film, an episode, software) hidden behind their
+random file names, in the mixes real posts show: most par2 sets were made before the
+files were renamed and name the real files; some after (random names) while the
+archive listing still holds the real name; some hold no name anywhere; about one in
+eight is passworded (RAR -hp hides its listing, -p leaves the names; 7z -mhe hides
+them). Readable archive sets are passworded now and then too.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from pipelines.generate import names as release_names
+from pipelines.generate.contents.names import (
+    first_volume,
+    packaging,
+    rar_volume,
+    seven_zip_volume,
+    suffix_of,
+    usable_stem,
+)
+from pipelines.generate.rand import HEX
+from pipelines.generate.uploads import Upload
+
+ARCHIVE_KINDS = ("rar_parts", "rar_old", "sevenzip", "software")
+OBFUSCATED_PASSWORDED = 0.12
+READABLE_PASSWORDED = 0.08
+ZIP_PASSWORDED = 0.10
+# the carrier a namer meets first, in the ladder's order (par2 index, first file, 7z tail)
+CARRIERS = ("par2", "archive", "7z", "nfo", "yenc", "none")
+
+
+@dataclass
+class Story:
+    key: int  # the upload whose files these are (a repost's original)
+    real_stem: str  # the stem inside: the hidden real name, or the readable stem
+    par2_real: bool  # the par2 set names the real files (else the posted names)
+    inner: list[tuple[str, int]]  # the archive's listing (name, unpacked size)
+    inner_random: bool  # the listing's names are random too
+    password: str | None
+    hide_names: bool  # RAR -hp / 7z -mhe: nothing readable without the password
+    compressed: bool
+    rar5: bool
+    real_names: bool  # the posted names are the real ones (readable uploads)
+    inner_name: str | None = None
+    name_carrier: str = "none"
+
+    @property
+    def passworded(self) -> bool:
+        return self.password is not None
+
+
+def spec_files(u: Upload) -> list[tuple[str, int]]:
+    """Every file of the upload's set, posted or not (a par2 set names the missing too)."""
+    if u.spec is not None:
+        return list(u.spec.files)
+    return [(f.name, f.size) for f in u.files]
+
+
+def _hidden_name(rng: random.Random) -> tuple[str, str]:
+    pick = rng.random()
+    if pick < 0.45:
+        return release_names.tv_episode(rng), "mkv"
+    if pick < 0.8:
+        return release_names.movie(rng), rng.choice(("mkv", "mkv", "mp4"))
+    return release_names.software(rng), "iso"
+
+
+def _token(rng: random.Random, n: int = 32) -> str:
+    return "".join(rng.choice(HEX) for _ in range(n))
+
+
+def tell(u: Upload, seed: int) -> Story:
+    key = u.repost_of if u.repost_of is not None else u.upload_id
+    rng = random.Random(f"bodies-{seed}-{key}")
+    files = spec_files(u)
+    data = [(n, s) for n, s in files if rar_volume(n) or seven_zip_volume(n) is not None]
+    data_size = sum(s for _, s in data)
+    compressed = rng.random() < 0.3
+    old_naming = any(n.lower().endswith(".rar") and ".part" not in n.lower() for n, _ in data)
+    rar5 = not old_naming and rng.random() < 0.75
+    if u.kind == "obfuscated":
+        stem, ext = _hidden_name(rng)
+        mix = rng.random()
+        par2_real = mix < 0.62
+        inner_random = mix >= 0.82  # 20 %: no name anywhere, the upload stays pending
+        password = _token(rng, 12) if rng.random() < OBFUSCATED_PASSWORDED else None
+        inner_stem = _token(rng) if inner_random else stem
+        story = Story(
+            key, stem, par2_real and not inner_random, [(f"{inner_stem}.{ext}", data_size)],
+            inner_random, password, password is not None and rng.random() < 0.5, compressed,
+            rar5, False,
+        )  # fmt: skip
+    else:
+        stem = u.name if u.spec is None else u.spec.name
+        ext = "iso" if u.category == "software" else "mkv"
+        password = None
+        if u.kind in ARCHIVE_KINDS and rng.random() < READABLE_PASSWORDED:
+            password = _token(rng, 12)
+        hide = password is not None and rng.random() < 0.5
+        if any(n.lower().endswith(".zip") for n, _ in files):
+            # a ZIP's encryption leaves its names readable
+            password = _token(rng, 12) if rng.random() < ZIP_PASSWORDED else None
+            hide, ext = False, "pdf"
+        story = Story(
+            key, stem, True, [(f"{stem}.{ext}", data_size)], False, password, hide,
+            compressed, rar5, True,
+        )  # fmt: skip
+    story.inner_name, story.name_carrier = _carrier(u, story, files)
+    return story
+
+
+def par2_names(story: Story, files: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The files a set's par2 index names: every file but the par2 files, under their
+    real names when the set was made before the files were renamed."""
+    out = []
+    for name, size in files:
+        if name.lower().endswith(".par2"):
+            continue
+        if story.par2_real and not story.real_names:
+            name = story.real_stem + suffix_of(name)
+        out.append((name, size))
+    return out
+
+
+def _carrier(u: Upload, story: Story, files: list[tuple[str, int]]) -> tuple[str | None, str]:
+    """The name the first probed article that carries one gives, and which article that
+    is, taking the ladder's steps in order: the par2 index, the first file (an archive's
+    listing), a 7z set's tail; for readable uploads the NFO or the yEnc name after."""
+    posted = {f.name: f for f in u.files}
+    named = story.real_names or story.par2_real
+    for name in posted:
+        index = name.lower().endswith(".par2") and ".vol" not in name.lower()
+        if index and posted[name].first_part == 1 and named:
+            stem = usable_stem(par2_names(story, files))
+            if stem:
+                return stem, "par2"
+    listing = None if story.inner_random or story.hide_names else usable_stem(story.inner)
+    if listing:
+        for name, f in posted.items():
+            if first_volume(name) and rar_volume(name) and f.first_part == 1:
+                return listing, "archive"
+            if name.lower().endswith(".zip") and f.first_part == 1:
+                return listing, "archive"
+        sevens = [(seven_zip_volume(n), n) for n in posted if seven_zip_volume(n) is not None]
+        if sevens:
+            last = posted[max(sevens)[1]]
+            if last.last_part == last.part_total:
+                return listing, "7z"
+    if not story.real_names:
+        return None, "none"
+    for name, f in posted.items():
+        if name.lower().endswith(".nfo") and f.first_part == 1:
+            return story.real_stem, "nfo"
+    shown = [(f.name, f.size) for f in u.files if f.first_part == 1 and not packaging(f.name)]
+    stem = usable_stem(shown)
+    return (stem, "yenc") if stem else (None, "none")
