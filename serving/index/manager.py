@@ -50,6 +50,7 @@ from pipelines.catalog.health import DamagedPartition, PartitionHealth, reading
 from pipelines.catalog.partitions import Partition, files_written, list_table
 from pipelines.corpus.fs import open_fs
 from serving.index.build import build_segment
+from serving.index.probes import covered
 from serving.index.searcher import (
     RESULT_CACHE,
     LiveSegment,
@@ -144,7 +145,9 @@ class IndexManager:
     def _listed(self) -> dict[str, dict]:
         """The readable `releases` partitions by path whose ranges' files are written:
         damaged ones are left out, and so are new ones whose `release_files` partition is
-        not there yet (`partitions.files_written`)."""
+        not there yet (`partitions.files_written`). Each with the `release_probes`
+        partitions its span covers (`probes.covered`): one landing or replaced changes
+        the entry, and only the segments that read the range are built again."""
         fs, root = open_fs(self.catalog)
         found = list_table(fs, root, "releases")
         self.health.forget_missing("releases", {p.path for p in found})
@@ -153,8 +156,9 @@ class IndexManager:
             ready = {p.path for p in files_written(new, list_table(fs, root, "release_files"))}
             self._warn_waiting([p.path for p in new if p.path not in ready])
             found = [p for p in found if p.path in self._sources or p.path in ready]
+        probes = list_table(fs, root, "release_probes")
         return {
-            p.path: _stats(p)
+            p.path: {**_stats(p), "probes": covered(p, probes)}
             for p in found
             if self.health.problem(self._fs, "releases", p.path, p.size, p.mtime) is None
         }
