@@ -140,36 +140,6 @@ class Catalog:
         outcomes = {r["outcome"]: r["n"] for r in views.query(
             "SELECT outcome, count(*) AS n FROM release_probes WHERE pending GROUP BY 1"
         ).to_pylist()}  # fmt: skip
-        pending = views.query(f"SELECT count(*) AS n FROM ({newest_pending})").to_pylist()
-        versions = views.query("SELECT count(*) AS n FROM release_versions").to_pylist()
-        probes = self.probe_status()
-        return {
-            "groups": per_group,
-            "last_runs": last_runs,
-            "pending": pending[0]["n"],
-            "versions": versions[0]["n"],
-            "partitions": {t: len(p) for t, p in views.files.items()},
-            "damaged": self.health.damaged(),
-            "probes": probes,
-        }
-
-    def probe_status(self) -> dict[str, Any]:
-        """The article pass's figures: releases probed and articles read, pending releases
-        named, exhausted, discarded and waiting, and each signature's climbs (the one
-        rule: `pipelines.catalog.signatures`)."""
-        views = self.views
-        totals = views.query(
-            "SELECT count(*) AS releases, coalesce(sum(probes), 0)::BIGINT AS articles, "
-            "coalesce(sum(fetched), 0)::BIGINT AS fetched, "
-            "coalesce(sum(missing), 0)::BIGINT AS missing, "
-            "coalesce(sum(failed), 0)::BIGINT AS failed, "
-            "count(*) FILTER (WHERE password = 1) AS passworded FROM release_probes"
-        ).to_pylist()[0]
-        outcomes = dict(views.query(
-            "SELECT outcome, count(*) AS n FROM release_probes WHERE pending GROUP BY 1"
-        ).to_pylist() and [(r["outcome"], r["n"]) for r in views.query(
-            "SELECT outcome, count(*) AS n FROM release_probes WHERE pending GROUP BY 1"
-        ).to_pylist()] or [])  # fmt: skip
         pending = views.query(
             'SELECT tool, "group", poster, outcome FROM release_probes WHERE pending'
         ).to_pylist()

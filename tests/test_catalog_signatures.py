@@ -21,8 +21,10 @@ def test_thresholds() -> None:
 def test_figures_per_signature() -> None:
     rows = [{"tool": "ngPost", "group": "a.b.x", "poster": "p", "outcome": "exhausted"}] * 150
     rows += [{"tool": "ngPost", "group": "a.b.x", "poster": "p", "outcome": "discarded"}] * 3
-    rows += [{"tool": "ngPost", "group": "a.b.x", "poster": "q", "outcome": "named"},
-             {"tool": "ngPost", "group": "a.b.x", "poster": "q", "outcome": "waiting"}]
+    rows += [
+        {"tool": "ngPost", "group": "a.b.x", "poster": "q", "outcome": "named"},
+        {"tool": "ngPost", "group": "a.b.x", "poster": "q", "outcome": "waiting"},
+    ]
     figures = signature_figures(rows)
     p = figures[Signature("ngPost", "a.b.x", "p")]
     assert (p.climbs, p.named, p.skipped, p.discarded) == (150, 0, 3, True)

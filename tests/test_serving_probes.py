@@ -47,7 +47,9 @@ def _ranges(catalog: str) -> list[tuple[str, int, int, list[dict]]]:
     fs, root = open_fs(catalog)
     out = []
     for p in list_table(fs, root, "releases"):
-        rows = [r for r in pq.read_table(p.path).to_pylist() if r["finished"] and not r["merged_into"]]
+        rows = [
+            r for r in pq.read_table(p.path).to_pylist() if r["finished"] and not r["merged_into"]
+        ]
         out.append((p.path.rsplit("/", 2)[-2], p.first, p.last, rows))
     return out
 
@@ -56,6 +58,10 @@ def _search(client, **params: str) -> list[dict[str, object]]:
     r = client.get("/api", params={"t": "search", "apikey": "k1", **params})
     assert r.status_code == 200, r.text[:300]
     return _items(r.content)
+
+
+def total(body: bytes) -> int:
+    return int(etree.fromstring(body).find(".//newznab:response", NS).get("total"))
 
 
 def _details(client, key: bytes) -> dict[str, object]:
@@ -91,20 +97,28 @@ def test_probes_land_searched_and_shown(catalog: str) -> None:
         # password=0 (NZBHydra): passworded left out, an inner archive kept
         assert not _search(client, q="qzxv", password="0")
         assert _search(client, q="inner", password="0")
-        total = lambda body: int(etree.fromstring(body).find(".//newznab:response", NS).get("total"))  # noqa: E731
         everything = client.get("/api", params={"t": "search", "apikey": "k1"}).content
-        unlocked = client.get("/api", params={"t": "search", "apikey": "k1", "password": "0"}).content
+        unlocked = client.get(
+            "/api", params={"t": "search", "apikey": "k1", "password": "0"}
+        ).content
         assert total(unlocked) == total(everything) - 1
         js = client.get("/api", params={"t": "details", "apikey": "k1", "o": "json",
                                         "id": locked["release_key"].hex()}).json()  # fmt: skip
-        attrs = {a["@attributes"]["name"]: a["@attributes"]["value"] for a in js["channel"]["item"][0]["attr"]}
+        attrs = {
+            a["@attributes"]["name"]: a["@attributes"]["value"]
+            for a in js["channel"]["item"][0]["attr"]
+        }
         assert attrs["password"] == "1"
 
-        nzb = client.get("/api", params={"t": "get", "apikey": "k1", "id": locked["release_key"].hex()})
+        nzb = client.get(
+            "/api", params={"t": "get", "apikey": "k1", "id": locked["release_key"].hex()}
+        )
         head = etree.fromstring(nzb.content).find("{http://www.newzbin.com/DTD/2003/nzb}head")
         meta = {m.get("type"): m.text for m in head}
         assert meta["password"] == "s3cr3t&<x>"  # the known password, never "yes"/"no"
-        nzb2 = client.get("/api", params={"t": "get", "apikey": "k1", "id": inner["release_key"].hex()})
+        nzb2 = client.get(
+            "/api", params={"t": "get", "apikey": "k1", "id": inner["release_key"].hex()}
+        )
         assert b'type="password"' not in nzb2.content
 
         page = client.get(f"/release/{locked['release_key'].hex()}").text
@@ -133,7 +147,7 @@ def test_named_pending_release_served_like_any(catalog: str) -> None:
     """A pending release the article pass named comes in as `releases/<g>/probe-<a>-<b>`,
     its files already in the range's release_files under its key."""
     group, first, last, rows = _ranges(catalog)[-1]
-    fs, root = open_fs(catalog)
+    _, root = open_fs(catalog)
     files_path = f"{root}/release_files/{group}/{first}-{last}.parquet"
     files = pq.read_table(files_path)
     donor = rows[0]

@@ -38,7 +38,9 @@ def covered(release: Partition, probes: Sequence[Partition]) -> list[dict]:
     return [
         {"path": p.path, "size": p.size, "mtime": p.mtime}
         for p in probes
-        if p.path.rsplit("/", 2)[-2] == group and release.first <= p.first and p.last <= release.last
+        if p.path.rsplit("/", 2)[-2] == group
+        and release.first <= p.first
+        and p.last <= release.last
     ]
 
 
@@ -90,6 +92,4 @@ def join_probes(rows: pa.Table, probes: pa.Table) -> pa.Table:
 def passworded(rows: pa.Table) -> np.ndarray:
     """Per row, whether the archive is passworded (`password` 1: what `password=0` in a
     request leaves out; 2, an inner archive, is not known to be)."""
-    return pc.fill_null(pc.equal(rows.column("password"), 1), False).to_numpy(
-        zero_copy_only=False
-    )
+    return pc.fill_null(pc.equal(rows.column("password"), 1), False).to_numpy(zero_copy_only=False)

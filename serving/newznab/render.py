@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+import pyarrow as pa
+
 from pipelines.nzb.writer import xml_text
 from serving import categories as cat
 from serving.newznab.dates import rfc822
-import pyarrow as pa
-
 from serving.newznab.items import items_xml, password_attr
 from serving.settings import Settings
 
