@@ -181,3 +181,10 @@ def test_named_pending_release_served_like_any(catalog: str) -> None:
         assert "Named.By.Par2.Vqkz.2020.mkv" in page
         status = client.get("/status").text
         assert 'id="named">1<' in status and "ngPost" in status
+
+
+@pytest.mark.parametrize("value", ["yes", "2", "-1"])
+def test_password_parameter_checked(catalog: str, value: str) -> None:
+    with app_client(catalog) as client:
+        r = client.get("/api", params={"t": "search", "apikey": "k1", "password": value})
+        assert etree.fromstring(r.content).get("code") == "201"
