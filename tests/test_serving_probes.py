@@ -88,8 +88,9 @@ def test_probes_land_searched_and_shown(catalog: str) -> None:
         ])  # fmt: skip
         catalog_obj.refresh()
         report = catalog_obj.index.last_refresh
-        # the segment that read the range is built again (the range apart from the rest)
-        assert report is not None and report.kind == "rebuild"
+        # only the range is built again, into a segment of its own that outranks its rows
+        # in the old segment; the old segment is kept as it was
+        assert report is not None and (report.kind, report.partitions) == ("delta", 1)
 
         found = _search(client, q="qzxv hidden")
         assert [i["guid"] for i in found] == [locked["release_key"].hex()]
@@ -144,7 +145,7 @@ def test_probes_land_searched_and_shown(catalog: str) -> None:
         ])  # fmt: skip
         catalog_obj.refresh()
         report = catalog_obj.index.last_refresh
-        assert report is not None and (report.kind, report.partitions) == ("rebuild", 1)
+        assert report is not None and (report.kind, report.partitions) == ("delta", 1)
         assert not _search(client, q="qzxv")
         again = _search(client, q="other name")
         assert [i["password"] for i in again if i["guid"] == locked["release_key"].hex()] == ["0"]
@@ -195,3 +196,33 @@ def test_password_parameter_checked(catalog: str, value: str) -> None:
     with app_client(catalog) as client:
         r = client.get("/api", params={"t": "search", "apikey": "k1", "password": value})
         assert etree.fromstring(r.content).get("code") == "201"
+
+
+def test_probes_survive_merges_and_restarts(catalog: str, tmp_path: Path) -> None:
+    """Probe-only rebuilds outrank the old segment's rows; merging the small segments and
+    restarting on the same index folder keep what the probes said."""
+    from serving.index.searcher import SearchQuery
+    from tests.catalogs import refreshed_index
+
+    ranges = _ranges(catalog)
+    index_dir = str(tmp_path / "index")
+    words = []
+    with refreshed_index(catalog, index_dir=index_dir, max_deltas=2, batch_rows=10_000) as m:
+        for i, (group, first, last, rows) in enumerate(ranges):
+            word = f"zzprobe{i}"
+            words.append((word, rows[0]["release_key"]))
+            write_release_probes(catalog, group, first, last, [
+                probe_row(rows[0]["release_key"], group, inner_names=[f"{word}.mkv"]),
+            ])  # fmt: skip
+            m.refresh()
+        for _ in range(3):  # another landing triggers the merge of the small ones
+            m.refresh()
+        for word, key in words:
+            found = m.snapshot.search(SearchQuery(words=(word,)))
+            assert found.total == 1 and found.rows[0]["release_key"] == key
+        total = m.snapshot.stats()["releases"]
+    with refreshed_index(catalog, index_dir=index_dir) as again:
+        assert again.snapshot.stats()["releases"] == total
+        for word, key in words:
+            found = again.snapshot.search(SearchQuery(words=(word,)))
+            assert found.total == 1 and found.rows[0]["release_key"] == key
