@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 
 from pipelines.catalog.health import PartitionHealth
+from pipelines.catalog.signatures import signature_figures
 from pipelines.catalog.versions import newest_sql
 from pipelines.catalog.views import CatalogViews
 from pipelines.nzb.assemble import head_meta, merge_file_rows, merge_release_rows
@@ -113,6 +114,7 @@ class Catalog:
         newest_pending = newest_sql("pending_releases", hide_merged=False)
         pending = views.query(f"SELECT count(*) AS n FROM ({newest_pending})").to_pylist()
         versions = views.query("SELECT count(*) AS n FROM release_versions").to_pylist()
+        probes = self.probe_status()
         return {
             "groups": per_group,
             "last_runs": last_runs,
@@ -120,7 +122,35 @@ class Catalog:
             "versions": versions[0]["n"],
             "partitions": {t: len(p) for t, p in views.files.items()},
             "damaged": self.health.damaged(),
+            "probes": probes,
         }
+
+    def probe_status(self) -> dict[str, Any]:
+        """The article pass's figures: releases probed and articles read, pending releases
+        named, exhausted, discarded and waiting, and each signature's climbs (the one
+        rule: `pipelines.catalog.signatures`)."""
+        views = self.views
+        totals = views.query(
+            "SELECT count(*) AS releases, coalesce(sum(probes), 0)::BIGINT AS articles, "
+            "coalesce(sum(fetched), 0)::BIGINT AS fetched, "
+            "coalesce(sum(missing), 0)::BIGINT AS missing, "
+            "coalesce(sum(failed), 0)::BIGINT AS failed, "
+            "count(*) FILTER (WHERE password = 1) AS passworded FROM release_probes"
+        ).to_pylist()[0]
+        outcomes = {r["outcome"]: r["n"] for r in views.query(
+            "SELECT outcome, count(*) AS n FROM release_probes WHERE pending GROUP BY 1"
+        ).to_pylist()}  # fmt: skip
+        pending = views.query(
+            'SELECT tool, "group", poster, outcome FROM release_probes WHERE pending'
+        ).to_pylist()
+        figures = signature_figures(pending)
+        signatures = [
+            {"tool": s.tool, "group": s.group, "poster": s.poster, "climbs": f.climbs,
+             "named": f.named, "skipped": f.skipped, "discarded": f.discarded}
+            for s, f in sorted(figures.items(), key=lambda kv: (-kv[1].climbs, str(kv[0])))
+        ]  # fmt: skip
+        return {**totals, "outcomes": outcomes, "signatures": signatures[:100],
+                "signature_count": len(signatures)}  # fmt: skip
 
     def release(self, key: bytes, columns: list[str] | None = None) -> dict[str, Any] | None:
         return self.snapshot.find(key, columns)
@@ -149,7 +179,8 @@ class Catalog:
         files = merge_release_rows(rows)
         if mark is not None:
             mark("merge")
-        meta = head_meta(row["name"], categories.name(int(row["category"])), None)
+        meta = head_meta(row["name"], categories.name(int(row["category"])),
+                         row.get("password_text"))  # fmt: skip
         body = write_nzb(files, meta)
         if mark is not None:
             mark("xml")

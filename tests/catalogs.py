@@ -19,12 +19,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from fastapi.testclient import TestClient
 
 from bench.synthetic_catalog import write_synthetic_catalog
+from pipelines.catalog.layout import partition_path
+from pipelines.catalog.schema import RELEASE_PROBES, RELEASES
 from pipelines.catalog.views import CatalogViews
+from pipelines.catalog.writer import parquet_bytes, write_partition
+from pipelines.corpus.fs import atomic_put, open_fs
 from serving.app import create_app
 from serving.index.manager import IndexManager
 from serving.settings import Settings
@@ -54,6 +59,35 @@ def land_new_partitions(
             target = Path(root) / path.relative_to(larger)
             if not target.exists():
                 shutil.copy(path, target)
+
+
+def probe_row(key: bytes, group: str, **fields: Any) -> dict[str, Any]:
+    """One `release_probes` row for release `key` (`fields`: the columns to set; the rest
+    null, a catalog release probed now)."""
+    row: dict[str, Any] = dict.fromkeys(RELEASE_PROBES.names)
+    row.update(release_key=key, group=group, pending=False, outcome="probed", probed_at=1,
+               probes=1, fetched=1, missing=0, failed=0)  # fmt: skip
+    row.update(fields)
+    return row
+
+
+def write_release_probes(
+    catalog: str, group: str, first: int, last: int, rows: list[dict[str, Any]]
+) -> None:
+    """Write (or replace) the `release_probes` partition of a range, as the article pass
+    does (`probe_row` makes the rows)."""
+    write_partition(catalog, "release_probes", group, first, last,
+                    pa.Table.from_pylist(rows, schema=RELEASE_PROBES))  # fmt: skip
+
+
+def write_named_releases(
+    catalog: str, group: str, first: int, last: int, rows: list[dict[str, Any]]
+) -> None:
+    """Write the article pass's `releases/<group>/probe-<first>-<last>.parquet`: pending
+    releases it named, as new catalog versions (RELEASES rows)."""
+    fs, root = open_fs(catalog)
+    path = partition_path(root, "releases", group, first, last, probe=True)
+    atomic_put(fs, path, parquet_bytes(pa.Table.from_pylist(rows, schema=RELEASES), "releases"))
 
 
 def app_settings(catalog: str, **settings: Any) -> Settings:

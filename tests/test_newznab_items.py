@@ -84,6 +84,8 @@ def _table(names: list[str]) -> pa.Table:
             "complete": pa.array([True, False, None, False, False][:n] + [True] * (n - 5)),
             "category": pa.array(cats, pa.int32()),
             "finished": [True] * n,
+            # the article pass's flag: unknown, no, passworded, inner archive
+            "password": pa.array(([None, 0, 1, 2] * n)[:n], pa.int8()),
         }
     ).select(LISTED_COLUMNS)
 

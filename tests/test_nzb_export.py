@@ -92,3 +92,33 @@ def test_unreadable_releases_are_a_clear_error(catalog, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("nzb: the catalog's releases cannot be read")
     assert str(victim) in err and "Traceback" not in err
+
+
+def test_a_known_password_goes_in_the_head(catalog, tmp_path):
+    """The newest probe's password_text becomes `<meta type="password">`; a passworded flag
+    without a known password writes none (never "yes")."""
+    from tests.catalogs import probe_row, write_release_probes
+
+    copy = tmp_path / "catalog"
+    shutil.copytree(catalog, copy)
+    part = sorted(Path(copy, "releases").rglob("*.parquet"))[0]
+    group, span = part.parent.name, part.stem.split("-")
+    sql = f"SELECT release_key FROM read_parquet('{part}') ORDER BY release_key LIMIT 2"
+    keys = [bytes(k[0]) for k in duckdb.sql(sql).fetchall()]
+    write_release_probes(str(copy), group, int(span[0]), int(span[1]), [
+        probe_row(keys[0], group, password=1, password_text="old", probed_at=1),
+        probe_row(keys[1], group, password=1),
+    ])  # fmt: skip
+    write_release_probes(str(copy), group, int(span[0]) + 1, int(span[1]), [
+        probe_row(keys[0], group, password=1, password_text="n3w", probed_at=2),
+    ])  # fmt: skip
+    out = tmp_path / "nzbs"
+    args = ["nzb", "--catalog", str(copy), "--out", str(out)]
+    assert main([*args, "--key", keys[0].hex(), "--key", keys[1].hex()]) == 0
+
+    def meta(key: bytes) -> dict:
+        head = etree.parse(str(out / f"{key.hex()}.nzb")).getroot().find("{*}head")
+        return {m.get("type"): m.text for m in head}
+
+    assert meta(keys[0])["password"] == "n3w"
+    assert "password" not in meta(keys[1])

@@ -8,8 +8,9 @@ every listed file's footer when a view is made, so one truncated file failed the
 
 - `release_versions`: every row of `releases`; `releases`: the newest version of each
   key, tombstoned keys hidden (`versions.newest_sql`); `release_files`, `ranges`,
-  `pending_releases`: the tables as written; `groups` and `categories`: counts of
-  `releases`.
+  `pending_releases`: the tables as written; `release_probe_rows`: every row of
+  `release_probes`, `release_probes` the newest (`probed_at`) per key; `groups` and
+  `categories`: counts of `releases`.
 
 The server's status page and the Dagster `catalog_views` asset read these; searches,
 feeds, pages and downloads do not (the search index and `pipelines.nzb.lookup` serve
@@ -28,11 +29,13 @@ from fsspec import AbstractFileSystem
 
 from pipelines.catalog.health import PartitionHealth, footer_problem
 from pipelines.catalog.partitions import is_local, list_table, stat_of
-from pipelines.catalog.schema import TABLES
+from pipelines.catalog.schema import SCHEMAS
 from pipelines.catalog.versions import MERGED, newest_sql
 from pipelines.corpus.fs import open_fs
 
-VIEW_TABLES = ["releases", "release_files", "ranges", "pending_releases"]
+VIEW_TABLES = ["releases", "release_files", "ranges", "pending_releases", "release_probes"]
+# Views of every row where the table's name is the newest-per-key view.
+RAW_VIEWS = {"releases": "release_versions", "release_probes": "release_probe_rows"}
 
 
 def connect(fs: AbstractFileSystem) -> tuple[duckdb.DuckDBPyConnection, str]:
@@ -108,13 +111,13 @@ class CatalogViews:
     def _create(self, listing: dict[str, list[str]]) -> None:
         with self._lock:
             for table, paths in listing.items():
-                name = "release_versions" if table == "releases" else table
+                name = RAW_VIEWS.get(table, table)
                 if paths:
                     sql = f"SELECT * FROM {parquet_sql(paths)}"
                 else:
                     # A real (empty) table: registered Arrow objects are not seen by cursors.
                     empty = f"_empty_{table}"
-                    self.con.register("_schema", TABLES[table].empty_table())
+                    self.con.register("_schema", SCHEMAS[table].empty_table())
                     self.con.execute(f"CREATE OR REPLACE TABLE {empty} AS FROM _schema")
                     self.con.unregister("_schema")
                     sql = f"SELECT * FROM {empty}"
@@ -122,6 +125,11 @@ class CatalogViews:
             hide = MERGED in columns_of(self.con, "release_versions")
             self.con.execute(
                 f"CREATE OR REPLACE VIEW releases AS {newest_sql('release_versions', hide)}"
+            )
+            # what the article pass learned, per release: the newest probe wins
+            self.con.execute(
+                "CREATE OR REPLACE VIEW release_probes AS SELECT * FROM release_probe_rows "
+                "QUALIFY row_number() OVER (PARTITION BY release_key ORDER BY probed_at DESC) = 1"
             )
             self.con.execute(
                 'CREATE OR REPLACE VIEW groups AS SELECT "group", count(*) AS releases, '

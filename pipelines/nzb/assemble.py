@@ -140,11 +140,14 @@ def _file_groups(
     ]
 
 
-def head_meta(name: str, category: str | None, password: bool | None) -> Sequence[tuple[str, str]]:
-    """The NZB head: title always; category and password only when known."""
+def head_meta(name: str, category: str | None, password: str | None) -> Sequence[tuple[str, str]]:
+    """The NZB head: title always; category when known; `password` only when the
+    article pass knows the archive's password itself (`release_probes.password_text`).
+    Never "yes" or "no" for a passworded flag: SABnzbd and NZBGet take the meta's value
+    as the password to try."""
     meta = [("title", name)]
     if category:
         meta.append(("category", category))
-    if password is not None:
-        meta.append(("password", "yes" if password else "no"))
+    if password:
+        meta.append(("password", password))
     return meta

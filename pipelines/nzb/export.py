@@ -58,9 +58,21 @@ def _newest(fs, root: str, keys: Sequence[bytes] | None) -> pa.Table:
         source = f"(SELECT * FROM {source} WHERE release_key IN (SELECT unnest(?)))"
         params = [list(keys)]
     newest = newest_sql(source, hide_merged=hide)
+    # A password the article pass knows (the newest probe of the key) goes in the head.
+    probes = list_table(fs, root, "release_probes", stat=False)
+    password = "NULL::VARCHAR AS password_text"
+    join = ""
+    if probes:
+        rows = parquet_sql([prefix + p.path for p in probes])
+        join = (
+            f"LEFT JOIN (SELECT release_key, password_text FROM {rows} QUALIFY row_number() "
+            "OVER (PARTITION BY release_key ORDER BY probed_at DESC) = 1) p USING (release_key)"
+        )
+        password = "p.password_text"
     sql = (
         'SELECT release_key, name, "group", category, first_article, '
-        f'greatest(last_article, written_range) AS upper FROM ({newest}) ORDER BY "group", upper'
+        f"greatest(last_article, written_range) AS upper, {password} "
+        f'FROM ({newest}) {join} ORDER BY "group", upper'
     )
     return con.sql(sql, params=params or None).to_arrow_table()
 
@@ -139,7 +151,7 @@ def _write_one(
     row: dict, tables: list[pa.Table], out_fs, out_root: str, summary: ExportSummary
 ) -> None:
     files = merge_release_rows(pa.concat_tables(tables)) if tables else NzbFiles.of([])
-    meta = head_meta(row["name"], categories.name(int(row["category"])), None)
+    meta = head_meta(row["name"], categories.name(int(row["category"])), row.get("password_text"))
     payload = write_nzb(files, meta)
     atomic_put(out_fs, f"{out_root}/{row['release_key'].hex()}.nzb", payload)
     summary.written += 1

@@ -34,6 +34,7 @@ from pipelines.catalog.health import reading
 from pipelines.catalog.schema import KEY, RELEASES
 from pipelines.catalog.versions import MERGED, hidden, key_array, newest_rows, rank_of
 from serving import text
+from serving.index.probes import join_probes, passworded, read_probes, read_probes_none
 from serving.newznab.items import item_values
 
 ROW_COLUMNS = [
@@ -46,8 +47,8 @@ ROW_COLUMNS = [
 ITEM_CHUNK = 1 << 20
 BITSET_SHARE = 32  # a term in more than 1/32 of the rows also gets a bitset
 # What a segment's files hold; a folder of another format is rebuilt, not read (2: the
-# feed items carry `finished`).
-FORMAT = 2
+# feed items carry `finished`; 3: the article pass's columns, `passworded.npy`).
+FORMAT = 3
 
 
 def _column(rows: pa.Table, name: str, fill: object) -> np.ndarray:
@@ -151,10 +152,16 @@ def _term_pairs(rows: pa.Table) -> tuple[list[str], np.ndarray, np.ndarray]:
     n = rows.num_rows
     ordinals = np.arange(n, dtype=np.int64)
     sources = [(rows.column("name"), ordinals)]
-    members = rows.column("members").combine_chunks()
-    if members.null_count < n:
-        member_parent = pc.list_parent_indices(members).to_numpy()
-        sources.append((pc.list_flatten(members), member_parent))
+    # Album members and the article pass's inner names (archive entries, par2 set names)
+    # are words of the release as its name is; so is an NFO's title.
+    for column in ("members", "inner_names"):
+        if column not in rows.column_names:
+            continue
+        lists = rows.column(column).combine_chunks()
+        if lists.null_count < n:
+            sources.append((pc.list_flatten(lists), pc.list_parent_indices(lists).to_numpy()))
+    if "nfo_title" in rows.column_names and rows.column("nfo_title").null_count < n:
+        sources.append((pc.fill_null(rows.column("nfo_title"), ""), ordinals))
     term_ids: dict[str, int] = {}
     pair_terms: list[np.ndarray] = []
     pair_ords: list[np.ndarray] = []
@@ -204,6 +211,8 @@ def write_segment(rows: pa.Table, sources: Sequence[dict], out: str | os.PathLik
     """Write the segment of these newest-version rows into folder `out`; its summary."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
+    if "password" not in rows.column_names:  # rows built without the probes: none known
+        rows = join_probes(rows, read_probes_none())
     n = rows.num_rows
     _write_ipc(folder / "rows.arrow", rows)
     items = [item_values(rows.slice(i, ITEM_CHUNK)) for i in range(0, n, ITEM_CHUNK)]
@@ -217,6 +226,8 @@ def write_segment(rows: pa.Table, sources: Sequence[dict], out: str | os.PathLik
     # never shown: the server starts each segment's dead mask from this.
     save("hidden", hidden(rows))
     save("rank", rank_of(rows))
+    locked = passworded(rows)
+    save("passworded", np.packbits(locked, bitorder="little"))
     keys = key_array(rows.column("release_key"))
     key_order = np.argsort(keys, kind="stable").astype(np.uint32)
     save("keys", keys[key_order])
@@ -252,6 +263,7 @@ def write_segment(rows: pa.Table, sources: Sequence[dict], out: str | os.PathLik
         "terms": len(terms),
         "postings": len(combined),
         "groups": groups.dictionary.to_pylist(),
+        "passworded": int(locked.sum()),
         "sources": list(sources),
     }
     (folder / "segment.json").write_text(json.dumps(summary))
@@ -259,7 +271,8 @@ def write_segment(rows: pa.Table, sources: Sequence[dict], out: str | os.PathLik
 
 
 def build_segment(url: str, paths: Sequence[dict], out: str) -> dict:
-    """Read partitions (dicts with path, size, mtime), keep newest versions, write `out`.
+    """Read partitions (dicts with path, size, mtime, and the `release_probes` partitions
+    they cover: `probes`), keep newest versions, join what the probes say, write `out`.
 
     Runs in a worker process: the server only maps the result into memory.
     """
@@ -267,4 +280,5 @@ def build_segment(url: str, paths: Sequence[dict], out: str) -> dict:
 
     fs, _ = open_fs(url)
     rows = read_partitions(fs, [p["path"] for p in paths])
-    return write_segment(newest_versions(rows), paths, out)
+    probes = read_probes(fs, [q["path"] for p in paths for q in p.get("probes", [])])
+    return write_segment(join_probes(newest_versions(rows), probes), paths, out)

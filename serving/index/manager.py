@@ -50,6 +50,7 @@ from pipelines.catalog.health import DamagedPartition, PartitionHealth, reading
 from pipelines.catalog.partitions import Partition, files_written, list_table
 from pipelines.corpus.fs import open_fs
 from serving.index.build import build_segment
+from serving.index.probes import covered
 from serving.index.searcher import (
     RESULT_CACHE,
     LiveSegment,
@@ -78,6 +79,11 @@ class RefreshReport:
 
 def _stats(p: Partition) -> dict:
     return {"path": p.path, "size": p.size, "mtime": p.mtime}
+
+
+def _same_file(a: dict, b: dict) -> bool:
+    """The same partition file (path, size, mtime), whatever its probes."""
+    return all(a.get(k) == b.get(k) for k in ("path", "size", "mtime"))
 
 
 def list_partitions(url: str) -> list[dict]:
@@ -144,7 +150,9 @@ class IndexManager:
     def _listed(self) -> dict[str, dict]:
         """The readable `releases` partitions by path whose ranges' files are written:
         damaged ones are left out, and so are new ones whose `release_files` partition is
-        not there yet (`partitions.files_written`)."""
+        not there yet (`partitions.files_written`). Each with the `release_probes`
+        partitions its span covers (`probes.covered`): one landing or replaced changes
+        the entry, and only the segments that read the range are built again."""
         fs, root = open_fs(self.catalog)
         found = list_table(fs, root, "releases")
         self.health.forget_missing("releases", {p.path for p in found})
@@ -153,8 +161,9 @@ class IndexManager:
             ready = {p.path for p in files_written(new, list_table(fs, root, "release_files"))}
             self._warn_waiting([p.path for p in new if p.path not in ready])
             found = [p for p in found if p.path in self._sources or p.path in ready]
+        probes = list_table(fs, root, "release_probes")
         return {
-            p.path: _stats(p)
+            p.path: {**_stats(p), "probes": covered(p, probes)}
             for p in found
             if self.health.problem(self._fs, "releases", p.path, p.size, p.mtime) is None
         }
@@ -237,13 +246,25 @@ class IndexManager:
         partitions its old segment also read: a range written again and again (a growing
         tail range) then rebuilds only itself the next time, not its neighbours."""
         gone = {path for path, p in self._sources.items() if listed.get(path) != p}
-        stale = {id(s) for s in old.segments if any(p["path"] in gone for p in s.segment.sources)}
+        # A partition only its probes changed for (a range's release_probes landed) is
+        # built again on its own and outranks its rows in the old segment (of equal
+        # ranks the later segment's version lives): the old segment, perhaps millions of
+        # rows, stays as it is.
+        probed = {
+            path
+            for path in gone
+            if path in listed and _same_file(listed[path], self._sources[path])
+        }
+        stale = {id(s) for s in old.segments
+                 if any(p["path"] in gone - probed for p in s.segment.sources)}  # fmt: skip
         small = [s for s in old.segments
                  if s.segment.n < self.batch_rows // 4 and id(s) not in stale]  # fmt: skip
         merge = len(small) >= self.max_deltas
         drop = stale | ({id(s) for s in small} if merge else set())
         kept = [s for s in old.segments if id(s) not in drop]
-        covered = {p["path"] for s in kept for p in s.segment.sources}
+        # only sources as listed now: a segment's rows of a partition whose probes changed
+        # since are outranked, not counted
+        covered = {p["path"] for s in kept for p in s.segment.sources if listed.get(p["path"]) == p}
         missing = [p for path, p in listed.items() if path not in covered]
         fresh = [p for p in missing if p["path"] not in self._sources or p["path"] in gone]
         moved = [p for p in missing if not any(p is f for f in fresh)]

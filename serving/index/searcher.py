@@ -33,6 +33,7 @@ class SearchQuery:
     min_posted: int | None = None
     min_bytes: int | None = None
     max_bytes: int | None = None
+    passworded: bool = True  # False (`password=0`): passworded releases left out
     offset: int = 0
     limit: int = 100
 
@@ -125,7 +126,7 @@ def _any_of(seg: Segment, q: SearchQuery) -> list[list[int]] | None:
 # What a result list shows (feeds and pages); a single release (find) gets every column.
 LISTED_COLUMNS = [
     "release_key", "name", "poster", "group", "posted_first", "files", "file_total",
-    "bytes", "complete", "category", "finished",
+    "bytes", "complete", "category", "finished", "password",
 ]  # fmt: skip
 RESULT_CACHE = 512  # results kept per snapshot (a page is ~30 kB of Arrow rows)
 _EMPTY_PAGE = pa.table({c: pa.array([], pa.null()) for c in LISTED_COLUMNS})
@@ -150,16 +151,29 @@ def count_and_head(live: LiveSegment, q: SearchQuery, want: int) -> tuple[int, n
         return 0, _NONE
     horizon = seg.n if q.min_posted is None else seg.count_newer(q.min_posted)
     sized = q.min_bytes is not None or q.max_bytes is not None
+    locked = _locked(live, q)
+    if not req and not any_of and not sized and locked is not None:  # ~6 ms per 10 M rows
+        alive = ~(live.dead[:horizon] | np.unpackbits(locked, count=horizon, bitorder="little")
+                  .astype(bool))  # fmt: skip
+        return int(alive.sum()), _first_true(alive, want)
     if not req and not any_of and not sized:
         alive = ~live.dead[:horizon] if live.dead_count else None
         if alive is None:
             return horizon, np.arange(min(want, horizon), dtype=np.int64)
         return int(alive.sum()), _first_true(alive, want)
     acc = None if sized else _bitset_and(live, req, any_of, horizon)
+    if acc is not None and locked is not None:
+        np.bitwise_and(acc, ~locked, out=acc)
     if acc is not None:
         return int(np.bitwise_count(acc).sum()), first_set_bits(acc, want)
     cand = match(live, q, req, any_of, horizon)
     return len(cand), cand[:want]
+
+
+def _locked(live: LiveSegment, q: SearchQuery) -> np.ndarray | None:
+    """The passworded bits a query must leave out; None when none need to be."""
+    seg = live.segment
+    return None if q.passworded or not seg.passworded_count else seg.passworded
 
 
 def first_set_bits(bits: np.ndarray, want: int) -> np.ndarray:
@@ -249,6 +263,9 @@ def match(
         cand = cand[keep]
     if live.dead_count:
         cand = cand[~live.dead[cand]]
+    locked = _locked(live, q)
+    if locked is not None:
+        cand = cand[~_bits(locked, cand)]
     if q.min_bytes is not None:
         cand = cand[seg.bytes[cand] >= q.min_bytes]
     if q.max_bytes is not None:

@@ -27,7 +27,7 @@ from serving.index.pages import (
 
 TERM_CACHE = 65_536  # term lookups kept per segment
 HEAD_SHARE = 16  # the newest 1/HEAD_SHARE of a segment's feed items are kept resident
-_DOWNLOAD_COLUMNS = ["name", "first_article", "last_article", "written_range"]
+_DOWNLOAD_COLUMNS = ["name", "first_article", "last_article", "written_range", "password_text"]
 
 
 class Segment:
@@ -72,6 +72,10 @@ class Segment:
         self.key_order = load("key_order")
         self.group = load("group")
         self.hidden = np.load(self.folder / "hidden.npy")
+        # Passworded releases (`password` 1) as bits, for `password=0`; how many (most
+        # segments have none, and then nothing is read).
+        self.passworded = np.load(self.folder / "passworded.npy")
+        self.passworded_count: int = self.summary.get("passworded", 0)
         self.offsets = load("offsets")
         self.postings = load("postings", True)
         # The common terms' bitsets, resident: most queries hold a common word (~9 B a

@@ -26,13 +26,13 @@ from serving.newznab.dates import fixed_width_strings, rfc822_column
 SEP = "\x1f"  # `xml_text` drops it, so no escaped value holds it
 # The prepared values, in order; `grabs` and the constant "0" are appended per request.
 FIELDS = ("name", "guid", "pubdate", "category", "category_attrs", "size", "files", "poster",
-          "group", "complete", "finished", "grabs", "zero")  # fmt: skip
+          "group", "complete", "finished", "password", "grabs", "zero")  # fmt: skip
 _AT = {name: i for i, name in enumerate(FIELDS)}
 # The attributes after the category ones, in the order clients print them, and the
 # value each shows. `finished` is ours: 0 while the release is still being posted (a
 # provisional version: a later range adds to it under the same guid), else 1.
 ATTRS = {"size": "size", "files": "files", "poster": "poster", "group": "group",
-         "usenetdate": "pubdate", "guid": "guid", "grabs": "grabs", "password": "zero",
+         "usenetdate": "pubdate", "guid": "guid", "grabs": "grabs", "password": "password",
          "complete": "complete", "finished": "finished", "comments": "zero"}  # fmt: skip
 _CONTROLS = "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x{fffe}\\x{ffff}]"  # what xml_text drops
 _ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"))  # & first
@@ -87,6 +87,17 @@ def _categories(column: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, pa.Array]
             pa.array([p[1] for p in parts], pa.string()).take(where))  # fmt: skip
 
 
+def password_attr(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Newznab's `password` attribute per release: "1" passworded, "2" holds an inner
+    archive, "0" otherwise, *unknown included*. The specification has no value for
+    unknown, and clients read any value but "0" as passworded (NZBHydra took nzb.su's
+    "-1" so, Sonarr and Prowlarr test `!= 0`): "-1" or an omitted attribute on every
+    release not yet probed would hide or mislead; "0" is what every indexer without an
+    article pass says, and the one value a client never acts on."""
+    values = _ints(column)
+    return np.where((values == 1) | (values == 2), values, 0)
+
+
 def item_values(rows: pa.Table) -> pa.Array:
     """Each row's item values (`FIELDS` up to `finished`), escaped and joined by `SEP`;
     `rows` has the columns of `searcher.LISTED_COLUMNS`."""
@@ -110,6 +121,7 @@ def item_values(rows: pa.Table) -> pa.Array:
         "group": escaped(rows.column("group")),
         "complete": pc.cast(pa.array(complete), pa.string()),
         "finished": pc.cast(pa.array(finished.astype(np.int8)), pa.string()),
+        "password": pc.cast(pa.array(password_attr(rows.column("password"))), pa.string()),
     }
     return pc.binary_join_element_wise(*(columns[f] for f in FIELDS[:-2]), SEP)
 

@@ -142,9 +142,21 @@ def search_query(function: str, params: Params, settings: Settings) -> SearchQue
         min_posted=None if maxage is None else int(time.time()) - maxage * 86_400,
         min_bytes=minsize,
         max_bytes=maxsize,
+        passworded=passworded(params),
         offset=min(offset, 10**9),
         limit=max(1, min(limit, settings.max_limit)),
     )
+
+
+def passworded(params: Params) -> bool:
+    """Whether passworded releases may be in the results: `password=0` (NZBHydra sends
+    it) leaves them out; a release holding an inner archive (2) stays."""
+    raw = params.get("password")
+    if raw is None or raw == "":
+        return True
+    if raw not in ("0", "1"):
+        raise NewznabError(BAD_PARAMETER, "Incorrect parameter: password must be 0 or 1")
+    return raw == "1"
 
 
 def _too_many() -> tuple[str, ...]:

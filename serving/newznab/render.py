@@ -13,16 +13,18 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+import pyarrow as pa
+
 from pipelines.nzb.writer import xml_text
 from serving import categories as cat
 from serving.newznab.dates import rfc822
-from serving.newznab.items import items_xml
+from serving.newznab.items import items_xml, password_attr
 from serving.settings import Settings
 
 NEWZNAB_NS = "http://www.newznab.com/DTD/2010/feeds/attributes/"
 XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
 SEARCH_PARAMS = {
-    "search": "q,cat,group,limit,offset,maxage,minsize,maxsize,poster,attrs,extended",
+    "search": "q,cat,group,limit,offset,maxage,minsize,maxsize,poster,password,attrs,extended",
     "tv-search": "q,season,ep,cat,limit,offset,maxage",
     "movie-search": "q,imdbid,cat,limit,offset,maxage",
     "audio-search": "q,artist,album,cat,limit,offset,maxage",
@@ -76,12 +78,16 @@ def item_attrs(row: dict[str, Any], grabs: int) -> list[tuple[str, str]]:
         ("usenetdate", rfc822(row["posted_first"])),
         ("guid", row["release_key"].hex()),
         ("grabs", str(grabs)),
-        ("password", "0"),  # headers cannot tell; the article pass will
+        ("password", _password(row.get("password"))),  # `items.password_attr`'s rule
         ("complete", str(complete)),
         ("finished", "1" if row["finished"] else "0"),  # 0: still being posted
         ("comments", "0"),
     ]
     return out
+
+
+def _password(value: int | None) -> str:
+    return str(int(password_attr(pa.array([value], pa.int8()))[0]))
 
 
 def _pick(attrs: list[tuple[str, str]], wanted: set[str] | None) -> list[tuple[str, str]]:
