@@ -25,8 +25,8 @@ import dagster as dg
 
 from assets.assets import catalog_views, compacted, header_pass
 from assets.capture import corpus_asset
-from assets.probes import probe_job, probe_sensor, release_probes
 from assets.jobs import catalog_job, compact_job, history_job, index_job, tail_job
+from assets.probes import probe_job, probe_sensor, release_probes
 from assets.resources import (
     CaptureResource,
     CatalogResource,
