@@ -348,7 +348,10 @@ class Session:
             parts.append(b"\r\n")
         if body:
             parts.append(self._body(msgid, fields))
-        self.send(stuff(b"".join(parts)) + b".\r\n")
+        reply = stuff(b"".join(parts)) + b".\r\n"
+        # an article is paced as an overview is: a provider's connection gives so many
+        # lines a second, whatever they hold
+        self.send_paced(reply, reply.count(b"\n"), False)
 
     def _body(self, msgid: str, fields: list[bytes]) -> bytes:
         """The stored body when the corpus has one (a generated probe target), else a
