@@ -6,8 +6,6 @@ the nntp resource's server or, with `bodies` set, from a stored folder of bodies
 sensor asks for each range whose candidates are not probed yet (or were left waiting).
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import dagster as dg
