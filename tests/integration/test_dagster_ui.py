@@ -68,7 +68,9 @@ def webserver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, i
 
 
 def _render(url: str, profile: Path) -> str:
-    return chromium_dom(url, profile, "--virtual-time-budget=30000")
+    # tall enough that the asset list (virtualized: rows out of view are not in the DOM)
+    # shows every asset
+    return chromium_dom(url, profile, "--virtual-time-budget=30000", "--window-size=1280,3000")
 
 
 def test_asset_catalog_shows_the_partitioned_assets(
