@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Iterable
 from typing import Any
 
 import pyarrow as pa
@@ -135,7 +134,3 @@ def from_row(row: dict[str, Any]) -> Inspection:
         par2_set=row["par2_set"],
         detail=row["detail"] or "",
     )
-
-
-def results_table(results: Iterable[tuple[str, Inspection]], probed_at: int) -> pa.Table:
-    return pa.Table.from_pylist([to_row(m, r, probed_at) for m, r in results], schema=PROBE_RESULTS)
