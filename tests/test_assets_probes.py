@@ -26,10 +26,11 @@ def test_the_asset_probes_a_range_and_the_sensor_asks_for_the_rest(tmp_path: Pat
     todo = spans(catalog)
     assert len(todo) >= 2
     with registered(gen.corpus) as instance:
-        context = dg.build_sensor_context(
-            instance=instance, resources={"catalog": CatalogResource(url=catalog)}
-        )
-        asked = probe_sensor(context)
+        resources = {"catalog": CatalogResource(url=catalog)}
+        # entered and left: a sensor context left open keeps a weakref to this instance
+        # that later tests' contexts trip over
+        with dg.build_sensor_context(instance=instance, resources=resources) as context:
+            asked = probe_sensor(context)
         keys = [r.partition_key for r in asked.run_requests]
         assert keys == [range_key(RangeRef(s.group, s.first, s.last)) for s in todo]
         job = defs.resolve_job_def("probe_job")
@@ -47,5 +48,6 @@ def test_the_asset_probes_a_range_and_the_sensor_asks_for_the_rest(tmp_path: Pat
             / f"{todo[0].first}-{todo[0].last}.parquet"
         )
         assert rows.num_rows == mat.metadata["releases"].value
-        again = probe_sensor(context)
+        with dg.build_sensor_context(instance=instance, resources=resources) as context:
+            again = probe_sensor(context)
         assert [r.partition_key for r in again.run_requests] == keys[1:]

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 
 from pipelines.articles.filler import file_head, file_tail
 from pipelines.articles.yenc import yenc_article
+from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import atomic_put, open_fs
 
 BODIES_FILE = "bodies/bodies.parquet"
@@ -113,8 +114,7 @@ def open_bodies(root: str) -> BodyStore | None:
     if url is None:
         return None
     fs, _ = open_fs(root)
-    with fs.open(url, "rb") as f:
-        return BodyStore(pq.read_table(f))
+    return BodyStore(read_parquet(fs, url))
 
 
 def write_bodies(rows: Iterable[object], url: str) -> int:

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from fsspec import AbstractFileSystem
 
 from pipelines.catalog.partitions import Partition
+from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import RELEASE_PROBES
 from pipelines.catalog.versions import key_array
 
@@ -50,9 +50,8 @@ def read_probes(fs: AbstractFileSystem, paths: Sequence[str]) -> pa.Table:
     tables = []
     for path in dict.fromkeys(paths):
         try:
-            with fs.open(path, "rb") as fh:
-                tables.append(pq.read_table(fh, columns=_READ).cast(
-                    pa.schema([RELEASE_PROBES.field(c) for c in _READ])))  # fmt: skip
+            tables.append(read_parquet(fs, path, _READ).cast(
+                pa.schema([RELEASE_PROBES.field(c) for c in _READ])))  # fmt: skip
         except Exception:  # a damaged or half-copied probe file must not stop the build
             log.warning("%s: release_probes partition unreadable; left out", path)
     if not tables:
