@@ -8,14 +8,21 @@ LINE_LENGTH = 128
 
 
 def yenc_article(
-    data: bytes, name: str, part: int, total: int, file_size: int, begin: int
+    data: bytes,
+    name: str,
+    part: int,
+    total: int,
+    file_size: int,
+    begin: int,
+    multipart: bool | None = None,
 ) -> bytes:
     """The body a poster sends for `data`, part `part` of `total` of a file of
-    `file_size` bytes starting at byte `begin` (1-based); CRLF lines, no final dot."""
+    `file_size` bytes starting at byte `begin` (1-based); CRLF lines, no final dot.
+    Multipart (=ypart, pcrc32) when `total` > 1, unless `multipart` says otherwise."""
     encoded, crc = yenc_encode(data)
     if not encoded.endswith(b"\r\n"):
         encoded += b"\r\n"
-    if total > 1:
+    if total > 1 if multipart is None else multipart:
         head = (
             f"=ybegin part={part} total={total} line={LINE_LENGTH} size={file_size} name={name}\r\n"
             f"=ypart begin={begin} end={begin + len(data) - 1}\r\n"

@@ -20,7 +20,7 @@ import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from pipelines.catalog.signatures import MIN_CLIMBS, discarded
+from pipelines.catalog.signatures import CLIMBED, MIN_CLIMBS, discarded, signature_figures
 from pipelines.probe import learned
 from pipelines.probe.cache import ProbeCache
 from pipelines.probe.inspection import Inspection
@@ -36,7 +36,7 @@ NAMED, EXHAUSTED, DISCARDED, WAITING, PROBED = (
     "waiting",
     "probed",
 )
-FINISHED_CLIMBS = (NAMED, EXHAUSTED)  # what counts on a signature
+FINISHED_CLIMBS = CLIMBED  # what counts on a signature
 
 
 Signature = tuple[str, str, str]  # (tool, group, poster); poster "" for the tool and group
@@ -187,11 +187,13 @@ def _advance(c: Climb, cache: ProbeCache, fetched: dict[str, Inspection | None])
 
 
 def counts_from(rows: Iterable[dict[str, object]]) -> SignatureCounts:
-    """Signature counts from stored `release_probes` rows (pending ones' finished climbs)."""
+    """Signature counts from stored `release_probes` rows (pending ones' finished climbs),
+    by the figures the status page shows (`pipelines.catalog.signatures`)."""
+    pending = [r for r in rows if r.get("pending")]
     counts = SignatureCounts()
-    for row in rows:
-        if not row.get("pending") or row.get("outcome") not in FINISHED_CLIMBS:
-            continue
-        tool, group, poster = (str(row.get(k) or "") for k in ("tool", "group", "poster"))
-        counts.count(tool, group, poster, row.get("outcome") == NAMED)
+    for by_poster in (True, False):
+        for sig, figures in signature_figures(pending, by_poster).items():
+            key = (sig.tool or "", sig.group or "", sig.poster or "")
+            counts.climbs[key] = figures.climbs
+            counts.named[key] = figures.named
     return counts

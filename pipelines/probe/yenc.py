@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import sabctools
 
+from pipelines.articles.yenc import yenc_article
 from pipelines.nntp.wire import stuff
 
 # The decoder's staging buffer: a 750 KB segment's reply fits in one fill.
@@ -140,14 +141,5 @@ def encode_part(
     `file_size` bytes: a multipart =ybegin/=ypart/=yend part, or a single-part one when
     the data is the whole file. For the tests and the bench."""
     size = len(data) if file_size is None else file_size
-    encoded, crc = sabctools.yenc_encode(data)
-    if not encoded.endswith(b"\r\n"):
-        encoded += b"\r\n"
-    if total == 1 and begin == 0 and size == len(data):
-        head = f"=ybegin line=128 size={size} name={name}\r\n".encode()
-        return head + encoded + f"=yend size={len(data)} crc32={crc:08x}\r\n".encode()
-    head = (
-        f"=ybegin part={part} total={total} line=128 size={size} name={name}\r\n"
-        f"=ypart begin={begin + 1} end={begin + len(data)}\r\n"
-    ).encode()
-    return head + encoded + f"=yend size={len(data)} part={part} pcrc32={crc:08x}\r\n".encode()
+    whole = total == 1 and begin == 0 and size == len(data)
+    return yenc_article(data, name, part, total, size, begin + 1, multipart=not whole)
