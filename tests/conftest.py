@@ -43,3 +43,33 @@ def real_mix(tmp_path_factory):
     )
     gen, _ = replayed(tmp / "gen", tmp / "cat", config)
     return gen.out, tmp / "cat"
+
+
+@pytest.fixture(autouse=True)
+def _dagster_state_storage_restored():
+    """Each test leaves Dagster's current definitions-state storage as it found it.
+
+    Entering an instance (an evaluation context built over a folder instance enters one
+    of its own) sets a context variable that only its `__exit__` resets. A test that
+    forgets to leave one leaves a storage whose instance is soon collected, and every
+    later `Definitions` of the process fails to load ("Attempted to resolve undefined
+    DagsterInstance weakref"): a failure that lands on whichever test runs next. Here it
+    lands on the test that left it, and the rest run on.
+    """
+    import sys
+
+    before = _current_state_storage() if "dagster" in sys.modules else None
+    yield
+    if "dagster" in sys.modules:
+        from dagster._core.storage.defs_state import base
+
+        left = base._current_storage.get()
+        if left is not before:
+            base._current_storage.set(before)  # the tests after this one still load
+            pytest.fail("the test left a Dagster instance entered (use its context with `with`)")
+
+
+def _current_state_storage():
+    from dagster._core.storage.defs_state import base
+
+    return base._current_storage.get()

@@ -73,15 +73,15 @@ class Setup:
         return result
 
     def history_tick(self, instance: dg.DagsterInstance) -> dg.RunRequest | dg.SkipReason:
-        context = dg.build_sensor_context(instance=instance, resources=self.resources)
-        return history_sensor(context)  # type: ignore[return-value]
+        with dg.build_sensor_context(instance=instance, resources=self.resources) as context:
+            return history_sensor(context)  # type: ignore[return-value]
 
     def index_all(self, instance: dg.DagsterInstance) -> int:
         """The index sensor's requests run until none is left; how many ranges ran."""
         ran = 0
         while True:
-            context = dg.build_sensor_context(instance=instance, resources=self.resources)
-            result = index_sensor(context)
+            with dg.build_sensor_context(instance=instance, resources=self.resources) as context:
+                result = index_sensor(context)
             assert isinstance(result, dg.SensorResult)
             requests = list(result.run_requests or [])
             if not requests:
@@ -201,20 +201,21 @@ def test_the_schedule_and_the_sensor_wait_for_their_run_in_flight(
     monkeypatch.delenv("USENET_INDEXER_GROUPS", raising=False)
     setup = Setup(tmp_path, 1)
     with folder_instance(prepare_home(tmp_path / "home")) as instance:
-        context = dg.build_schedule_context(instance=instance, resources=setup.resources)
-        assert isinstance(tail_schedule(context), dg.RunRequest)
-        for job, kind in (("tail_job", TAIL), ("history_job", HISTORY)):
-            status = dg.DagsterRunStatus.STARTED
-            instance.add_run(dg.DagsterRun(job_name=job, status=status, tags={KIND_TAG: kind}))
-        skip = tail_schedule(context)
+        with dg.build_schedule_context(instance=instance, resources=setup.resources) as context:
+            assert isinstance(tail_schedule(context), dg.RunRequest)
+            for job, kind in (("tail_job", TAIL), ("history_job", HISTORY)):
+                status = dg.DagsterRunStatus.STARTED
+                run = dg.DagsterRun(job_name=job, status=status, tags={KIND_TAG: kind})
+                instance.add_run(run)
+            skip = tail_schedule(context)
         assert isinstance(skip, dg.SkipReason)
         assert "still queued or running" in str(skip.skip_message)
         skip = setup.history_tick(instance)
         assert isinstance(skip, dg.SkipReason) and "queued or running" in str(skip.skip_message)
         # without a server or groups, the schedule only skips
         unset = dict(setup.resources, nntp=NNTPResource(), capture=CaptureResource())
-        context = dg.build_schedule_context(instance=instance, resources=unset)
-        skip = tail_schedule(context)
+        with dg.build_schedule_context(instance=instance, resources=unset) as context:
+            skip = tail_schedule(context)
         assert isinstance(skip, dg.SkipReason) and "no news server" in str(skip.skip_message)
 
 

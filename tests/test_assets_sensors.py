@@ -27,10 +27,9 @@ def corpus(tmp_path: Path) -> str:
 
 
 def _tick(instance: dg.DagsterInstance, corpus: str) -> dg.SensorResult:
-    context = dg.build_sensor_context(
-        instance=instance, resources={"corpus": CorpusResource(url=corpus)}
-    )
-    result = corpus_sensor(context)
+    resources = {"corpus": CorpusResource(url=corpus)}
+    with dg.build_sensor_context(instance=instance, resources=resources) as context:
+        result = corpus_sensor(context)
     assert isinstance(result, dg.SensorResult)
     for request in result.dynamic_partitions_requests or []:
         assert isinstance(request, dg.AddDynamicPartitionsRequest)
@@ -107,12 +106,9 @@ def test_a_new_group_gets_its_partitions(corpus: str, tmp_path: Path) -> None:
 def _index_tick(
     instance: dg.DagsterInstance, catalog: str, rules: str, cursor: str | None
 ) -> dg.SensorResult:
-    context = dg.build_sensor_context(
-        instance=instance,
-        cursor=cursor,
-        resources={"catalog": CatalogResource(url=catalog), "rules": RulesResource(path=rules)},
-    )
-    result = index_sensor(context)
+    resources = {"catalog": CatalogResource(url=catalog), "rules": RulesResource(path=rules)}
+    with dg.build_sensor_context(instance=instance, cursor=cursor, resources=resources) as context:
+        result = index_sensor(context)
     assert isinstance(result, dg.SensorResult)
     return result
 

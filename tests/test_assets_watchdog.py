@@ -73,11 +73,9 @@ def straight(corpus: str, tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def _tick(instance: dg.DagsterInstance, catalog: str) -> list[dg.RunRequest]:
-    context = dg.build_sensor_context(
-        instance=instance,
-        resources={"catalog": CatalogResource(url=catalog), "rules": RulesResource()},
-    )
-    result = index_sensor(context)
+    resources = {"catalog": CatalogResource(url=catalog), "rules": RulesResource()}
+    with dg.build_sensor_context(instance=instance, resources=resources) as context:
+        result = index_sensor(context)
     assert isinstance(result, dg.SensorResult)
     return list(result.run_requests or [])
 
@@ -157,7 +155,8 @@ def test_a_run_killed_mid_range_has_its_group_freed_and_its_range_redone(
         assert leftovers
         assert all(p.path not in leftovers for p in list_group(fs, root, "releases", group))
 
-        watchdog = run_watchdog(dg.build_sensor_context(instance=instance))
+        with dg.build_sensor_context(instance=instance) as context:
+            watchdog = run_watchdog(context)
         assert isinstance(watchdog, dg.SkipReason)
         if kill == "group":
             # nothing is left to report the run's end: STARTED, its group busy for good,

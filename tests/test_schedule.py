@@ -101,8 +101,8 @@ def _sensor_redo(corpus: str, catalog: str, rules_path: str) -> tuple[list[str],
     run_keys: list[str] = []
     with registered(corpus) as instance:
         for _ in range(20):
-            context = dg.build_sensor_context(instance=instance, resources=resources)
-            result = index_sensor(context)
+            with dg.build_sensor_context(instance=instance, resources=resources) as context:
+                result = index_sensor(context)
             assert isinstance(result, dg.SensorResult)
             requests = list(result.run_requests or [])
             if not requests:
