@@ -166,3 +166,39 @@ def test_a_replayed_real_corpus_scores_every_family(real_mix) -> None:
     overall = score.families["overall"]
     assert overall.uploads == len(readable) and 0 < overall.exact <= overall.wanted
     assert score.families["classic"].exact_share > 0.9  # today's shapes, as the pass knows them
+
+
+def test_obfuscated_uploads_scored_by_their_inner_names() -> None:
+    """Right (one release, exactly its articles, the inner name), wrong (another name, or a
+    name where the truth knows none), split, still pending; readable uploads not counted."""
+
+    def hidden(uid: int, ids: list[str], inner: str | None) -> dict:
+        return upload(uid, "classic", ids, readable=False, kind="obfuscated", pending=True,
+                      inner_name=inner)  # fmt: skip
+
+    uploads = [
+        hidden(0, ["a1", "a2"], "Real.Name.2019.1080p-GRP"),  # right
+        hidden(1, ["b1"], "Other.Name-GRP"),  # wrong name
+        hidden(2, ["c1"], None),  # nothing names it, yet named: wrong
+        hidden(3, ["d1", "d2"], "Split.Name-GRP"),  # in two releases
+        hidden(4, ["e1"], "Waiting.Name-GRP"),  # still pending
+        hidden(5, ["f1"], None),  # rightly left pending
+        upload(6, "A", ["g1"]),  # readable: not in the naming score
+    ]
+    catalog = view(
+        {
+            b"N0": (release("Real Name 2019 1080p-GRP"), {"a1", "a2"}),
+            b"N1": (release("a1b2c3d4e5f6"), {"b1"}),
+            b"N2": (release("Named.Anyway"), {"c1"}),
+            b"N3": (release("Split.Name-GRP"), {"d1"}),
+            b"N4": (release("Split.Name-GRP"), {"d2"}),
+            b"R6": (release("Name6"), {"g1"}),
+        }
+    )
+    naming = score_view(uploads, set(), catalog).naming
+    got = (naming.obfuscated, naming.nameable, naming.named_right, naming.named_wrong,
+           naming.split, naming.still_pending)  # fmt: skip
+    assert got == (6, 4, 1, 2, 1, 1)
+    assert naming.share == 0.25
+    assert naming.wrong == [("Other.Name-GRP", "a1b2c3d4e5f6")]
+    assert "named right 1 (25.0%)" in score_view(uploads, set(), catalog).format()

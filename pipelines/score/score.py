@@ -13,6 +13,7 @@ version, merged tombstones hidden; pending releases too) whose files hold any of
 - incomplete one: an incomplete readable upload that is one release marked incomplete.
 - names right: of the exact uploads with an expected name, those whose release name
   equals it after `normalise_name`.
+- the obfuscated uploads, as the article pass named them: `naming.py`.
 
 A classic truth (no `family` column) scores as one family, `classic`.
 """
@@ -29,6 +30,7 @@ import fsspec
 
 from pipelines.catalog.reader import read_parquet
 from pipelines.score.catalog import CatalogView, load_catalog
+from pipelines.score.naming import NamingScore, score_naming
 
 OVERALL = "overall"
 
@@ -81,12 +83,14 @@ class Score:
     families: dict[str, FamilyScore]  # overall included, last
     contaminated_releases: int = 0
     noisy_releases: int = 0
+    naming: NamingScore = field(default_factory=NamingScore)  # the obfuscated uploads
 
     def to_json(self) -> dict[str, Any]:
         return {
             "families": {k: v.to_json() for k, v in self.families.items()},
             "contaminated_releases": self.contaminated_releases,
             "noisy_releases": self.noisy_releases,
+            "naming": self.naming.to_json(),
         }
 
     def format(self) -> str:
@@ -108,6 +112,7 @@ class Score:
             f"releases mixing uploads: {self.contaminated_releases}, "
             f"holding noise: {self.noisy_releases}"
         )
+        rows.append(self.naming.format())
         return "\n".join(rows)
 
 
@@ -170,7 +175,7 @@ def score_view(
             _count(s, u, mids, keys, bad, view, expected)
     ordered = dict(sorted(families.items(), key=lambda kv: (kv[0] != "classic", kv[0])))
     ordered[OVERALL] = overall
-    return Score(ordered, mixed, noisy)
+    return Score(ordered, mixed, noisy, score_naming(uploads, view))
 
 
 def _classic_name(u: dict[str, Any]) -> str | None:
@@ -233,10 +238,14 @@ def combine(scores: list[Score]) -> Score:
     overall = families.pop(OVERALL, FamilyScore(OVERALL))
     ordered = dict(sorted(families.items(), key=lambda kv: (kv[0] != "classic", kv[0])))
     ordered[OVERALL] = overall
+    naming = NamingScore()
+    for score in scores:
+        naming.add(score.naming)
     return Score(
         ordered,
         sum(s.contaminated_releases for s in scores),
         sum(s.noisy_releases for s in scores),
+        naming,
     )
 
 

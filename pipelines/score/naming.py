@@ -1,0 +1,89 @@
+"""How the article pass named the obfuscated uploads, against the truth's hidden names.
+
+An obfuscated upload (the truth's `pending`) has no name its headers carry; its par2 set,
+archives or yEnc names may carry one (the truth's `inner_name`). Matched by message-ids
+as `score.py` matches readable uploads:
+
+- named right: exactly one catalog release (not pending) holds exactly its message-ids,
+  in its owner group, under the inner name (after `normalise_name`);
+- named wrong: a catalog release holding any of its message-ids has another name, or
+  one was named where the truth knows no name;
+- still pending: a nameable upload no catalog release holds yet;
+- split or short: a catalog release under the right name that holds only some of its
+  articles, or several releases holding them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pipelines.score.catalog import CatalogView
+
+_COUNTS = ("obfuscated", "nameable", "named_right", "named_wrong", "still_pending", "split")
+
+
+@dataclass
+class NamingScore:
+    obfuscated: int = 0
+    nameable: int = 0  # with an inner name in the truth
+    named_right: int = 0
+    named_wrong: int = 0
+    still_pending: int = 0
+    split: int = 0
+    wrong: list[tuple[str, str]] = field(default_factory=list)  # a few (expected, got)
+
+    @property
+    def share(self) -> float:
+        return self.named_right / self.nameable if self.nameable else 1.0
+
+    def add(self, other: NamingScore) -> None:
+        for attr in _COUNTS:
+            setattr(self, attr, getattr(self, attr) + getattr(other, attr))
+        self.wrong += other.wrong[: max(0, 8 - len(self.wrong))]
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "share": round(self.share, 4)}
+
+    def format(self) -> str:
+        share = f"{self.share:.1%}" if self.nameable else "-"
+        return (
+            f"obfuscated uploads: {self.obfuscated}, nameable {self.nameable}, "
+            f"named right {self.named_right} ({share}), wrong {self.named_wrong}, "
+            f"split {self.split}, still pending {self.still_pending}"
+        )
+
+
+def score_naming(uploads: list[dict[str, Any]], view: CatalogView) -> NamingScore:
+    from pipelines.score.score import normalise_name
+
+    s = NamingScore()
+    for u in uploads:
+        if not u.get("pending"):
+            continue
+        s.obfuscated += 1
+        inner = u.get("inner_name")
+        mids = {m for f in u["files"] for m in f["message_ids"]}
+        keys = {k for m in mids for k in view.release_of.get(m, ())}
+        named = {k for k in keys if k in view.releases}
+        got = [view.releases[k]["name"] for k in named]
+        if inner is None:
+            s.named_wrong += bool(named)
+            continue
+        s.nameable += 1
+        want = normalise_name(inner)
+        if any(normalise_name(name) != want for name in got):
+            s.named_wrong += 1
+            if len(s.wrong) < 8:
+                s.wrong.append((inner, next(n for n in got if normalise_name(n) != want)))
+        elif not named:
+            s.still_pending += 1
+        elif len(keys) == 1 and _whole(view, next(iter(named)), mids, u["owner_group"]):
+            s.named_right += 1
+        else:
+            s.split += 1
+    return s
+
+
+def _whole(view: CatalogView, key: bytes, mids: set[str], group: str) -> bool:
+    return view.ids_of.get(key) == mids and view.releases[key]["group"] == group
