@@ -184,6 +184,7 @@ def test_obfuscated_uploads_scored_by_their_inner_names() -> None:
         hidden(4, ["e1"], "Waiting.Name-GRP"),  # still pending
         hidden(5, ["f1"], None),  # rightly left pending
         upload(6, "A", ["g1"]),  # readable: not in the naming score
+        hidden(7, ["h1"], "Still.Posting-GRP"),  # its pending release still open
     ]
     catalog = view(
         {
@@ -195,10 +196,13 @@ def test_obfuscated_uploads_scored_by_their_inner_names() -> None:
             b"R6": (release("Name6"), {"g1"}),
         }
     )
+    catalog.pending[b"P7"] = {"name": "9f8e7d6c5b4a", "finished": False}
+    catalog.ids_of[b"P7"] = {"h1"}
+    catalog.release_of["h1"] = {b"P7"}
     naming = score_view(uploads, set(), catalog).naming
     got = (naming.obfuscated, naming.nameable, naming.named_right, naming.named_wrong,
-           naming.split, naming.still_pending)  # fmt: skip
-    assert got == (6, 4, 1, 2, 1, 1)
-    assert naming.share == 0.25
+           naming.split, naming.still_open, naming.still_pending)  # fmt: skip
+    assert got == (7, 5, 1, 2, 1, 1, 1)
+    assert naming.share == 0.25  # the open one is not in it
     assert naming.wrong == [("Other.Name-GRP", "a1b2c3d4e5f6")]
     assert "named right 1 (25.0%)" in score_view(uploads, set(), catalog).format()

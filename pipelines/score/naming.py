@@ -8,7 +8,9 @@ as `score.py` matches readable uploads:
   in its owner group, under the inner name (after `normalise_name`);
 - named wrong: a catalog release holding any of its message-ids has another name, or
   one was named where the truth knows no name;
-- still pending: a nameable upload no catalog release holds yet;
+- still open: a nameable upload whose pending releases are all provisional (the window
+  has not closed on it: the article pass climbs finished releases only); not in the share;
+- still pending: a nameable upload no catalog release holds, its release finished;
 - split or short: a catalog release under the right name that holds only some of its
   articles, or several releases holding them.
 """
@@ -20,7 +22,9 @@ from typing import Any
 
 from pipelines.score.catalog import CatalogView
 
-_COUNTS = ("obfuscated", "nameable", "named_right", "named_wrong", "still_pending", "split")
+_COUNTS = (
+    "obfuscated", "nameable", "named_right", "named_wrong", "still_open", "still_pending", "split",
+)  # fmt: skip
 
 
 @dataclass
@@ -29,13 +33,16 @@ class NamingScore:
     nameable: int = 0  # with an inner name in the truth
     named_right: int = 0
     named_wrong: int = 0
+    still_open: int = 0
     still_pending: int = 0
     split: int = 0
     wrong: list[tuple[str, str]] = field(default_factory=list)  # a few (expected, got)
 
     @property
     def share(self) -> float:
-        return self.named_right / self.nameable if self.nameable else 1.0
+        """Of the nameable uploads the window has closed on, those named right."""
+        done = self.nameable - self.still_open
+        return self.named_right / done if done else 1.0
 
     def add(self, other: NamingScore) -> None:
         for attr in _COUNTS:
@@ -46,11 +53,11 @@ class NamingScore:
         return {**asdict(self), "share": round(self.share, 4)}
 
     def format(self) -> str:
-        share = f"{self.share:.1%}" if self.nameable else "-"
+        share = f"{self.share:.1%}" if self.nameable > self.still_open else "-"
         return (
-            f"obfuscated uploads: {self.obfuscated}, nameable {self.nameable}, "
-            f"named right {self.named_right} ({share}), wrong {self.named_wrong}, "
-            f"split {self.split}, still pending {self.still_pending}"
+            f"obfuscated uploads: {self.obfuscated}, nameable {self.nameable} "
+            f"({self.still_open} still open), named right {self.named_right} ({share}), "
+            f"wrong {self.named_wrong}, split {self.split}, still pending {self.still_pending}"
         )
 
 
@@ -77,12 +84,19 @@ def score_naming(uploads: list[dict[str, Any]], view: CatalogView) -> NamingScor
             if len(s.wrong) < 8:
                 s.wrong.append((inner, next(n for n in got if normalise_name(n) != want)))
         elif not named:
-            s.still_pending += 1
+            still_open = bool(keys) and all(_open(view, k) for k in keys)
+            s.still_open += still_open
+            s.still_pending += not still_open
         elif len(keys) == 1 and _whole(view, next(iter(named)), mids, u["owner_group"]):
             s.named_right += 1
         else:
             s.split += 1
     return s
+
+
+def _open(view: CatalogView, key: bytes) -> bool:
+    row = view.pending.get(key)
+    return row is not None and not row["finished"]
 
 
 def _whole(view: CatalogView, key: bytes, mids: set[str], group: str) -> bool:
