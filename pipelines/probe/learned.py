@@ -10,6 +10,7 @@ files as they were before obfuscation, a listing the file inside.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -31,6 +32,9 @@ SOURCE_OF_KIND = {ins.PAR2: "par2", ins.RAR: "archive", ins.ZIP: "archive", ins.
 NOT_PASSWORDED, PASSWORDED, INNER_ARCHIVE = 0, 1, 2
 
 
+_CAPITAL_RUN = re.compile(r"[A-Z]{2,}")
+
+
 class Named(NamedTuple):
     name: str
     source: str
@@ -47,10 +51,13 @@ def _plain(name: str) -> bool:
     core = name.strip(" ._-")
     if len(core) < 3 or naming.random_token(core):
         return False
-    # one token of both cases and digits (`F6slaHCCVE9YLLoh`): the random names a set made
-    # after renaming lists, shorter than the header pass's random test needs
-    mixed = not core.islower() and not core.isupper() and any(c.isdigit() for c in core)
-    return not (len(core) >= 12 and core.isalnum() and mixed)
+    if len(core) < 12 or not core.isalnum() or core.islower() or core.isupper():
+        return True
+    # one token of both cases and digits (`F6slaHCCVE9YLLoh`), or of runs of capitals amid
+    # small letters (`DqyddHSQAbAVKynm`; CamelCase words have single capitals): the random
+    # names a set made after renaming lists, shorter than the header pass's random test needs
+    digits = any(c.isdigit() for c in core)
+    return not digits and len(_CAPITAL_RUN.findall(core)) < 2
 
 
 def name_of_listing(names: Sequence[str], sizes: Sequence[int | None]) -> str | None:
