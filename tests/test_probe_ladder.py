@@ -233,3 +233,45 @@ def test_passwords():
     assert password_of([_ok(ins.RAR, [], [], encrypted=True)]) == 1
     assert password_of([_ok(ins.ZIP, ["in.rar"], [1], encrypted=False, inner_archive=True)]) == 2
     assert password_of([_ok(ins.SEVEN_ZIP, ["a"], [1], encrypted=None)]) is None
+
+
+def test_a_named_release_climbs_on_to_its_archive_for_the_password(tmp_path):
+    """The par2 index names it, its password is unknown: the first archive volume is read
+    too (a passworded release is locked only when that is known); one whose name came
+    with a known password stops there."""
+    from pipelines.probe.ladder import NAMED, Climb, climb_all
+
+    answers = {
+        "par2@x": _ok(ins.PAR2, ["Big.Film.2020.part1.rar"], [10]),
+        "rar@x": _ok(ins.RAR, ["Big.Film.2020.mkv"], [10], encrypted=True),
+        "open@x": _ok(ins.RAR, ["Other.Film.2021.mkv"], [10], encrypted=False),
+        "tail@x": _ok(ins.SEVEN_ZIP, ["never.read"], [1]),
+    }
+    source = Scripted(answers.get)
+    locked = Climb(b"k" * 20, "g", True, "poster", "tool", 0,
+                   [(1, ["par2@x"]), (2, ["rar@x"])])  # fmt: skip
+    plain = Climb(b"l" * 20, "g", True, "poster", "tool", 0,
+                  [(2, ["open@x"]), (3, ["tail@x"])])  # fmt: skip
+    climb_all([locked, plain], source, ProbeCache(str(tmp_path)), SignatureCounts())
+    assert locked.outcome == plain.outcome == NAMED
+    assert locked.named == ("Big.Film.2020", "par2") and password_of(locked.read) == 1
+    assert plain.named == ("Other.Film.2021", "archive") and password_of(plain.read) == 0
+    assert sorted(source.asked) == ["open@x", "par2@x", "rar@x"]  # no tail: already known
+
+
+def test_a_bare_film_s_largest_video_is_a_candidate():
+    """Only its first bytes tell a film from a program under the film's name (the
+    judge's fake rule); a release with an archive reads the archive instead."""
+    from kernels import subject as sk
+    from pipelines.index.probes import Target, choose
+
+    def target(name: str, ext_class: int, nbytes: int) -> Target:
+        return Target(name.encode(), ext_class, nbytes, 0, False, f"<{name}@x>".encode(),
+                      b"", 1)  # fmt: skip
+
+    film = [target("Film.2020.mkv", sk.VIDEO, 900), target("Film.2020.sample.mkv", sk.VIDEO, 9),
+            target("Film.2020.par2", sk.PAR2_INDEX, 1)]  # fmt: skip
+    kinds = {kind: name for kind, name, _, _ in choose(film, 3, readable=True)}
+    assert kinds == {"par2_index": b"Film.2020.par2", "media_first": b"Film.2020.mkv"}
+    packed = [target("Film.2020.part01.rar", sk.RAR_FIRST, 900), *film]
+    assert "media_first" not in {k for k, *_ in choose(packed, 4, readable=True)}

@@ -87,7 +87,8 @@ PENDING_RELEASES = pa.schema(
 PROBE_CANDIDATES = pa.schema(
     [
         ("release_key", KEY),
-        ("kind", pa.string()),  # archive_first | par2_index | lone_random | sevenzip_last
+        # archive_first | par2_index | lone_random | sevenzip_last | media_first
+        ("kind", pa.string()),
         ("file_name", pa.string()),
         ("message_id", pa.string()),
         ("segment", pa.int32()),

@@ -6,8 +6,9 @@ An unnamed release climbs, least effort first, and stops at the first step that 
 - (1) the par2 index's first article (the set names the files as posted);
 - (2) the first article of the first file (its yEnc name, an archive's listing);
 - (3) a 7z set's tail (its header, at the end of the last volume);
-then it is exhausted. A catalog release reads its candidates at once, for its password
-and the inner names readers can search.
+then it is exhausted. A named release whose password is still unknown climbs on to its
+archive (steps 2 and 3), as a catalog release reads its first volume. A catalog release
+reads its candidates at once, for its password and the inner names readers can search.
 
 The climbs go in rounds: each round reads the next article of every climb still going,
 answered from the cache where the article was read before, the rest fetched together.
@@ -175,15 +176,19 @@ def _advance(c: Climb, cache: ProbeCache, fetched: dict[str, Inspection | None])
     c.read.extend(results)
     c.step = step
     c.at += 1
+    done = c.at >= len(c.steps)
     if not c.pending:
-        if c.at >= len(c.steps):
+        if done:
             c.outcome = PROBED
         return
-    c.named = learned.usable_name(c.read)
-    if c.named is not None:
+    if c.named is None:
+        c.named = learned.usable_name(c.read)
+    if c.named is not None and (done or learned.password_of(c.read) is not None):
         c.outcome = NAMED
-    elif c.at >= len(c.steps):
+    elif done:
         c.outcome = EXHAUSTED
+    # named, its password still unknown: it climbs on to its archive, as a catalog
+    # release reads its first volume (a passworded release without one is locked)
 
 
 def counts_from(rows: Iterable[dict[str, object]]) -> SignatureCounts:
