@@ -14,7 +14,12 @@ from dataclasses import dataclass
 
 from pipelines.articles.filler import file_head
 from pipelines.generate.contents import media, par2
-from pipelines.generate.contents.names import first_volume, rar_volume, seven_zip_volume
+from pipelines.generate.contents.names import (
+    first_volume,
+    packaging,
+    rar_volume,
+    seven_zip_volume,
+)
 from pipelines.generate.contents.rar import Entry, rar4_head, rar5_head
 from pipelines.generate.contents.sevenzip import seven_zip_ends
 from pipelines.generate.contents.story import Story, par2_names, spec_files
@@ -45,6 +50,13 @@ class Content:
 
 def file_seed(seed: int, key: int, name: str) -> bytes:
     return hashlib.sha1(f"{seed}/{key}/{name}".encode()).digest()[:16]
+
+
+def story_seed(seed: int, story: Story, name: str) -> bytes:
+    """The filler seed of a file of the story's set: its own, or that of the file whose
+    bytes it shares (a repeated family's media file)."""
+    key, label = story.shared.get(name, (story.key, name))
+    return file_seed(seed, key, label)
 
 
 def contents(u: Upload, story: Story, seed: int) -> dict[str, Content]:
@@ -98,6 +110,8 @@ def contents(u: Upload, story: Story, seed: int) -> dict[str, Content]:
             listed = [n for n, _ in files if not n.lower().endswith((".sfv", ".par2", ".nfo"))]
             crcs = [int.from_bytes(file_seed(seed, story.key, n)[:4], "little") for n in listed]
             out[name].head = media.sfv_text(list(zip(listed, crcs, strict=True)))
+        elif story.exe_head and not packaging(name):  # a media name over a program
+            out[name].head = media.media_head("exe")
         elif ext in media.HEADS:
             out[name].head = media.media_head(ext)
         else:
@@ -114,14 +128,16 @@ def _par2_heads(
     indexes = [n for n, _ in files if n.lower().endswith(".par2") and ".vol" not in n.lower()]
     if not indexes:
         return
-    protected = [(n, s) for n, s in files if not n.lower().endswith(".par2")]
-    shown = par2_names(story, files)
+    # files posted apart (sidecars) were made after the set
+    in_set = [(n, s) for n, s in files if n not in u.apart]
+    protected = [(n, s) for n, s in in_set if not n.lower().endswith(".par2")]
+    shown = par2_names(story, in_set)
     data = sum(s for _, s in protected)
     slice_size = max(4096, -(-data // SLICES // 4) * 4)
     set_files = []
     for (posted, size), (name, _) in zip(protected, shown, strict=True):
-        first = file_head(out[posted].head, file_seed(seed, story.key, posted), min(size, 16384))
-        whole = hashlib.md5(file_seed(seed, story.key, posted) + b"whole").digest()
+        first = file_head(out[posted].head, story_seed(seed, story, posted), min(size, 16384))
+        whole = hashlib.md5(story_seed(seed, story, posted) + b"whole").digest()
         set_files.append(par2.SetFile(name, size, whole, hashlib.md5(first).digest()))
     index = par2.index_file(set_files, slice_size, "ParPar v0.4.2")
     for name in indexes:
@@ -143,7 +159,7 @@ def bodies(u: Upload, story: Story, seed: int) -> list[Body]:
         skipped |= (rar_volume(f.name) or seven_zip_volume(f.name) is not None) and not (
             first_volume(f.name)
         )
-        seed_bytes = file_seed(seed, story.key, f.name)
+        seed_bytes = story_seed(seed, story, f.name)
         if len(content.head) > size and f.part_total == 1:
             size = part_size = len(content.head)  # a par2 index naming 150 volumes
         if f.first_part == 1 and not skipped:
