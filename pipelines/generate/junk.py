@@ -59,7 +59,7 @@ RATES = {
 FAKES = ("exe", "archive", "media")
 # of the other uploads (not split, fake or repeated; not albums or batch items)
 TAKEN_DOWN = {"all": 0.015, "some": 0.025}
-# one of each first, so a modest corpus holds every kind
+# one of each before the planner's deck, so a small corpus holds every kind
 DECK: tuple[dict[str, Any], ...] = (
     {"junk": "per_file"},
     {"junk": "tracks"},

@@ -98,8 +98,8 @@ class Planner:
 
     def run(self) -> GeneratedCorpus:
         deck = self._deck()
-        if self.junk is not None:
-            deck += self.junk.deck()
+        if self.junk is not None:  # first: a small corpus holds each of them too
+            deck = self.junk.deck() + deck
         while max(self.budget) > 0:
             home = max(range(len(self.budget)), key=lambda g: (self.budget[g], -g))
             features = deck.pop(0) if deck else self._next()
