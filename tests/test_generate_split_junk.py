@@ -193,8 +193,10 @@ def test_sidecars_are_posted_apart_under_another_total(corpus: Corpus) -> None:
         )
 
 
-def test_sidecars_come_within_ten_minutes() -> None:
-    planned, _, _ = build(CONFIG)
+@pytest.mark.parametrize("seed", [3, 4, 5, 6])
+def test_sidecars_come_within_ten_minutes(seed: int) -> None:
+    config = GenerateConfig(groups=2, articles=8_000, seed=seed, days=2.5, split_and_junk=True)
+    planned, _, _ = build(config)
     at = dict(zip(planned.segments.message_ids, planned.segments.times.tolist(), strict=True))
     sidecars = [u for u in planned.uploads if u.split_by == "sidecar"]
     assert sidecars

@@ -16,9 +16,8 @@ listing holds only an executable, a `.mkv` whose first bytes are `MZ`), repeated
 (one media file, same bytes and size, posted as 21-30 releases under different film
 names) and taken-down uploads (every article gone, or a few segments).
 
-Every decision draws from a random stream of its own, so a corpus without the option
-never calls it; with it, the headers of every other upload are drawn as before but for
-the budget the new uploads take.
+Every decision draws from a random stream of its own (the posting itself from the
+planner's), so a corpus without the option draws nothing more and stays the same bytes.
 """
 
 from __future__ import annotations
@@ -245,6 +244,10 @@ class Junk:
         others = [t for t in range(max(2, len(main) - 25), len(main) + 12) if t != len(main)]
         side_spec = ReleaseSpec(spec.kind, category, name, side)
         before = rng.random() < 0.5
+        if upload.posted_last + 600 > self.p.start + self.p.span:  # no room after it
+            before = True
+        elif upload.posted_first - 600 < self.p.start:  # nor before it
+            before = False
         gap = rng.uniform(20, 480)
         start = upload.posted_first - gap - 60 if before else upload.posted_last + gap
         plan = self._plan(
