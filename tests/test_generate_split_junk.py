@@ -16,7 +16,7 @@ from cli.main import main as cli_main
 from pipelines.articles.store import BodyStore, open_bodies
 from pipelines.corpus.reader import CorpusReader
 from pipelines.generate import GenerateConfig, generate_corpus
-from pipelines.generate.contents.names import suffix_of
+from pipelines.generate.contents.names import seven_zip_volume, suffix_of
 from pipelines.generate.corpus import build
 from pipelines.generate.truth import JUNK_FIELDS
 from pipelines.nntp.wire import stuff
@@ -299,3 +299,19 @@ def test_same_seed_same_bytes(tmp_path: Path) -> None:
     assert any(p.name == "gone.parquet" for p in files)
     for rel in files:
         assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_partly_taken_down_uploads_lose_their_last_article(seed: int) -> None:
+    """A sweep that STATs a release's last article finds a partly taken-down upload
+    broken: that article is gone (unless a probe reads it)."""
+    config = GenerateConfig(groups=2, articles=8_000, seed=seed, split_and_junk=True)
+    planned, _, _ = build(config)
+    at = dict(zip(planned.segments.message_ids, planned.segments.times.tolist(), strict=True))
+    some = [u for u in planned.uploads if u.taken_down == "some"]
+    assert some
+    for u in some:
+        ids = [(m, f) for f in u.files for m in f.message_ids]
+        last, file = max(ids, key=lambda mf: at[mf[0]])
+        read = last == file.message_ids[0] or seven_zip_volume(file.name) is not None
+        assert (last in u.gone) != read

@@ -333,7 +333,7 @@ class Junk:
 
     def take_down(self, uploads: list[Upload]) -> None:
         """Mark a share of the other uploads taken down: every article (`all`), or a few
-        segments in the middle of one to three files (`some`), never a probe target."""
+        segments (`some`), never a probe target."""
         rng = self.rng
         candidates = [
             u
@@ -361,11 +361,14 @@ class Junk:
         for u in chosen["all"]:
             u.taken_down = "all"
             u.gone = [m for f in u.files for m in f.message_ids]
+        posted_at = self.p.table.posted_at() if chosen["some"] else {}
         for u in chosen["some"]:
             u.taken_down = "some"
-            u.gone = self._some(u)
+            u.gone = self._some(u, posted_at)
 
-    def _some(self, u: Upload) -> list[str]:
+    def _some(self, u: Upload, posted_at: dict[str, float]) -> list[str]:
+        """5-20 % of the middle segments of one to three files, and the upload's last
+        article when no probe reads it (a sweep that STATs a release's last finds it)."""
         rng = self.rng
         files = _middle(u)
         gone: list[str] = []
@@ -373,6 +376,11 @@ class Junk:
             middle = list(range(1, len(f.message_ids) - 1))
             k = max(1, round(len(middle) * rng.uniform(0.05, 0.2)))
             gone += [f.message_ids[i] for i in sorted(rng.sample(middle, min(k, len(middle))))]
+        last, file = max(
+            ((m, f) for f in u.files for m in f.message_ids), key=lambda mf: posted_at[mf[0]]
+        )
+        if last != file.message_ids[0] and seven_zip_volume(file.name) is None:
+            gone += [] if last in gone else [last]
         return gone
 
 
