@@ -122,11 +122,12 @@ def _generate(
         write_parquet(gone_table(corpus.uploads), f"{root}/truth/gone.parquet")
     if with_bodies:
         # a repost posts the same files: the same contents under its own message-ids; a
-        # taken-down article has no body
+        # taken-down article has no body; split uploads (`junk`) make a lone file of each
+        # volume, so each has its first segment stored
         made = (
             b
             for u, s in zip(corpus.uploads, stories, strict=True)
-            for b in _kept(bodies(u, s, config.seed), u.gone)
+            for b in _kept(bodies(u, s, config.seed, every=junk), u.gone)
         )
         summary_bodies = write_bodies(made, f"{root}/{BODIES_FILE}")
     else:
