@@ -50,6 +50,13 @@ def add_parser(sub: Any) -> None:
         "posters, each upload's family in the truth)",
     )
     p.add_argument(
+        "--split-and-junk",
+        action="store_true",
+        help="add uploads the header pass splits (per_file, tracks, sidecar), fakes, repeated "
+        "families and taken-down uploads, with their truth columns and OUT/truth/gone.parquet "
+        "(the taken-down message-ids); see docs/GENERATOR.md",
+    )
+    p.add_argument(
         "--force",
         action="store_true",
         help="replace an earlier generated corpus in OUT (its corpus/, truth/, generate.json)",
@@ -78,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
             days=args.days,
             start=args.start,
             mix=args.mix,
+            split_and_junk=args.split_and_junk,
         )
         summary = generate_corpus(
             args.out, config, progress=not args.quiet, force=args.force, bodies=not args.no_bodies

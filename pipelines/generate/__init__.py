@@ -1,7 +1,8 @@
 """The synthetic corpus generator: binary-group overview lines with ground truth.
 
 `generate_corpus(out, config)` writes `out/corpus/` (CorpusWriter ranges),
-`out/truth/uploads.parquet`, `out/truth/noise.parquet` and `out/generate.json`;
+`out/truth/uploads.parquet`, `out/truth/noise.parquet` (with `split_and_junk`
+`out/truth/gone.parquet` too) and `out/generate.json`;
 `generate_range_lines(n, seed)` gives one group's lines in memory for benchmarks.
 docs/GENERATOR.md describes what the corpus holds.
 """

@@ -14,8 +14,8 @@ MIXES = ("classic", "real")  # classic: today's shapes; real: plus pipelines.gen
 
 @dataclass(frozen=True)
 class GenerateConfig:
-    """What to generate. The lines depend on groups, articles, seed, days, start and mix
-    only; range_size, chunk and codec decide how they are stored."""
+    """What to generate. The lines depend on groups, articles, seed, days, start, mix
+    and split_and_junk only; range_size, chunk and codec decide how they are stored."""
 
     groups: int = 3
     articles: int = 50_000  # overview lines per group, roughly (crossposts add some)
@@ -26,6 +26,8 @@ class GenerateConfig:
     days: float | None = None  # posting span; None: from articles (2-10 days)
     start: int | None = None  # epoch second of the span's start; None: from the seed
     mix: str = "classic"  # which subject shapes: see MIXES
+    # split uploads, fakes, repeats and taken-down articles (pipelines.generate.junk)
+    split_and_junk: bool = False
 
     def __post_init__(self) -> None:
         if self.groups < 1:
@@ -68,6 +70,8 @@ class GenerateConfig:
         doc = asdict(self)
         if self.mix == "classic":  # a classic corpus's generate.json stays as it was
             del doc["mix"]
+        if not self.split_and_junk:  # nor does a corpus without them
+            del doc["split_and_junk"]
         return doc
 
 
@@ -85,6 +89,7 @@ class GenerateSummary:
     lines_per_group: dict[str, int] = field(default_factory=dict)
     uploads_per_kind: dict[str, int] = field(default_factory=dict)
     noise_per_kind: dict[str, int] = field(default_factory=dict)
+    junk_per_kind: dict[str, int] = field(default_factory=dict)  # split_and_junk only
 
     @property
     def lines_per_second(self) -> float:
@@ -92,15 +97,19 @@ class GenerateSummary:
 
     def to_json(self) -> dict[str, Any]:
         doc = asdict(self)
+        if not self.junk_per_kind:  # a corpus without split_and_junk: as it was
+            del doc["junk_per_kind"]
         doc["lines_per_second"] = round(self.lines_per_second)
         return doc
 
     def format(self) -> str:
         kinds = ", ".join(f"{k} {v:,}" for k, v in sorted(self.uploads_per_kind.items()))
+        junk = ", ".join(f"{k} {v:,}" for k, v in self.junk_per_kind.items())
         return (
             f"generated {self.lines:,} lines ({self.articles:,} articles) in "
             f"{len(self.lines_per_group)} groups: {self.uploads:,} uploads ({kinds}), "
             f"{self.noise:,} noise articles; {self.ranges} ranges, {self.chunks} chunks, "
             f"{self.bytes / 1e6:,.1f} MB in {self.seconds:.1f} s "
             f"({self.lines_per_second:,.0f} lines/s)"
+            + (f"; split and junk: {junk}" if junk else "")
         )

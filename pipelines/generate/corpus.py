@@ -22,7 +22,13 @@ from pipelines.generate.plan import GeneratedCorpus, Planner
 from pipelines.generate.real import RealPlanner
 from pipelines.generate.render import LineRenderer
 from pipelines.generate.schedule import XREF_HOST, GroupArticles, number_groups
-from pipelines.generate.truth import noise_table, uploads_table, write_parquet
+from pipelines.generate.truth import (
+    expected_verdict,
+    gone_table,
+    noise_table,
+    uploads_table,
+    write_parquet,
+)
 from pipelines.generate.writer import StoredGroup, write_group, write_json
 
 FORMAT_VERSION = 1
@@ -105,26 +111,61 @@ def _generate(
                 )
             )
     stories = [tell(u, config.seed) for u in corpus.uploads]
+    junk = config.split_and_junk
     write_parquet(
-        uploads_table(corpus.uploads, corpus.group_names, stories, shapes=config.mix != "classic"),
+        uploads_table(
+            corpus.uploads, corpus.group_names, stories, shapes=config.mix != "classic", junk=junk
+        ),
         f"{root}/truth/uploads.parquet",
     )
+    if junk:
+        write_parquet(gone_table(corpus.uploads), f"{root}/truth/gone.parquet")
     if with_bodies:
-        # a repost posts the same files: the same contents under its own message-ids
+        # a repost posts the same files: the same contents under its own message-ids; a
+        # taken-down article has no body; split uploads (`junk`) make a lone file of each
+        # volume, so each has its first segment stored
         made = (
             b
             for u, s in zip(corpus.uploads, stories, strict=True)
-            for b in bodies(u, s, config.seed)
+            for b in _kept(bodies(u, s, config.seed, every=junk), u.gone)
         )
         summary_bodies = write_bodies(made, f"{root}/{BODIES_FILE}")
     else:
         summary_bodies = 0
     write_parquet(noise_table(corpus.noise, corpus.group_names), f"{root}/truth/noise.parquet")
     summary = _summary(corpus, stored)
+    if junk:
+        summary.junk_per_kind = _junk_counts(corpus, stories)
     summary.bodies = summary_bodies
     summary.seconds = time.perf_counter() - started
     write_json(f"{root}/generate.json", _manifest(config, corpus, stored, summary))
     return summary
+
+
+def _kept(made: list[Any], gone: list[str]) -> list[Any]:
+    if not gone:
+        return made
+    taken = set(gone)
+    return [b for b in made if b.message_id not in taken]
+
+
+def _junk_counts(corpus: GeneratedCorpus, stories: list[Any]) -> dict[str, int]:
+    """Uploads of each split, fake, repeated and taken-down kind, and of each verdict."""
+    counts: Counter[str] = Counter()
+    for u, story in zip(corpus.uploads, stories, strict=True):
+        if u.split_by:
+            counts[f"split_{u.split_by}"] += 1
+        if u.fake:
+            counts[f"fake_{u.fake}"] += 1
+        if u.repeat_of is not None:
+            counts["repeated"] += 1
+        if u.taken_down:
+            counts[f"taken_down_{u.taken_down}"] += 1
+        verdict = expected_verdict(u, story)
+        if verdict:
+            counts[f"verdict_{verdict}"] += 1
+    counts["gone_articles"] = sum(len(u.gone) for u in corpus.uploads)
+    return dict(sorted(counts.items()))
 
 
 def _prepare(root: str, force: bool) -> None:
@@ -181,7 +222,11 @@ def _manifest(
             for k, v in summary.to_json().items()
             if k not in ("seconds", "lines_per_second", "bodies")
         },
-        "truth": {"uploads": "truth/uploads.parquet", "noise": "truth/noise.parquet"},
+        "truth": {
+            "uploads": "truth/uploads.parquet",
+            "noise": "truth/noise.parquet",
+            **({"gone": "truth/gone.parquet"} if config.split_and_junk else {}),
+        },
         **({"bodies": {"path": BODIES_FILE, "articles": summary.bodies}} if summary.bodies else {}),
     }
 

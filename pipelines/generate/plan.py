@@ -20,6 +20,7 @@ from pipelines.generate.config import GenerateConfig
 from pipelines.generate.dates import TWO_DIGIT_STYLE
 from pipelines.generate.features import DECK, RATES, SHARES, UPLOAD_SHARE, draw_features
 from pipelines.generate.files import ReleaseSpec, build_release
+from pipelines.generate.junk import Junk
 from pipelines.generate.noise import NoiseWriter
 from pipelines.generate.rand import Tokens
 from pipelines.generate.segments import Segments, SegmentTable
@@ -93,13 +94,18 @@ class Planner:
         self.cap_bytes = max(config.articles // 40, 30) * 716_800
         # upload speed follows the group's density, so several uploads run at once
         self.upload_rate = config.articles * UPLOAD_SHARE / self.span
+        self.junk = Junk(self) if config.split_and_junk else None
 
     def run(self) -> GeneratedCorpus:
         deck = self._deck()
+        if self.junk is not None:  # first: a small corpus holds each of them too
+            deck = self.junk.deck() + deck
         while max(self.budget) > 0:
             home = max(range(len(self.budget)), key=lambda g: (self.budget[g], -g))
-            features = deck.pop(0) if deck else self._draw()
+            features = deck.pop(0) if deck else self._next()
             self._upload(home, features)
+        if self.junk is not None:
+            self.junk.take_down(self.uploads)
         for group in range(self.config.groups):
             self._noise(group)
         return GeneratedCorpus(
@@ -111,6 +117,12 @@ class Planner:
             self.start,
             int(self.start + self.span),
         )
+
+    def _next(self) -> dict[str, Any]:
+        """The features of an upload after the deck: a split or junk one now and then
+        (split_and_junk), else an ordinary one."""
+        junk = self.junk.draw() if self.junk is not None else None
+        return junk or self._draw()
 
     def _deck(self) -> list[dict[str, Any]]:
         """The features of the first uploads, one an upload."""
@@ -133,10 +145,13 @@ class Planner:
             self.budget[g] -= max(articles, 1)
 
     def _upload(self, home: int, features: dict[str, Any]) -> None:
-        kind = features["kind"]
+        kind = features.get("kind")
         groups = self._groups(home, bool(features.get("crosspost")))
         before = self.budget[home]
-        if kind == "album":
+        if "junk" in features:
+            assert self.junk is not None
+            self.junk.post(home, features)
+        elif kind == "album":
             self._album(home, groups)
         elif kind == "batch":
             self._batch_run(home)

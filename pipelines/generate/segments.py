@@ -109,6 +109,12 @@ class SegmentTable:
         self.message_ids.extend(message_ids)
         self.rows += n
 
+    def posted_at(self) -> dict[str, float]:
+        """Each row's posting time by message-id."""
+        if not self._times:
+            return {}
+        return dict(zip(self.message_ids, np.concatenate(self._times).tolist(), strict=True))
+
     def freeze(self, rng: np.random.Generator) -> Segments:
         if not self._blocks:
             empty = np.zeros(0, dtype=np.int64)

@@ -58,8 +58,20 @@ CONTENT_FIELDS = [
     pa.field("passworded", pa.bool_(), nullable=False),  # archive data or listing encrypted
     pa.field("name_carrier", pa.string(), nullable=False),  # par2 archive 7z yenc nfo none
 ]
+# split and junk uploads (GenerateConfig.split_and_junk, pipelines.generate.junk)
+JUNK_FIELDS = [
+    pa.field("split_by", pa.string()),  # per_file tracks sidecar: how the header pass splits it
+    pa.field("par2_describes", pa.bool_(), nullable=False),  # an index body lists its files
+    pa.field("taken_down", pa.string()),  # all some: its articles gone (truth/gone.parquet)
+    pa.field("expected_verdict", pa.string()),  # the judge's first rule that applies
+    pa.field("repeat_of", pa.int64()),  # the first upload of its repeated family
+    pa.field("fake", pa.string()),  # exe archive media: how a media name covers a program
+]
 SHAPED_SCHEMA = pa.schema([*UPLOADS_SCHEMA, *SHAPE_FIELDS, *CONTENT_FIELDS])
 UPLOADS_SCHEMA = pa.schema([*UPLOADS_SCHEMA, *CONTENT_FIELDS])
+GONE_SCHEMA = pa.schema([pa.field("message_id", pa.string(), nullable=False)])
+# the judge's rules in order (issue 20): the first that applies is the verdict
+VERDICTS = ("dead", "fake", "repeated", "locked", "unusable")
 NOISE_SCHEMA = pa.schema(
     [
         pa.field("message_id", pa.string(), nullable=False),
@@ -70,11 +82,18 @@ NOISE_SCHEMA = pa.schema(
 
 
 def uploads_table(
-    uploads: list[Upload], names: list[str], stories: list[Story], shapes: bool = False
+    uploads: list[Upload],
+    names: list[str],
+    stories: list[Story],
+    shapes: bool = False,
+    junk: bool = False,
 ) -> pa.Table:
     """One row an upload; with `shapes` (the real mix) its family, group kind and
-    expected name as well; `stories` (one an upload) say what its articles hold."""
+    expected name as well; `stories` (one an upload) say what its articles hold; with
+    `junk` (split_and_junk) how it is split, taken down and judged."""
     schema = SHAPED_SCHEMA if shapes else UPLOADS_SCHEMA
+    if junk:
+        schema = pa.schema([*schema, *JUNK_FIELDS])
     cols: dict[str, list[Any]] = {f.name: [] for f in schema}
     for u in uploads:
         cols["upload_id"].append(u.upload_id)
@@ -103,6 +122,14 @@ def uploads_table(
         cols["inner_name"].append(story.inner_name)
         cols["passworded"].append(story.passworded)
         cols["name_carrier"].append(story.name_carrier)
+    if junk:
+        for u, story in zip(uploads, stories, strict=True):
+            cols["split_by"].append(u.split_by)
+            cols["par2_describes"].append(par2_describes(u))
+            cols["taken_down"].append(u.taken_down)
+            cols["expected_verdict"].append(expected_verdict(u, story))
+            cols["repeat_of"].append(u.repeat_of)
+            cols["fake"].append(u.fake)
     cols["files"] = _files_column(uploads)
     return pa.table(cols, schema=schema)
 
@@ -113,6 +140,44 @@ def expected_name(u: Upload) -> str | None:
     if u.family != "classic":
         return u.expected_name
     return u.name if u.readable and u.kind != "album" else None
+
+
+def par2_describes(u: Upload) -> bool:
+    """Its par2 index has a stored body (posted from part 1, not taken down): that body
+    lists every file of the set but those posted apart, by name, size and 16 KiB hash
+    (pipelines.generate.contents.build)."""
+    gone = set(u.gone)
+    return any(
+        f.name.lower().endswith(".par2")
+        and ".vol" not in f.name.lower()
+        and f.first_part == 1
+        and f.message_ids[0] not in gone
+        for f in u.files
+    )
+
+
+def expected_verdict(u: Upload, story: Story) -> str | None:
+    """The judge's verdict by its rule order, the first that applies: dead (every article
+    taken down), fake (a media name over a program), repeated (one media file in a family
+    of 21-30 releases), locked (passworded; the generator never tells a password),
+    unusable (obfuscated and nothing names it: no inner name, no par2 set that names its
+    files); None: none applies."""
+    if u.taken_down == "all":
+        return "dead"
+    if u.fake is not None:
+        return "fake"
+    if u.repeat_of is not None:
+        return "repeated"
+    if story.passworded:
+        return "locked"
+    if u.kind == "obfuscated" and story.inner_name is None:
+        return "unusable"
+    return None
+
+
+def gone_table(uploads: list[Upload]) -> pa.Table:
+    """Every taken-down article's message-id, upload by upload."""
+    return pa.table({"message_id": [m for u in uploads for m in u.gone]}, schema=GONE_SCHEMA)
 
 
 def _files_column(uploads: list[Upload]) -> pa.Array:

@@ -65,6 +65,14 @@ class Upload:
     family: str = "classic"
     group_kind: str = ""  # the kind of group the shape comes from; "" for classic
     expected_name: str | None = None  # shaped uploads: the name a person expects, or none
+    # split and junk uploads (GenerateConfig.split_and_junk, pipelines.generate.junk)
+    split_by: str | None = None  # per_file | tracks | sidecar: how the header pass splits it
+    apart: tuple[str, ...] = ()  # files posted apart, outside its par2 set (sidecars)
+    fake: str | None = None  # exe | archive | media: a media name over a program
+    repeat_of: int | None = None  # the first upload of a family posting the same media file
+    taken_down: str | None = None  # all | some: its articles gone from the server
+    nameless: bool = False  # obfuscated with no name inside (par2, listing): unusable
+    gone: list[str] = field(default_factory=list)  # the message-ids taken down
 
     @property
     def articles(self) -> int:
@@ -87,6 +95,7 @@ class Plan:
     missing_files: int = 0
     missing_segments: float = 0.0  # share of segments lost in the damaged files
     nzb_first: bool = False  # an `.nzb` of the set posted first as file 0: `[00/27]`
+    announce: int | None = None  # the counter's total when not the files posted (sidecars)
     extra: dict[str, str] = field(default_factory=dict)  # template fields: post, board
 
 
@@ -117,6 +126,8 @@ class UploadWriter:
         totals = np.maximum(1, -(-sizes // size))
         n_files = len(posted)
         announced = n_files - 1 if nzb else n_files
+        if plan.announce is not None:
+            announced = plan.announce
         times = self.schedule(plan.start, plan.duration, int(totals.sum()), plan.connections)
         keep = self._kept(totals, plan)
         # per segment: its file, its part number (1-based), only those posted

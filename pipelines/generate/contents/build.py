@@ -4,17 +4,26 @@ A `Body` is one article: its file's name, part, sizes, and the file's real head 
 tail) with the seed of the filler between; `pipelines.articles.store` renders it as the
 yEnc body a server sends. Bodies are made for every file's first segment (but the
 volumes after an archive's first and par2 recovery volumes: their first bytes are the
-middle of a stream) and for the last segment of a 7z set's last volume.
+middle of a stream) and for the last segment of a 7z set's last volume. With `every`
+(`--split-and-junk`, whose split uploads make each file a release of its own, a lone file
+the article pass reads) those volumes' first segments too, and every 7z volume's last.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
+import struct
 from dataclasses import dataclass
 
-from pipelines.articles.filler import file_head
+from pipelines.articles.filler import file_head, filler
 from pipelines.generate.contents import media, par2
-from pipelines.generate.contents.names import first_volume, rar_volume, seven_zip_volume
+from pipelines.generate.contents.names import (
+    first_volume,
+    packaging,
+    rar_volume,
+    seven_zip_volume,
+)
 from pipelines.generate.contents.rar import Entry, rar4_head, rar5_head
 from pipelines.generate.contents.sevenzip import seven_zip_ends
 from pipelines.generate.contents.story import Story, par2_names, spec_files
@@ -22,6 +31,7 @@ from pipelines.generate.contents.zips import zip_head
 from pipelines.generate.uploads import Upload
 
 SLICES = 1000  # a par2 set of this many source slices, about
+RECOVERY = b"PAR 2.0\0RecvSlic"
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,13 @@ class Content:
 
 def file_seed(seed: int, key: int, name: str) -> bytes:
     return hashlib.sha1(f"{seed}/{key}/{name}".encode()).digest()[:16]
+
+
+def story_seed(seed: int, story: Story, name: str) -> bytes:
+    """The filler seed of a file of the story's set: its own, or that of the file whose
+    bytes it shares (a repeated family's media file)."""
+    key, label = story.shared.get(name, (story.key, name))
+    return file_seed(seed, key, label)
 
 
 def contents(u: Upload, story: Story, seed: int) -> dict[str, Content]:
@@ -98,6 +115,8 @@ def contents(u: Upload, story: Story, seed: int) -> dict[str, Content]:
             listed = [n for n, _ in files if not n.lower().endswith((".sfv", ".par2", ".nfo"))]
             crcs = [int.from_bytes(file_seed(seed, story.key, n)[:4], "little") for n in listed]
             out[name].head = media.sfv_text(list(zip(listed, crcs, strict=True)))
+        elif story.exe_head and not packaging(name):  # a media name over a program
+            out[name].head = media.media_head("exe")
         elif ext in media.HEADS:
             out[name].head = media.media_head(ext)
         else:
@@ -114,22 +133,41 @@ def _par2_heads(
     indexes = [n for n, _ in files if n.lower().endswith(".par2") and ".vol" not in n.lower()]
     if not indexes:
         return
-    protected = [(n, s) for n, s in files if not n.lower().endswith(".par2")]
-    shown = par2_names(story, files)
+    # files posted apart (sidecars) were made after the set
+    in_set = [(n, s) for n, s in files if n not in u.apart]
+    protected = [(n, s) for n, s in in_set if not n.lower().endswith(".par2")]
+    shown = par2_names(story, in_set)
     data = sum(s for _, s in protected)
     slice_size = max(4096, -(-data // SLICES // 4) * 4)
     set_files = []
     for (posted, size), (name, _) in zip(protected, shown, strict=True):
-        first = file_head(out[posted].head, file_seed(seed, story.key, posted), min(size, 16384))
-        whole = hashlib.md5(file_seed(seed, story.key, posted) + b"whole").digest()
+        first = file_head(out[posted].head, story_seed(seed, story, posted), min(size, 16384))
+        whole = hashlib.md5(story_seed(seed, story, posted) + b"whole").digest()
         set_files.append(par2.SetFile(name, size, whole, hashlib.md5(first).digest()))
     index = par2.index_file(set_files, slice_size, "ParPar v0.4.2")
     for name in indexes:
         out[name].head = index
+    set_id = par2.recovery_set_id(index)
+    for name, _ in files:
+        if name.lower().endswith(".par2") and ".vol" in name.lower():
+            out[name].head = _recovery_head(set_id, name, slice_size, story_seed(seed, story, name))
 
 
-def bodies(u: Upload, story: Story, seed: int) -> list[Body]:
-    """The stored articles of an upload: first segments, and a 7z set's last one."""
+def _recovery_head(set_id: bytes, name: str, slice_size: int, seed: bytes) -> bytes:
+    """A recovery volume's first bytes: its first recovery slice packet's header (the
+    set id, the exponent its name starts at), the slice itself the file's filler. The
+    packet's MD5 is that of the slice the body store renders after it."""
+    found = re.search(r"\.vol(\d+)[+-]", name.lower())
+    exponent = struct.pack("<I", int(found.group(1)) if found else 0)
+    rest = set_id + RECOVERY + exponent
+    digest = hashlib.md5(rest + filler(seed, slice_size)).digest()
+    return par2.MAGIC + struct.pack("<Q", 32 + len(rest) + slice_size) + digest + rest
+
+
+def bodies(u: Upload, story: Story, seed: int, every: bool = False) -> list[Body]:
+    """The stored articles of an upload: first segments, and a 7z set's last one;
+    `every`: every file's first segment and every 7z volume's last (what the header pass
+    names as probe candidates when each file is a release of its own)."""
     held = contents(u, story, seed)
     sevens = [(seven_zip_volume(f.name), f) for f in u.files if seven_zip_volume(f.name)]
     last_seven = max(sevens, key=lambda v: v[0] or 0)[1] if sevens else None
@@ -143,7 +181,8 @@ def bodies(u: Upload, story: Story, seed: int) -> list[Body]:
         skipped |= (rar_volume(f.name) or seven_zip_volume(f.name) is not None) and not (
             first_volume(f.name)
         )
-        seed_bytes = file_seed(seed, story.key, f.name)
+        skipped &= not every
+        seed_bytes = story_seed(seed, story, f.name)
         if len(content.head) > size and f.part_total == 1:
             size = part_size = len(content.head)  # a par2 index naming 150 volumes
         if f.first_part == 1 and not skipped:
@@ -152,9 +191,11 @@ def bodies(u: Upload, story: Story, seed: int) -> list[Body]:
                 Body(f.message_ids[0], f.name, 1, f.part_total, part_size, size, content.head,
                      tail, seed_bytes)
             )  # fmt: skip
-        if f is last_seven and f.last_part == f.part_total and (f.part_total > 1 or skipped):
+        last = f is last_seven or (every and seven_zip_volume(f.name) is not None)
+        # (`every`: the last posted, the header pass's candidate, though the end is lost)
+        if last and (f.last_part == f.part_total or every) and (f.last_part > 1 or skipped):
             out.append(
-                Body(f.message_ids[-1], f.name, f.part_total, f.part_total, part_size, size,
+                Body(f.message_ids[-1], f.name, f.last_part, f.part_total, part_size, size,
                      b"", content.tail, seed_bytes)
             )  # fmt: skip
     return out

@@ -13,7 +13,7 @@ them). Readable archive sets are passworded now and then too.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pipelines.generate import names as release_names
 from pipelines.generate.contents.names import (
@@ -49,6 +49,9 @@ class Story:
     real_names: bool  # the posted names are the real ones (readable uploads)
     inner_name: str | None = None
     name_carrier: str = "none"
+    # files whose bytes are another's (a repeated family's media file): name -> (key, name)
+    shared: dict[str, tuple[int, str]] = field(default_factory=dict)
+    exe_head: bool = False  # media-named files that begin with a program's `MZ`
 
     @property
     def passworded(self) -> bool:
@@ -89,7 +92,11 @@ def tell(u: Upload, seed: int) -> Story:
         mix = rng.random()
         par2_real = mix < 0.62
         inner_random = mix >= 0.82  # 20 %: no name anywhere, the upload stays pending
+        if u.split_by == "per_file":  # its par2 set, made before renaming, joins the files
+            par2_real, inner_random = True, False
         password = _token(rng, 12) if rng.random() < OBFUSCATED_PASSWORDED else None
+        if u.nameless:
+            par2_real, inner_random, password = False, True, None
         inner_stem = _token(rng) if inner_random else stem
         story = Story(
             key, stem, par2_real and not inner_random, [(f"{inner_stem}.{ext}", data_size)],
@@ -107,10 +114,17 @@ def tell(u: Upload, seed: int) -> Story:
             # a ZIP's encryption leaves its names readable
             password = _token(rng, 12) if rng.random() < ZIP_PASSWORDED else None
             hide, ext = False, "pdf"
+        if u.fake == "archive":  # a film's name over a program: stored, open to read
+            password, hide, compressed, ext = None, False, False, "exe"
         story = Story(
             key, stem, True, [(f"{stem}.{ext}", data_size)], False, password, hide,
             compressed, rar5, True,
         )  # fmt: skip
+        story.exe_head = u.fake == "media"
+        if u.repeat_of is not None:  # the family's one media file
+            for name, _ in files:
+                if not packaging(name):
+                    story.shared[name] = (u.repeat_of, "repeated-media")
     story.inner_name, story.name_carrier = _carrier(u, story, files)
     return story
 
