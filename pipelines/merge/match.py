@@ -1,0 +1,204 @@
+"""Which releases of a frame join which: the par2 merge, the name pass, the sidecar merge.
+
+- **par2**: a release posted within 48 h of a release holding a par2 set joins the set
+  when the set describes every file of it (par2 and sidecar files aside) by 16 KiB hash
+  and size (its probed first part) or by its exact name, or when it holds par2 files of
+  the same set. A (hash, size) more than 20 files share is a common file (an empty
+  file, one posted again and again): it describes nothing.
+- **name**: the set's poster's releases in the group posted within 12 h of the holder
+  join when the set names all their files (compared without case or punctuation;
+  sidecars, par2 files and pictures aside): an album's tracks, an index beside its
+  differently spelled video.
+- **sidecar**: a small release made only of sidecars (.nfo .sfv .nzb; at most 3 files,
+  under 1 MB) joins its poster's upload posted within 10 minutes: the one sharing a
+  word of 4+ letters with its name, else the one under the same counter total, else none.
+
+Never two uploads: a release another set's holder holds, or that two sets would take,
+or a sidecar that two uploads would take equally, joins nothing; a merge's whole keeps
+the key it was given (a release absorbed is never a merge's target). Each joining whole
+goes into its release with the most files (a former target first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pipelines.merge import rules
+from pipelines.merge.frame import Frame, Par2Facts, ProbeFacts, Release
+
+PAR2, NAME, SIDECAR = "par2", "name", "sidecar"
+
+
+@dataclass
+class Merge:
+    into: bytes
+    members: dict[bytes, str] = field(default_factory=dict)  # absorbed key -> via
+    par2_set: bytes | None = None
+
+
+@dataclass
+class _SetIndex:
+    facts: Par2Facts
+    heads: set[tuple[bytes, int]]
+    names: set[str]
+    plain: set[str]
+
+
+def _index(facts: Par2Facts, probes: ProbeFacts) -> _SetIndex:
+    heads = set()
+    for h, s in zip(facts.hashes, facts.sizes, strict=False):
+        if s is None:
+            continue
+        head = (h, int(s))
+        if probes.head_files.get(head, 0) <= rules.COMMON_FILES:
+            heads.add(head)
+    return _SetIndex(facts, heads, set(facts.names), {rules.plain_name(n) for n in facts.names})
+
+
+def _described(rel: Release, s: _SetIndex) -> bool:
+    """Every file of the release (par2 and sidecar files aside) is one the set lists, by
+    head or exact name; at least one is."""
+    seen = 0
+    for name in rel.files or dict.fromkeys(rel.heads):
+        cls = rules.ext_class(name)
+        if cls in rules.PAR2_FILES or cls in rules.SIDECARS:
+            continue
+        head = rel.heads.get(name)
+        if (head is not None and head in s.heads) or name in s.names:
+            seen += 1
+            continue
+        return False
+    return seen > 0
+
+
+def _named(rel: Release, s: _SetIndex) -> bool:
+    """Every file of the release (sidecars, par2 files and pictures aside) is one the set
+    names, without case or punctuation; at least one is."""
+    seen = 0
+    for name in rel.files:
+        if rules.ext_class(name) in rules.NAME_ASIDE:
+            continue
+        if rules.plain_name(name) not in s.plain:
+            return False
+        seen += 1
+    return seen > 0
+
+
+def _near(a: Release, b: Release, window: int) -> bool:
+    return rules.distance(a.first, a.last, b.first, b.last) <= window
+
+
+def set_merges(frame: Frame, probes: ProbeFacts) -> list[Merge]:
+    """The par2 merge and the name pass over the frame: one merge per set that joins two
+    releases or more, one of them new."""
+    rels = frame.releases
+    holders: dict[bytes, list[Release]] = {}
+    for rel in rels.values():
+        for set_id in rel.sets:
+            holders.setdefault(set_id, []).append(rel)
+    indexes = {sid: _index(f, probes) for sid, f in frame.sets.items() if sid in holders}
+    order = sorted(indexes, key=lambda sid: (min(r.first for r in holders[sid]), sid))
+    # releases holding sets of their own belong to those; the rest may be claimed
+    claims: dict[bytes, dict[bytes, str]] = {}
+    for sid in order:
+        idx, hold = indexes[sid], holders[sid]
+        for rel in rels.values():
+            if rel.sets:
+                continue
+            if not any(_near(rel, h, rules.PAR2_WINDOW) for h in hold):
+                continue
+            if _described(rel, idx):
+                claims.setdefault(rel.key, {})[sid] = PAR2
+    for sid in order:
+        idx, hold = indexes[sid], holders[sid]
+        posters = {h.poster for h in hold}
+        for rel in rels.values():
+            if rel.sets or rel.key in claims or rel.poster not in posters:
+                continue
+            near = any(h.poster == rel.poster and _near(rel, h, rules.NAME_WINDOW) for h in hold)
+            if near and _named(rel, idx):
+                claims.setdefault(rel.key, {})[sid] = NAME
+        # a release two sets would take in the name pass is left to neither, below
+    out: list[Merge] = []
+    used: set[bytes] = set()
+    for sid in order:
+        whole = {h.key: PAR2 for h in holders[sid]}
+        for key, by in claims.items():
+            if sid in by and len(by) == 1:
+                whole[key] = by[sid]
+        if len(whole) < 2 or used & whole.keys():
+            continue
+        if not any(rels[k].new for k in whole):
+            continue  # merged when its newest release's span was
+        into = _target([rels[k] for k in whole])
+        if into is None:
+            continue
+        used.update(whole)
+        merge = Merge(into, {k: v for k, v in whole.items() if k != into}, sid)
+        out.append(merge)
+    return out
+
+
+def _target(whole: list[Release]) -> bytes | None:
+    """The release a whole goes into: a former merge's target (two: none, they are two
+    uploads), else the one with the most files (then a readable name, a par2 set held,
+    the earliest posted)."""
+    former = [r for r in whole if r.merged]
+    if len(former) > 1:
+        return None
+    if former:
+        return former[0].key
+    best = max(whole, key=lambda r: (r.file_count, not r.pending, bool(r.sets), -r.first, r.key))
+    return best.key
+
+
+def sidecar_only(rel: Release) -> bool:
+    if not rel.files or len(rel.files) > rules.SIDECAR_MAX_FILES:
+        return False
+    if rel.nbytes >= rules.SIDECAR_MAX_BYTES:
+        return False
+    return all(rules.ext_class(n) in rules.SIDECARS for n in rel.files)
+
+
+def sidecar_merges(frame: Frame, taken: dict[bytes, bytes]) -> dict[bytes, bytes]:
+    """Sidecar release -> the upload it joins (`taken`: keys already absorbed this run,
+    to the key of their whole, which a sidecar joins in their place)."""
+    rels = frame.releases
+    out: dict[bytes, bytes] = {}
+    sidecars = [r for r in rels.values() if r.key not in taken and sidecar_only(r)]
+    by_poster: dict[str, list[Release]] = {}
+    for r in rels.values():
+        if not sidecar_only(r):
+            by_poster.setdefault(r.poster, []).append(r)
+    for side in sorted(sidecars, key=lambda r: (r.first, r.key)):
+        near = [
+            u for u in by_poster.get(side.poster, [])
+            if _near(side, u, rules.SIDECAR_WINDOW) and (side.new or u.new)
+        ]  # fmt: skip
+        uploads: dict[bytes, Release] = {}
+        for u in near:
+            whole = taken.get(u.key, u.key)
+            uploads.setdefault(whole, rels.get(whole, u))
+        into = _sidecar_target(side, near, uploads, taken)
+        if into is not None:
+            out[side.key] = into
+    return out
+
+
+def _sidecar_target(
+    side: Release, near: list[Release], uploads: dict[bytes, Release], taken: dict[bytes, bytes]
+) -> bytes | None:
+    mine = rules.words(side.name)
+    shared: dict[bytes, int] = {}
+    for u in near:
+        whole = taken.get(u.key, u.key)
+        shared[whole] = max(shared.get(whole, 0), len(mine & rules.words(u.name)))
+    best = max(shared.values(), default=0)
+    if best > 0:
+        top = [k for k, n in shared.items() if n == best]
+        return top[0] if len(top) == 1 else None
+    total = side.row.get("file_total")
+    if total is None:
+        return None
+    same = {taken.get(u.key, u.key) for u in near if u.row.get("file_total") == total}
+    return same.pop() if len(same) == 1 else None
