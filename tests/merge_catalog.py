@@ -147,9 +147,12 @@ class MergeCatalog:
     def spans(self) -> list[tuple[int, int]]:
         return sorted({r["_span"] for r in self.releases + self.pending + self.files})
 
-    def write(self) -> str:
+    def write(self, only: set[tuple[int, int]] | None = None) -> str:
+        """Write every span's partitions (`only`: those spans'), and the cache batch."""
         fs, root = open_fs(self.root)
         for span in self.spans():
+            if only is not None and span not in only:
+                continue
 
             def of(
                 rows: list[dict[str, Any]], span: tuple[int, int] = span

@@ -44,8 +44,10 @@ def per_file_upload(cat: MergeCatalog, label: str, posted: int = T0, files: int 
     another, named by the article pass from the set."""
     listed = [(f"{label}.Movie.2020.part{i + 1:02d}.rar", 50 * MB, md5(f"{label}{i}"))
               for i in range(files)]  # fmt: skip
-    holder = cat.release(f"{label}-par2", f"{label}x9f3", [(f"{label}a8e1.par2", 40_000)],
-                         span=span, posted=posted, pending=True, named=f"{label}.Movie.2020")  # fmt: skip
+    holder = cat.release(
+        f"{label}-par2", f"{label}x9f3", [(f"{label}a8e1.par2", 40_000)],
+        span=span, posted=posted, pending=True, named=f"{label}.Movie.2020",
+    )  # fmt: skip
     cat.par2(holder, f"{label}a8e1.par2", label, listed)
     parts = []
     for i, (_, size, head) in enumerate(listed):
@@ -86,7 +88,7 @@ def test_par2_merge_joins_an_obfuscated_upload_into_its_named_holder(tmp_path: P
     con.register("v", table)
     assert [
         r[0] for r in con.execute(f"SELECT release_key FROM ({newest_sql('v')})").fetchall()
-    ] == [holder]  # noqa: E501
+    ] == [holder]
 
 
 def test_a_merged_release_nzb_holds_every_file(tmp_path: Path) -> None:
@@ -195,8 +197,8 @@ def sidecar_setup(cat: MergeCatalog, offset: int, name: str, total: int | None =
 
 def test_sidecars_join_the_upload_sharing_a_word_within_ten_minutes(tmp_path: Path) -> None:
     cat = MergeCatalog(str(tmp_path))
-    show = cat.release("show", "Some.Show.S01E01.1080p", [(f"s.part{i}.rar", 50 * MB) for i in range(1, 6)],
-                       file_total=5)  # fmt: skip
+    rars = [(f"s.part{i}.rar", 50 * MB) for i in range(1, 6)]
+    show = cat.release("show", "Some.Show.S01E01.1080p", rars, file_total=5)
     cat.release("film", "Other.Film.2019", [(f"f.part{i}.rar", 50 * MB) for i in range(1, 4)],
                 posted=T0 + 120, file_total=3)  # fmt: skip
     near = sidecar_setup(cat, 9 * 60, "Some.Show.S01E01")

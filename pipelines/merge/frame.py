@@ -201,9 +201,11 @@ def frame_spans(
 
 def read_frame(
     catalog: str, group: str, span: Partition, spans: Iterable[Partition], facts: ProbeFacts,
-    targets: set[bytes],
+    absorbed: dict[bytes, bytes],
 ) -> Frame:  # fmt: skip
-    """The releases a merge of `span` may join (`targets`: keys merges went into before)."""
+    """The releases a merge of `span` may join (`absorbed`: earlier merges, from key to
+    into key: what the article pass learned of an absorbed release is its whole's)."""
+    targets = set(absorbed.values())
     fs, root = open_fs(catalog)
     within = frame_spans(catalog, group, span, list(spans))
     lo, hi = within[0].first, span.last
@@ -250,7 +252,7 @@ def read_frame(
             releases[key] = Release(key, row, True, is_new, merged=key in targets)
     files = overlapping("release_files")
     _add_files(fs, files, releases)
-    sets = _add_probes(fs, within, releases, facts)
+    sets = _add_probes(fs, within, releases, facts, absorbed)
     header = [p for p in files if not p.derived]
     return Frame(catalog, group, span.first, span.last, releases, gone, sets, header)
 
@@ -275,8 +277,9 @@ def _add_files(fs: Any, parts: list[Partition], releases: dict[bytes, Release]) 
 
 
 def _add_probes(
-    fs: Any, within: list[Partition], releases: dict[bytes, Release], facts: ProbeFacts
-) -> dict[bytes, Par2Facts]:
+    fs: Any, within: list[Partition], releases: dict[bytes, Release], facts: ProbeFacts,
+    absorbed: dict[bytes, bytes],
+) -> dict[bytes, Par2Facts]:  # fmt: skip
     """Per release the par2 sets its probed articles hold and its probed files' heads."""
     sets: dict[bytes, Par2Facts] = {}
     for p in within:
@@ -289,6 +292,8 @@ def _add_probes(
             cands["message_id"].to_pylist(), strict=True,
         ):  # fmt: skip
             rel = releases.get(key)
+            if rel is None and key in absorbed:
+                rel = releases.get(absorbed[key])
             if rel is None:
                 continue
             found = facts.par2.get(mid)

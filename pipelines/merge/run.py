@@ -107,7 +107,10 @@ def merge_group(
 ) -> None:
     spans = header_spans(catalog, group)
     done = records(catalog, group)
-    targets = set(merges(catalog, group)["into_key"].to_pylist())
+    record = merges(catalog, group)
+    absorbed = dict(
+        zip(record["from_key"].to_pylist(), record["into_key"].to_pylist(), strict=True)
+    )
     for span in spans:
         if covered(done, span.first, span.last):
             continue
@@ -116,7 +119,7 @@ def merge_group(
             break
         drop_unrecorded(catalog, group, span.last)
         before = summary.releases
-        written = merge_span(catalog, group, span, spans, facts, targets, summary,
+        written = merge_span(catalog, group, span, spans, facts, absorbed, summary,
                              rules_version, now)  # fmt: skip
         done.append(written)
         summary.spans += 1
@@ -130,13 +133,13 @@ def merge_span(
     span: Partition,
     spans: list[Partition],
     facts: ProbeFacts,
-    targets: set[bytes],
+    absorbed: dict[bytes, bytes],
     summary: MergeSummary,
     rules_version: str = "",
     now: int | None = None,
 ) -> Partition:
     """Merge one span's releases into the merged ones; returns its record's span."""
-    frame = read_frame(catalog, group, span, spans, facts, targets)
+    frame = read_frame(catalog, group, span, spans, facts, absorbed)
     new = sum(1 for r in frame.releases.values() if r.new)
     summary.releases += new
     wholes = set_merges(frame, facts)
@@ -156,13 +159,13 @@ def merge_span(
             continue
         rows.append(row)
         summary.wholes += 1
-        targets.add(m.into)
         for rel in members:
             via = m.members[rel.key]
             rows.append(versions.tombstone(frame, rel, m.into, written, rules_version))
             recs.append(versions.record(frame, rel.key, m.into, via, m.par2_set, merged_at,
                                         written))  # fmt: skip
             moves[rel.key] = m.into
+            absorbed[rel.key] = m.into
             summary.absorbed[via] = summary.absorbed.get(via, 0) + 1
     first = min([span.first] + [int(r["first_article"] or span.first) for r in rows])
     paths = merge_paths(catalog, group, first, span.last)
