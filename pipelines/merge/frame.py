@@ -77,14 +77,16 @@ def probe_facts(catalog: str) -> ProbeFacts:
         except READ_ERRORS as exc:
             facts.damaged.append(f"{path}: {type(exc).__name__}: {exc}")
             continue
-        table = table.filter(pc.equal(table["status"], "ok"))
+        # a head is a decoded first part's, whatever its bytes are (an unknown format's too:
+        # a split archive's later volume, an obfuscated container)
         cols = [c for c in _FACT_COLUMNS if c in table.column_names]
         for row in table.select(cols).to_pylist():
             mid = row["message_id"]
             if mid in seen:  # the first result for an article stands, as in the cache
                 continue
             seen.add(mid)
-            if row.get("par2_set") is not None and row["kind"] == "par2":
+            ok = row["status"] == "ok"
+            if ok and row.get("par2_set") is not None and row["kind"] == "par2":
                 facts.par2[mid] = Par2Facts(
                     row["par2_set"], list(row["names"] or []), list(row["sizes"] or []),
                     list(row["hashes"] or []),
