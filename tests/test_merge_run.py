@@ -16,7 +16,7 @@ from pipelines.catalog.partitions import parse_name
 from pipelines.corpus.fs import open_fs
 from pipelines.merge.run import merge_catalog
 from pipelines.merge.store import drop_merge_outputs, merges, version_files
-from tests.merge_catalog import GROUP, HOUR, T0, MergeCatalog
+from tests.merge_catalog import GROUP, HOUR, T0, MergeCatalog, md5
 from tests.test_merge_rules import per_file_upload, shown
 
 A, B = (0, 999), (1000, 1999)
@@ -26,8 +26,6 @@ def two_span_upload(cat: MergeCatalog) -> tuple[bytes, list[bytes]]:
     """An obfuscated upload whose par2 holder and first file are in span A, the other
     files a day later in span B."""
     holder, parts = per_file_upload(cat, "inc", files=1, span=A)
-    from tests.merge_catalog import md5
-
     listed = next(r for r in cat.results if r["kind"] == "par2")
     for i in (1, 2):
         listed["names"].append(f"inc.Movie.2020.part{i + 1:02d}.rar")
@@ -84,7 +82,7 @@ def test_a_run_stopped_between_writes_is_finished_by_the_next(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, writes_before_stop: int
 ) -> None:
     cat = MergeCatalog(str(tmp_path / "cat"))
-    holder, parts = two_span_upload(cat)
+    holder, _ = two_span_upload(cat)
     cat.write()
     real = merge_run.atomic_put
     done: list[str] = []
@@ -126,7 +124,7 @@ def test_a_range_indexed_again_drops_the_merges_holding_it(tmp_path: Path) -> No
 
 def test_compaction_leaves_the_merges_files_alone(tmp_path: Path) -> None:
     cat = MergeCatalog(str(tmp_path))
-    holder, _ = two_span_upload(cat)
+    two_span_upload(cat)
     cat.write()
     merge_catalog(cat.root)
     before = shown(cat.root)

@@ -1,0 +1,53 @@
+"""The merges as an asset per group: `release_merges` joins what the header pass split of
+one upload (`pipelines.merge`), over the group's spans the article pass has read.
+
+A run merges the group's spans not merged yet, oldest first, and stops at the first the
+article pass has not finished; run it again after probes land (its place is kept). Its
+runs are of the article pass's kind (`tags.PROBE`): one at a time, never beside a probe
+run writing the cache it reads.
+"""
+
+from typing import Any
+
+import dagster as dg
+
+from assets.partitions import GROUPS
+from assets.probes import ARTICLE_PASS_GROUP
+from assets.resources import CatalogResource
+from assets.tags import PROBE, job_tags
+from pipelines.merge.run import MergeSummary, merge_catalog
+
+
+def _metadata(s: MergeSummary) -> dict[str, Any]:
+    return {
+        "spans": s.spans,
+        "releases": s.releases,
+        "merged_releases": s.wholes,
+        "absorbed": sum(s.absorbed.values()),
+        **{f"absorbed/{via}": n for via, n in sorted(s.absorbed.items())},
+        "waiting_spans": len(s.waiting),
+        "seconds": dg.MetadataValue.float(round(s.seconds, 3)),
+        "cpu_seconds": dg.MetadataValue.float(round(s.cpu_seconds, 3)),
+    }
+
+
+@dg.asset(
+    deps=["release_probes"],
+    partitions_def=GROUPS,
+    group_name=ARTICLE_PASS_GROUP,
+    description="Split uploads joined: par2, name and sidecar merges, as catalog versions.",
+)
+def release_merges(
+    context: dg.AssetExecutionContext, catalog: CatalogResource
+) -> dg.MaterializeResult:
+    summary = merge_catalog(catalog.url, groups=[context.partition_key])
+    context.log.info(summary.text())
+    return dg.MaterializeResult(metadata=_metadata(summary))
+
+
+merge_job = dg.define_asset_job(
+    "merge_job",
+    selection=dg.AssetSelection.assets(release_merges),
+    description="Merge a group's split uploads (after the article pass).",
+    tags=job_tags(PROBE),
+)
