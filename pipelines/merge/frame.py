@@ -149,7 +149,7 @@ class Release:
 class Frame:
     catalog: str
     group: str
-    first: int  # the span being merged
+    first: int  # the articles its spans cover
     last: int
     releases: dict[bytes, Release]
     hidden: set[bytes]  # keys whose newest version is a tombstone
@@ -183,17 +183,17 @@ def _posted(fs: Any, part: Partition, column: str) -> np.ndarray:
 
 
 def frame_spans(
-    catalog: str, group: str, span: Partition, spans: list[Partition]
+    catalog: str, group: str, batch: list[Partition], spans: list[Partition]
 ) -> list[Partition]:
-    """The span and the earlier spans whose finished releases reach within the par2
-    window of its first (going back while a span still does)."""
+    """The spans being merged and the earlier spans whose finished releases reach within
+    the par2 window of their first (going back while a span still does)."""
     fs, _ = open_fs(catalog)
-    posted = _posted(fs, span, "posted_first")
+    posted = np.concatenate([_posted(fs, p, "posted_first") for p in batch])
     if not len(posted):
-        return [span]
+        return list(batch)
     cutoff = int(posted.min()) - PAR2_WINDOW
-    out = [span]
-    for p in reversed([s for s in spans if s.last < span.first]):
+    out = list(batch)
+    for p in reversed([s for s in spans if s.last < batch[0].first]):
         lasts = _posted(fs, p, "posted_last")
         if len(lasts) and int(lasts.max()) < cutoff:
             break
@@ -202,15 +202,17 @@ def frame_spans(
 
 
 def read_frame(
-    catalog: str, group: str, span: Partition, spans: Iterable[Partition], facts: ProbeFacts,
-    absorbed: dict[bytes, bytes],
+    catalog: str, group: str, batch: list[Partition], spans: Iterable[Partition],
+    facts: ProbeFacts, absorbed: dict[bytes, bytes],
 ) -> Frame:  # fmt: skip
-    """The releases a merge of `span` may join (`absorbed`: earlier merges, from key to
-    into key: what the article pass learned of an absorbed release is its whole's)."""
+    """The releases a merge of the spans `batch` (consecutive, oldest first) may join
+    (`absorbed`: earlier merges, from key to into key: what the article pass learned of
+    an absorbed release is its whole's)."""
     targets = set(absorbed.values())
     fs, root = open_fs(catalog)
-    within = frame_spans(catalog, group, span, list(spans))
-    lo, hi = within[0].first, span.last
+    within = frame_spans(catalog, group, batch, list(spans))
+    lo, hi = within[0].first, batch[-1].last
+    new_spans = {(p.first, p.last) for p in batch}
 
     def overlapping(table: str) -> list[Partition]:
         return [
@@ -220,7 +222,7 @@ def read_frame(
 
     versions = [t for p in overlapping("releases") if (t := _read(fs, p.path)) is not None]
     new_keys: set[bytes] = set()
-    own = [p.path for p in overlapping("releases") if (p.first, p.last) == (span.first, span.last)]
+    own = [p.path for p in overlapping("releases") if (p.first, p.last) in new_spans]
     for path in own:
         t = _read(fs, path, ["release_key"])
         if t is not None:
@@ -243,7 +245,7 @@ def read_frame(
         pending = _read(fs, path)
         if pending is None:
             continue
-        is_new = (p.first, p.last) == (span.first, span.last)
+        is_new = (p.first, p.last) in new_spans
         for row in pending.to_pylist():
             key = row["release_key"]
             if not row.get("finished") or key in gone:
@@ -256,7 +258,7 @@ def read_frame(
     _add_files(fs, files, releases)
     sets = _add_probes(fs, within, releases, facts, absorbed)
     header = [p for p in files if not p.derived]
-    return Frame(catalog, group, span.first, span.last, releases, gone, sets, header)
+    return Frame(catalog, group, lo, hi, releases, gone, sets, header)
 
 
 def _add_files(fs: Any, parts: list[Partition], releases: dict[bytes, Release]) -> None:

@@ -1,8 +1,9 @@
 """A merge run: each group's spans not merged yet, oldest first, one span at a time.
 
-A span waits for the article pass (its candidates probed, none left waiting): the par2
-sets and file heads come from there, and a span merged without them would miss what
-they join. The run stops at a group's first span that waits and goes on to the next
+Consecutive spans due are merged together (`BATCH_SPANS` at most), the window before them
+read once. A span waits for the article pass (its candidates probed, none left waiting):
+the par2 sets and file heads come from there, and a span merged without them would miss
+what they join. The run stops at a group's first span that waits and goes on to the next
 group, so a group's spans are merged in order and each looks back only at merged ones.
 
 Resumable: a span's files are written when its merges are made, its record last; a run
@@ -32,6 +33,9 @@ from pipelines.merge.store import (
 from pipelines.probe.spans import Span, due
 
 Progress = Callable[[str, int], None]  # (what, how many more)
+
+# spans merged together: their frame (and the par2 window before it) read once
+BATCH_SPANS = 8
 
 
 @dataclass
@@ -111,26 +115,40 @@ def merge_group(
     absorbed = dict(
         zip(record["from_key"].to_pylist(), record["into_key"].to_pylist(), strict=True)
     )
+    batch: list[Partition] = []
     for span in spans:
         if covered(done, span.first, span.last):
             continue
         if not probed(catalog, group, span):
             summary.waiting.append(f"{group}|{span.first}-{span.last}")
             break
-        drop_unrecorded(catalog, group, span.last)
-        before = summary.releases
-        written = merge_span(catalog, group, span, spans, facts, absorbed, summary,
-                             rules_version, now)  # fmt: skip
-        done.append(written)
-        summary.spans += 1
-        if progress:
-            progress("releases", summary.releases - before)
+        batch.append(span)
+        if len(batch) == BATCH_SPANS:
+            _merge_batch(catalog, group, batch, spans, facts, absorbed, summary,
+                         progress, rules_version, now)  # fmt: skip
+            batch = []
+    if batch:
+        _merge_batch(catalog, group, batch, spans, facts, absorbed, summary,
+                     progress, rules_version, now)  # fmt: skip
 
 
-def merge_span(
+def _merge_batch(
+    catalog: str, group: str, batch: list[Partition], spans: list[Partition],
+    facts: ProbeFacts, absorbed: dict[bytes, bytes], summary: MergeSummary,
+    progress: Progress | None, rules_version: str, now: int | None,
+) -> None:  # fmt: skip
+    drop_unrecorded(catalog, group, batch[-1].last)
+    before = summary.releases
+    merge_spans(catalog, group, batch, spans, facts, absorbed, summary, rules_version, now)
+    summary.spans += len(batch)
+    if progress:
+        progress("releases", summary.releases - before)
+
+
+def merge_spans(
     catalog: str,
     group: str,
-    span: Partition,
+    batch: list[Partition],
     spans: list[Partition],
     facts: ProbeFacts,
     absorbed: dict[bytes, bytes],
@@ -138,8 +156,9 @@ def merge_span(
     rules_version: str = "",
     now: int | None = None,
 ) -> Partition:
-    """Merge one span's releases into the merged ones; returns its record's span."""
-    frame = read_frame(catalog, group, span, spans, facts, absorbed)
+    """Merge consecutive spans' releases; returns their record's span."""
+    frame = read_frame(catalog, group, batch, spans, facts, absorbed)
+    last = batch[-1].last
     new = sum(1 for r in frame.releases.values() if r.new)
     summary.releases += new
     wholes = set_merges(frame, facts)
@@ -147,7 +166,7 @@ def merge_span(
     taken = {k: m.into for m in wholes for k in m.members}
     for side, into in sidecar_merges(frame, taken).items():
         by_into.setdefault(into, Merge(into)).members[side] = SIDECAR
-    written = span.last + 1  # above every version of the spans up to this one
+    written = last + 1  # above every version of the spans up to these
     merged_at = int(time.time()) if now is None else now
     rows, recs, moves = [], [], {}
     for m in by_into.values():
@@ -167,8 +186,8 @@ def merge_span(
             moves[rel.key] = m.into
             absorbed[rel.key] = m.into
             summary.absorbed[via] = summary.absorbed.get(via, 0) + 1
-    first = min([span.first] + [int(r["first_article"] or span.first) for r in rows])
-    paths = merge_paths(catalog, group, first, span.last)
+    first = min([batch[0].first] + [int(r["first_article"] or last) for r in rows])
+    paths = merge_paths(catalog, group, first, last)
     fs, _ = open_fs(catalog)
     releases, record_table = versions.tables(rows, recs)
     if rows:
@@ -176,4 +195,4 @@ def merge_span(
         atomic_put(fs, paths["release_files"], parquet_bytes(files, "release_files"))
         atomic_put(fs, paths["releases"], parquet_bytes(releases, "releases"))
     atomic_put(fs, paths[MERGES_TABLE], parquet_bytes(record_table, MERGES_TABLE))
-    return Partition(first, span.last, paths[MERGES_TABLE])
+    return Partition(first, last, paths[MERGES_TABLE])
