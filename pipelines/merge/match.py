@@ -21,12 +21,16 @@ goes into its release with the most files (a former target first).
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from pipelines.merge import rules
 from pipelines.merge.frame import Frame, Par2Facts, ProbeFacts, Release
 
 PAR2, NAME, SIDECAR = "par2", "name", "sidecar"
+# how long before a sidecar an upload it joins may have begun (its last post must still
+# be within the sidecar window): a day, far longer than any upload takes to post
+UPLOAD_SPAN = 24 * 3600
 
 
 @dataclass
@@ -88,6 +92,38 @@ def _near(a: Release, b: Release, window: int) -> bool:
     return rules.distance(a.first, a.last, b.first, b.last) <= window
 
 
+def _candidates(
+    rels: dict[bytes, Release], indexes: dict[bytes, _SetIndex]
+) -> tuple[dict[bytes, set[bytes]], dict[bytes, set[bytes]]]:
+    """Per release (holding no set), the sets that list one of its files by head or exact
+    name, and those that name one without case or punctuation: the only sets it may join
+    (looked up, not tried one by one)."""
+    by_head: dict[tuple[bytes, int], set[bytes]] = {}
+    by_name: dict[str, set[bytes]] = {}
+    by_plain: dict[str, set[bytes]] = {}
+    for sid, idx in indexes.items():
+        for listed_head in idx.heads:
+            by_head.setdefault(listed_head, set()).add(sid)
+        for listed in idx.names:
+            by_name.setdefault(listed, set()).add(sid)
+        for listed_plain in idx.plain:
+            by_plain.setdefault(listed_plain, set()).add(sid)
+    exact: dict[bytes, set[bytes]] = {}
+    plain: dict[bytes, set[bytes]] = {}
+    for rel in rels.values():
+        if rel.sets:
+            continue
+        for name in rel.files or dict.fromkeys(rel.heads):
+            head = rel.heads.get(name)
+            found = by_name.get(name, set()) | (by_head.get(head, set()) if head else set())
+            if found:
+                exact.setdefault(rel.key, set()).update(found)
+            named = by_plain.get(rules.plain_name(name))
+            if named:
+                plain.setdefault(rel.key, set()).update(named)
+    return exact, plain
+
+
 def set_merges(frame: Frame, probes: ProbeFacts) -> list[Merge]:
     """The par2 merge and the name pass over the frame: one merge per set that joins two
     releases or more, one of them new."""
@@ -98,34 +134,35 @@ def set_merges(frame: Frame, probes: ProbeFacts) -> list[Merge]:
             holders.setdefault(set_id, []).append(rel)
     indexes = {sid: _index(f, probes) for sid, f in frame.sets.items() if sid in holders}
     order = sorted(indexes, key=lambda sid: (min(r.first for r in holders[sid]), sid))
+    exact, plain = _candidates(rels, indexes)
     # releases holding sets of their own belong to those; the rest may be claimed
     claims: dict[bytes, dict[bytes, str]] = {}
-    for sid in order:
-        idx, hold = indexes[sid], holders[sid]
-        for rel in rels.values():
-            if rel.sets:
-                continue
-            if not any(_near(rel, h, rules.PAR2_WINDOW) for h in hold):
-                continue
-            if _described(rel, idx):
-                claims.setdefault(rel.key, {})[sid] = PAR2
-    for sid in order:
-        idx, hold = indexes[sid], holders[sid]
-        posters = {h.poster for h in hold}
-        for rel in rels.values():
-            if rel.sets or rel.key in claims or rel.poster not in posters:
-                continue
-            near = any(h.poster == rel.poster and _near(rel, h, rules.NAME_WINDOW) for h in hold)
-            if near and _named(rel, idx):
-                claims.setdefault(rel.key, {})[sid] = NAME
-        # a release two sets would take in the name pass is left to neither, below
+    for key, sids in exact.items():
+        rel = rels[key]
+        for sid in sids:
+            near = any(_near(rel, h, rules.PAR2_WINDOW) for h in holders[sid])
+            if near and _described(rel, indexes[sid]):
+                claims.setdefault(key, {})[sid] = PAR2
+    for key, sids in plain.items():
+        rel = rels[key]
+        if key in claims:
+            continue
+        for sid in sids:
+            near = any(
+                h.poster == rel.poster and _near(rel, h, rules.NAME_WINDOW) for h in holders[sid]
+            )
+            if near and _named(rel, indexes[sid]):
+                claims.setdefault(key, {})[sid] = NAME
+    # a release two sets would take is left to neither, below
+    joining: dict[bytes, dict[bytes, str]] = {}
+    for key, by in claims.items():
+        if len(by) == 1:
+            ((sid, via),) = by.items()
+            joining.setdefault(sid, {})[key] = via
     out: list[Merge] = []
     used: set[bytes] = set()
     for sid in order:
-        whole = {h.key: PAR2 for h in holders[sid]}
-        for key, by in claims.items():
-            if sid in by and len(by) == 1:
-                whole[key] = by[sid]
+        whole = {h.key: PAR2 for h in holders[sid]} | joining.get(sid, {})
         if len(whole) < 2 or used & whole.keys():
             continue
         if not any(rels[k].new for k in whole):
@@ -134,8 +171,7 @@ def set_merges(frame: Frame, probes: ProbeFacts) -> list[Merge]:
         if into is None:
             continue
         used.update(whole)
-        merge = Merge(into, {k: v for k, v in whole.items() if k != into}, sid)
-        out.append(merge)
+        out.append(Merge(into, {k: v for k, v in whole.items() if k != into}, sid))
     return out
 
 
@@ -166,28 +202,31 @@ def sidecar_merges(frame: Frame, taken: dict[bytes, bytes]) -> dict[bytes, bytes
     rels = frame.releases
     out: dict[bytes, bytes] = {}
     sidecars = [r for r in rels.values() if r.key not in taken and sidecar_only(r)]
+    if not sidecars:
+        return out
     by_poster: dict[str, list[Release]] = {}
     for r in rels.values():
         if not sidecar_only(r):
             by_poster.setdefault(r.poster, []).append(r)
+    starts: dict[str, list[int]] = {}
+    for poster, uploads in by_poster.items():
+        uploads.sort(key=lambda r: r.first)
+        starts[poster] = [r.first for r in uploads]
     for side in sorted(sidecars, key=lambda r: (r.first, r.key)):
+        uploads = by_poster.get(side.poster, [])
+        at = bisect.bisect_left(starts.get(side.poster, []), side.first - UPLOAD_SPAN)
+        end = bisect.bisect_right(starts.get(side.poster, []), side.last + rules.SIDECAR_WINDOW)
         near = [
-            u for u in by_poster.get(side.poster, [])
+            u for u in uploads[at:end]
             if _near(side, u, rules.SIDECAR_WINDOW) and (side.new or u.new)
         ]  # fmt: skip
-        uploads: dict[bytes, Release] = {}
-        for u in near:
-            whole = taken.get(u.key, u.key)
-            uploads.setdefault(whole, rels.get(whole, u))
-        into = _sidecar_target(side, near, uploads, taken)
+        into = _sidecar_target(side, near, taken)
         if into is not None:
             out[side.key] = into
     return out
 
 
-def _sidecar_target(
-    side: Release, near: list[Release], uploads: dict[bytes, Release], taken: dict[bytes, bytes]
-) -> bytes | None:
+def _sidecar_target(side: Release, near: list[Release], taken: dict[bytes, bytes]) -> bytes | None:
     mine = rules.words(side.name)
     shared: dict[bytes, int] = {}
     for u in near:
