@@ -238,3 +238,12 @@ def test_completeness_by_par2_needs_every_listed_file_whole(tmp_path: Path) -> N
     whole = shown(catalog)[holder]
     assert whole["files"] == 3 and whole["complete"] is False  # c1 is short of parts
     assert pc.sum(merges(catalog)["written_range"]).as_py() == 2 * 1000
+
+
+def test_names_compare_without_case_or_punctuation() -> None:
+    from pipelines.merge.rules import plain_name, words
+
+    assert plain_name("Artist_-_01_-_Intro.MP3") == plain_name("artist - 01 - intro.mp3")
+    assert plain_name("CD1\\Ｔｒａｃｋ 01.flac") == "track01flac"  # folders cut, width folded
+    assert plain_name("01 - Intro.mp3") != plain_name("01 - Outro.mp3")
+    assert words("Some.Show.S01E01.1080p-GRP") == {"some", "show"}

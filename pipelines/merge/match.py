@@ -110,6 +110,7 @@ def _candidates(
             by_plain.setdefault(listed_plain, set()).add(sid)
     exact: dict[bytes, set[bytes]] = {}
     plain: dict[bytes, set[bytes]] = {}
+    posters = _holder_posters(rels)
     for rel in rels.values():
         if rel.sets:
             continue
@@ -118,10 +119,16 @@ def _candidates(
             found = by_name.get(name, set()) | (by_head.get(head, set()) if head else set())
             if found:
                 exact.setdefault(rel.key, set()).update(found)
+            if rel.poster not in posters:  # the name pass joins the set's poster's only
+                continue
             named = by_plain.get(rules.plain_name(name))
             if named:
                 plain.setdefault(rel.key, set()).update(named)
     return exact, plain
+
+
+def _holder_posters(rels: dict[bytes, Release]) -> set[str]:
+    return {r.poster for r in rels.values() if r.sets}
 
 
 def set_merges(frame: Frame, probes: ProbeFacts) -> list[Merge]:

@@ -27,6 +27,7 @@ PAR2_FILES = frozenset((sk.PAR2_INDEX, sk.PAR2_VOL))
 # files the name pass leaves aside: they are no file of the set, or one of any upload
 NAME_ASIDE = SIDECARS | PAR2_FILES | frozenset((sk.IMAGE,))
 
+_PUNCT = re.compile(r"[\W_]+")  # what is no letter or digit
 _WORD = re.compile(rf"[^\W\d_]{{{WORD_LETTERS},}}")
 
 
@@ -38,8 +39,9 @@ def plain_name(file_name: str) -> str:
     """A file name without case or punctuation (`Artist_-_01_-_Intro.MP3` and
     `artist - 01 - intro.mp3` are one): letters and digits, folded, folders cut off."""
     base = file_name.replace("\\", "/").rsplit("/", 1)[-1]
-    folded = unicodedata.normalize("NFKC", base).casefold()
-    return "".join(c for c in folded if c.isalnum())
+    if not base.isascii():
+        base = unicodedata.normalize("NFKC", base)
+    return _PUNCT.sub("", base.casefold())
 
 
 def words(name: str) -> set[str]:
