@@ -154,3 +154,18 @@ def test_a_copied_catalog_merges_the_same(tmp_path: Path) -> None:
     merge_catalog(cat.root, now=1)
     merge_catalog(str(tmp_path / "b"), now=1)
     assert shown(cat.root) == shown(str(tmp_path / "b"))
+
+
+def test_the_merge_command_says_what_it_merged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli.main import main
+
+    cat = MergeCatalog(str(tmp_path))
+    two_span_upload(cat)
+    cat.write()
+    assert main(["merge", "--catalog", cat.root, "--group", GROUP, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "merged 2 spans of 1 groups" in out and "3 releases absorbed (3 by par2)" in out
+    assert main(["merge", "--catalog", cat.root, "--quiet"]) == 0
+    assert "merged 0 spans" in capsys.readouterr().out
