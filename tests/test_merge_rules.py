@@ -247,3 +247,21 @@ def test_names_compare_without_case_or_punctuation() -> None:
     assert plain_name("CD1\\Ｔｒａｃｋ 01.flac") == "track01flac"  # folders cut, width folded
     assert plain_name("01 - Intro.mp3") != plain_name("01 - Outro.mp3")
     assert words("Some.Show.S01E01.1080p-GRP") == {"some", "show"}
+
+
+def test_the_server_shows_the_whole_and_serves_its_nzb(tmp_path: Path) -> None:
+    from tests.catalogs import app_client
+
+    cat = MergeCatalog(str(tmp_path))
+    holder, _ = per_file_upload(cat, "srv")
+    cat.release("other", "Other.Thing.2020", [("o.mkv", MB)])
+    catalog = cat.write()
+    merge_catalog(catalog)
+    with app_client(catalog) as client:
+        feed = client.get("/api", params={"t": "search", "q": "", "apikey": "k1"}).text
+        assert 'total="2"' in feed and "srv.Movie.2020" in feed
+        assert '<newznab:attr name="files" value="4"/>' in feed
+        nzb = client.get("/api", params={"t": "get", "id": holder.hex(), "apikey": "k1"})
+        assert nzb.status_code == 200
+        assert all(f["name"] in nzb.text for f in cat.files if f["name"].startswith("srv"))
+        assert nzb.text.count("<file ") == 4
