@@ -169,3 +169,30 @@ def test_the_merge_command_says_what_it_merged(
     assert "merged 2 spans of 1 groups" in out and "3 releases absorbed (3 by par2)" in out
     assert main(["merge", "--catalog", cat.root, "--quiet"]) == 0
     assert "merged 0 spans" in capsys.readouterr().out
+
+
+def test_a_stopped_batch_is_undone_when_the_next_run_batches_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cat = MergeCatalog(str(tmp_path))
+    holder, parts = two_span_upload(cat)
+    cat.write(only={A})
+    real = merge_run.atomic_put
+    calls: list[str] = []
+
+    def stopping(fs: Any, path: str, payload: Any) -> None:
+        if "release_merges" in path:
+            raise KeyboardInterrupt("stopped before the record")
+        calls.append(path)
+        real(fs, path, payload)
+
+    monkeypatch.setattr(merge_run, "atomic_put", stopping)
+    with pytest.raises(KeyboardInterrupt):
+        merge_catalog(cat.root)
+    monkeypatch.setattr(merge_run, "atomic_put", real)
+    assert len(calls) == 2 and shown(cat.root)[holder]["files"] == 2
+    cat.write(only={B})  # a span lands: the next batch is A and B, ending elsewhere
+    merge_catalog(cat.root)
+    assert {r["from_key"] for r in merges(cat.root).to_pylist()} == set(parts)
+    assert shown(cat.root)[holder]["files"] == 4
+    assert len(version_files(cat.root, GROUP)) == 2

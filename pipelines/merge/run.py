@@ -137,7 +137,7 @@ def _merge_batch(
     facts: ProbeFacts, absorbed: dict[bytes, bytes], summary: MergeSummary,
     progress: Progress | None, rules_version: str, now: int | None,
 ) -> None:  # fmt: skip
-    drop_unrecorded(catalog, group, batch[-1].last)
+    drop_unrecorded(catalog, group)
     before = summary.releases
     merge_spans(catalog, group, batch, spans, facts, absorbed, summary, rules_version, now)
     summary.spans += len(batch)

@@ -93,13 +93,12 @@ def drop_merge_outputs(catalog: str, group: str, first: int, last: int) -> int:
     return len(gone)
 
 
-def drop_unrecorded(catalog: str, group: str, last: int) -> int:
-    """Remove version files ending at `last` with no record beside them: a merge of the
-    span ending there stopped before its record."""
+def drop_unrecorded(catalog: str, group: str) -> int:
+    """Remove the group's version files with no record of their span beside them: a merge
+    stopped before its record (its spans are merged again, perhaps in another batch)."""
     fs, _ = open_fs(catalog)
     recorded = {(p.first, p.last) for p in records(catalog, group)}
-    gone = [p for p in version_files(catalog, group)
-            if p.last == last and (p.first, p.last) not in recorded]  # fmt: skip
+    gone = [p for p in version_files(catalog, group) if (p.first, p.last) not in recorded]
     for p in gone:
         fs.rm(p.path)
     return len(gone)
