@@ -51,6 +51,7 @@ class MergeCatalog:
     candidates: list[dict[str, Any]] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
     waiting: set[tuple[int, int]] = field(default_factory=set)
+    steps: dict[bytes, int] = field(default_factory=dict)  # the ladder's last step, by key
     _article: int = 0
 
     def release(
@@ -127,12 +128,22 @@ class MergeCatalog:
         mid = self._candidate(key, file_name, "lone_random")
         self.results.append(self._result(mid, kind="other", yenc_size=size, head_md5=head))
 
-    def _candidate(self, key: bytes, file_name: str, kind: str) -> str:
-        mid = self.first_id(key, file_name)
-        span = next(f["_span"] for f in self.files if f["release_key"] == key)
+    def first_part_read(self, key: bytes, file_name: str, head: bytes, size: int) -> None:
+        """The ladder read the file's first part at step 2 with no candidate for it (a
+        pending release whose only candidate is its 7z tail, say)."""
+        mid = self._candidate(key, file_name, "sevenzip_last", segment=2)
+        self.steps[key] = 2
+        first = self.first_id(key, file_name)
+        self.results.append(self._result(first, kind="other", yenc_size=size, head_md5=head))
+        self.results.append(self._result(mid, kind="7z"))
+
+    def _candidate(self, key: bytes, file_name: str, kind: str, segment: int = 1) -> str:
+        found = (f for f in self.files if f["release_key"] == key and f["name"] == file_name)
+        row = next(found)
+        mid, span = row["seg_ids"][segment - 1], row["_span"]
         self.candidates.append({
             "release_key": key, "kind": kind, "file_name": file_name, "message_id": mid,
-            "segment": 1, "pending": any(p["release_key"] == key for p in self.pending),
+            "segment": segment, "pending": any(p["release_key"] == key for p in self.pending),
             "written_range": span[0], "_span": span,
         })  # fmt: skip
         return mid
@@ -175,7 +186,8 @@ class MergeCatalog:
             outcome = "waiting" if span in self.waiting else "probed"
             probes = [
                 {**dict.fromkeys(RELEASE_PROBES.names), "release_key": c["release_key"],
-                 "group": self.group, "outcome": outcome, "probed_at": 1}
+                 "group": self.group, "outcome": outcome, "probed_at": 1,
+                 "step": self.steps.get(c["release_key"], 1)}
                 for c in cands
             ]  # fmt: skip
             put("release_probes", probes, RELEASE_PROBES)

@@ -265,3 +265,19 @@ def test_the_server_shows_the_whole_and_serves_its_nzb(tmp_path: Path) -> None:
         assert nzb.status_code == 200
         assert all(f["name"] in nzb.text for f in cat.files if f["name"].startswith("srv"))
         assert nzb.text.count("<file ") == 4
+
+
+def test_a_first_part_the_ladder_read_without_a_candidate_counts(tmp_path: Path) -> None:
+    cat = MergeCatalog(str(tmp_path))
+    listed = [(f"Set.7z.{i:03d}", 70 * MB, md5(f"7z{i}")) for i in range(1, 3)]
+    holder = cat.release("7p", "Seven.Set", [("Seven.Set.par2", 30_000)])
+    cat.par2(holder, "Seven.Set.par2", "7z", listed)
+    parts = []
+    for i in range(1, 3):
+        name = f"k2j{i}x.7z.{i:03d}"
+        key = cat.release(f"7z{i}", name, [(name, 72 * MB)], pending=True)
+        cat.first_part_read(key, name, md5(f"7z{i}"), 70 * MB)
+        parts.append(key)
+    catalog = cat.write()
+    merge_catalog(catalog)
+    assert {r["from_key"] for r in merges(catalog).to_pylist()} == set(parts)

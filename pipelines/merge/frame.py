@@ -25,7 +25,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.catalog.health import READ_ERRORS
+from pipelines.catalog.layout import partition_path
 from pipelines.catalog.partitions import Partition, list_group
+from pipelines.catalog.probe_outputs import PROBES_TABLE
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.versions import hidden, newest_rows
 from pipelines.corpus.fs import is_temporary, open_fs
@@ -256,7 +258,7 @@ def read_frame(
             releases[key] = Release(key, row, True, is_new, merged=key in targets)
     files = overlapping("release_files")
     _add_files(fs, files, releases)
-    sets = _add_probes(fs, within, releases, facts, absorbed)
+    sets = _add_probes(fs, root, within, releases, facts, absorbed)
     header = [p for p in files if not p.derived]
     return Frame(catalog, group, lo, hi, releases, gone, sets, header)
 
@@ -280,34 +282,70 @@ def _add_files(fs: Any, parts: list[Partition], releases: dict[bytes, Release]) 
             f.part_total = max(f.part_total, int(total or 0))
 
 
+# candidates whose article is a file's first part: the ladder's step 2
+FIRST_PART_KINDS = frozenset(("archive_first", "lone_random"))
+
+
 def _add_probes(
-    fs: Any, within: list[Partition], releases: dict[bytes, Release], facts: ProbeFacts,
+    fs: Any, root: str, within: list[Partition], releases: dict[bytes, Release], facts: ProbeFacts,
     absorbed: dict[bytes, bytes],
 ) -> dict[bytes, Par2Facts]:  # fmt: skip
     """Per release the par2 sets its probed articles hold and its probed files' heads."""
     sets: dict[bytes, Par2Facts] = {}
+
+    def learn(key: bytes, file_name: str, mid: str) -> None:
+        rel = releases.get(key)
+        if rel is None and key in absorbed:
+            rel = releases.get(absorbed[key])
+        if rel is None:
+            return
+        found = facts.par2.get(mid)
+        if found is not None:
+            rel.sets.add(found.set_id)
+            known = sets.get(found.set_id)
+            if known is None or len(found.names) > len(known.names):
+                sets[found.set_id] = found
+            return
+        head = facts.heads.get(mid)
+        if head is not None:
+            rel.heads[file_name] = head
+
     for p in within:
         path = p.path.replace("/releases/", "/probe_candidates/", 1)
-        cands = _read(fs, path, ["release_key", "file_name", "message_id"])
+        cands = _read(fs, path, ["release_key", "kind", "file_name", "message_id"])
         if cands is None:
             continue
-        for key, file_name, mid in zip(
-            cands["release_key"].to_pylist(), cands["file_name"].to_pylist(),
-            cands["message_id"].to_pylist(), strict=True,
+        stepped: set[bytes] = set()
+        for key, kind, file_name, mid in zip(
+            cands["release_key"].to_pylist(), cands["kind"].to_pylist(),
+            cands["file_name"].to_pylist(), cands["message_id"].to_pylist(), strict=True,
         ):  # fmt: skip
-            rel = releases.get(key)
-            if rel is None and key in absorbed:
-                rel = releases.get(absorbed[key])
-            if rel is None:
-                continue
-            found = facts.par2.get(mid)
-            if found is not None:
-                rel.sets.add(found.set_id)
-                known = sets.get(found.set_id)
-                if known is None or len(found.names) > len(known.names):
-                    sets[found.set_id] = found
-                continue
-            head = facts.heads.get(mid)
-            if head is not None:
-                rel.heads[file_name or ""] = head
+            learn(key, file_name or "", mid)
+            if kind in FIRST_PART_KINDS:
+                stepped.add(key)
+        # a pending release that climbed to step 2 with no first-part candidate had its
+        # first file's first part read (`pipelines.probe.spans`): its id is in its file rows
+        group = p.path.rsplit("/", 2)[-2]
+        probes = _read(fs, partition_path(root, PROBES_TABLE, group, p.first, p.last),
+                       ["release_key", "step"])  # fmt: skip
+        if probes is None:
+            continue
+        climbed = probes.filter(pc.greater_equal(probes["step"], 2))["release_key"].to_pylist()
+        rest = [k for k in climbed if k not in stepped and (k in releases or k in absorbed)]
+        if rest:
+            _first_parts(fs, p, rest, learn)
     return sets
+
+
+def _first_parts(fs: Any, span: Partition, keys: list[bytes], learn: Any) -> None:
+    path = span.path.replace("/releases/", "/release_files/", 1)
+    files = _read(fs, path, ["release_key", "name", "seg_numbers", "seg_ids"])
+    if files is None:
+        return
+    files = files.filter(pc.is_in(files["release_key"], pa.array(keys, pa.binary(20))))
+    for key, name, numbers, ids in zip(
+        files["release_key"].to_pylist(), files["name"].to_pylist(),
+        files["seg_numbers"].to_pylist(), files["seg_ids"].to_pylist(), strict=True,
+    ):  # fmt: skip
+        if numbers and ids and numbers[0] == 1:
+            learn(key, name or "", ids[0])
