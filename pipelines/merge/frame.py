@@ -35,6 +35,9 @@ from pipelines.merge.rules import PAR2_WINDOW
 from pipelines.probe.cache import results_folder
 
 Head = tuple[bytes, int]  # (MD5 of the first 16 KiB, file size): as par2 describes a file
+# the columns matching reads of every release (`Release.row`)
+LIGHT = ("release_key", "name", "poster", "posted_first", "posted_last", "files",
+         "file_total", "bytes", "readable", "finished")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,17 @@ class Release:
     heads: dict[str, Head] = field(default_factory=dict)  # probed first parts, by file name
     sets: set[bytes] = field(default_factory=set)  # par2 sets whose files it holds
     merged: bool = False  # a merge's target already (its row is the whole)
+    # where the whole row lies (`row` holds the columns every release's matching reads;
+    # the rest are read for the few a merge joins)
+    table: pa.Table | None = None
+    index: int = 0
+
+    def full(self) -> dict[str, Any]:
+        """Every column of the release's row."""
+        if self.table is not None:
+            self.row = self.table.slice(self.index, 1).to_pylist()[0]
+            self.table = None
+        return self.row
 
     @property
     def poster(self) -> str:
@@ -236,26 +250,30 @@ def read_frame(
         pick = newest_rows(rows)
         newest = rows.take(pa.array(pick))
         tomb = hidden(newest)
-        for row, dead in zip(newest.to_pylist(), tomb.tolist(), strict=True):
+        light = newest.select([c for c in LIGHT if c in newest.column_names]).to_pylist()
+        for i, (row, dead) in enumerate(zip(light, tomb.tolist(), strict=True)):
             if dead:
                 gone.add(row["release_key"])
             elif row.get("finished"):
                 key = row["release_key"]
-                releases[key] = Release(key, row, False, key in new_keys, merged=key in targets)
+                releases[key] = Release(key, row, False, key in new_keys, merged=key in targets,
+                                        table=newest, index=i)  # fmt: skip
     for p in within:
         path = p.path.replace("/releases/", "/pending_releases/", 1)
         pending = _read(fs, path)
         if pending is None:
             continue
         is_new = (p.first, p.last) in new_spans
-        for row in pending.to_pylist():
+        light = pending.select([c for c in LIGHT if c in pending.column_names]).to_pylist()
+        for i, row in enumerate(light):
             key = row["release_key"]
             if not row.get("finished") or key in gone:
                 continue
             if key in releases:  # named by the article pass: its catalog version stands
                 releases[key].pending = True
                 continue
-            releases[key] = Release(key, row, True, is_new, merged=key in targets)
+            releases[key] = Release(key, row, True, is_new, merged=key in targets,
+                                    table=pending, index=i)  # fmt: skip
     files = overlapping("release_files")
     _add_files(fs, files, releases)
     sets = _add_probes(fs, root, within, releases, facts, absorbed)

@@ -38,8 +38,8 @@ def merged_row(
     name, source = _name(into, members, facts)
     if name is None:
         return None
-    groups = sorted({g for r in whole for g in (r.row.get("groups") or [frame.group])})
-    row = {k: into.row.get(k) for k in RELEASES.names}
+    groups = sorted({g for r in whole for g in (r.full().get("groups") or [frame.group])})
+    row = {k: into.full().get(k) for k in RELEASES.names}
     if name != into.name or row.get("category") is None:
         row["category"] = _category(name, groups, facts)
     row.update(
@@ -50,16 +50,16 @@ def merged_row(
             "groups": groups,
             "posted_first": min(r.first for r in whole),
             "posted_last": max(r.last for r in whole),
-            "first_article": min(int(r.row.get("first_article") or 0) for r in whole),
-            "last_article": max(int(r.row.get("last_article") or 0) for r in whole),
+            "first_article": min(int(r.full().get("first_article") or 0) for r in whole),
+            "last_article": max(int(r.full().get("last_article") or 0) for r in whole),
             "files": sum(r.file_count for r in whole),
-            "file_total": into.row.get("file_total"),
-            "segments": sum(int(r.row.get("segments") or 0) for r in whole),
+            "file_total": into.full().get("file_total"),
+            "segments": sum(int(r.full().get("segments") or 0) for r in whole),
             "bytes": sum(r.nbytes for r in whole),
             "complete": _complete(into, whole, facts),
             "readable": True,
             "has_par2": any(
-                bool(r.row.get("has_par2")) or bool(r.sets)
+                bool(r.full().get("has_par2")) or bool(r.sets)
                 or any(rules.ext_class(n) in rules.PAR2_FILES for n in r.files)
                 for r in whole
             ),
@@ -73,15 +73,15 @@ def merged_row(
 
 
 def _name(into: Release, members: list[Release], facts: Par2Facts | None) -> tuple[str | None, str]:
-    if into.row.get("readable") and into.name:  # a catalog version (a pending row has none)
-        return into.name, str(into.row.get("source") or "subject")
+    if into.full().get("readable") and into.name:  # a catalog version (a pending row has none)
+        return into.name, str(into.full().get("source") or "subject")
     if facts is not None:
         found = name_of_listing(facts.names, facts.sizes)
         if found:
             return found, "par2"
     for r in members:  # a catalog member's name, the set saying none
         if not r.pending and r.name:
-            return r.name, str(r.row.get("source") or "subject")
+            return r.name, str(r.full().get("source") or "subject")
     return None, ""
 
 
@@ -100,7 +100,7 @@ def _category(name: str, groups: list[str], facts: Par2Facts | None) -> int:
 def _complete(into: Release, whole: list[Release], facts: Par2Facts | None) -> bool:
     if any(f.short for r in whole for f in r.files.values()):
         return False
-    total = into.row.get("file_total")
+    total = into.full().get("file_total")
     if total is not None:
         return sum(r.file_count for r in whole) >= int(total)
     if facts is not None:
@@ -114,20 +114,20 @@ def _complete(into: Release, whole: list[Release], facts: Par2Facts | None) -> b
             if rules.plain_name(listed) not in plain:
                 return False
         return True
-    return all(bool(r.row.get("complete")) for r in whole)
+    return all(bool(r.full().get("complete")) for r in whole)
 
 
 def tombstone(
     frame: Frame, rel: Release, into: bytes, written: int, rules_version: str
 ) -> dict[str, Any]:
     """A finished row hiding an absorbed key (it went into `into`)."""
-    row = {k: rel.row.get(k) for k in RELEASES.names}
+    row = {k: rel.full().get(k) for k in RELEASES.names}
     row.update(
         {
             "group": frame.group,
             "finished": True,
             "written_range": written,
-            "rules_version": rel.row.get("rules_version") or rules_version,
+            "rules_version": rel.full().get("rules_version") or rules_version,
             "merged_into": into,
         }
     )
