@@ -281,3 +281,17 @@ def test_a_first_part_the_ladder_read_without_a_candidate_counts(tmp_path: Path)
     catalog = cat.write()
     merge_catalog(catalog)
     assert {r["from_key"] for r in merges(catalog).to_pylist()} == set(parts)
+
+
+def test_par2_volumes_posted_apart_join_the_named_index(tmp_path: Path) -> None:
+    cat = MergeCatalog(str(tmp_path))
+    holder, parts = per_file_upload(cat, "vol", posted=T0 + 600)
+    # a recovery volume, its own unnamed pending release posted first: it holds the set
+    # (its packets name the set id, not the files)
+    vol = cat.release("vol-v", "p0w9", [("p0w9.bin", 5 * MB)], posted=T0, pending=True)
+    cat.par2(vol, "p0w9.bin", "vol", [])
+    catalog = cat.write()
+    merge_catalog(catalog)
+    into = {r["from_key"]: (r["into_key"], r["via"]) for r in merges(catalog).to_pylist()}
+    assert into == {k: (holder, "par2") for k in [*parts, vol]}  # the named index keeps it
+    assert shown(catalog)[holder]["files"] == 5

@@ -184,14 +184,16 @@ def set_merges(frame: Frame, probes: ProbeFacts) -> list[Merge]:
 
 def _target(whole: list[Release]) -> bytes | None:
     """The release a whole goes into: a former merge's target (two: none, they are two
-    uploads), else the one with the most files (then a readable name, a par2 set held,
-    the earliest posted)."""
+    uploads), else the one with the most files (then a catalog release, then one the
+    article pass named, one holding the par2 set, the earliest posted)."""
     former = [r for r in whole if r.merged]
     if len(former) > 1:
         return None
     if former:
         return former[0].key
-    best = max(whole, key=lambda r: (r.file_count, not r.pending, bool(r.sets), -r.first, r.key))
+    best = max(whole, key=lambda r: (
+        r.file_count, not r.pending, bool(r.row.get("readable")), bool(r.sets), -r.first, r.key,
+    ))  # fmt: skip
     return best.key
 
 
