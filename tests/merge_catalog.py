@@ -52,6 +52,7 @@ class MergeCatalog:
     results: list[dict[str, Any]] = field(default_factory=list)
     waiting: set[tuple[int, int]] = field(default_factory=set)
     steps: dict[bytes, int] = field(default_factory=dict)  # the ladder's last step, by key
+    probed: bool = True  # write release_probes files: the article pass has run
     _article: int = 0
 
     def release(
@@ -137,6 +138,10 @@ class MergeCatalog:
         self.results.append(self._result(first, kind="other", yenc_size=size, head_md5=head))
         self.results.append(self._result(mid, kind="7z"))
 
+    def candidate(self, key: bytes, file_name: str, kind: str, segment: int = 1) -> str:
+        """A probe candidate of the release's file (its article's message-id)."""
+        return self._candidate(key, file_name, kind, segment)
+
     def _candidate(self, key: bytes, file_name: str, kind: str, segment: int = 1) -> str:
         found = (f for f in self.files if f["release_key"] == key and f["name"] == file_name)
         row = next(found)
@@ -190,7 +195,8 @@ class MergeCatalog:
                  "step": self.steps.get(c["release_key"], 1)}
                 for c in cands
             ]  # fmt: skip
-            put("release_probes", probes, RELEASE_PROBES)
+            if self.probed:
+                put("release_probes", probes, RELEASE_PROBES)
             named = of(self.named)
             if named:
                 path = partition_path(root, "releases", self.group, *span, probe=True)
