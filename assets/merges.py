@@ -2,7 +2,8 @@
 one upload (`pipelines.merge`), over the group's spans the article pass has read.
 
 A run merges the group's spans not merged yet, oldest first, and stops at the first the
-article pass has not finished; run it again after probes land (its place is kept). Its
+article pass has not finished; `merge_sensor` (stopped by default, as the probe sensor)
+asks again for each group once more spans are ready (its place is kept). Its
 runs are of the article pass's kind (`tags.PROBE`): one at a time, never beside a probe
 run writing the cache it reads.
 """
@@ -15,7 +16,7 @@ from assets.partitions import GROUPS
 from assets.probes import ARTICLE_PASS_GROUP
 from assets.resources import CatalogResource
 from assets.tags import PROBE, job_tags
-from pipelines.merge.run import MergeSummary, merge_catalog
+from pipelines.merge.run import MergeSummary, groups_of, merge_catalog, ready_spans
 
 
 def _metadata(s: MergeSummary) -> dict[str, Any]:
@@ -51,3 +52,21 @@ merge_job = dg.define_asset_job(
     description="Merge a group's split uploads (after the article pass).",
     tags=job_tags(PROBE),
 )
+
+
+@dg.sensor(
+    job=merge_job, minimum_interval_seconds=120, default_status=dg.DefaultSensorStatus.STOPPED
+)
+def merge_sensor(context: dg.SensorEvaluationContext, catalog: CatalogResource) -> dg.SensorResult:
+    """Requests a merge of each group with spans ready (not merged yet, probed), once per
+    newest ready span."""
+    groups = set(context.instance.get_dynamic_partitions(GROUPS.name or "groups"))
+    requests = []
+    for group in groups_of(catalog.url):
+        if group not in groups:
+            continue
+        ready, _ = ready_spans(catalog.url, group)
+        if ready:
+            newest = f"{ready[-1].first}-{ready[-1].last}"
+            requests.append(dg.RunRequest(partition_key=group, run_key=f"merge@{group}@{newest}"))
+    return dg.SensorResult(run_requests=requests)

@@ -36,3 +36,23 @@ def test_the_asset_merges_its_group(tmp_path: Path) -> None:
 
         again = job.execute_in_process(instance=instance, partition_key=GROUP)
         assert again.success and _metadata(again)["spans"] == 0
+
+
+def test_the_sensor_asks_for_groups_with_spans_ready(tmp_path: Path) -> None:
+    from assets.merges import merge_sensor
+    from assets.resources import CatalogResource
+
+    cat = MergeCatalog(str(tmp_path / "catalog"))
+    per_file_upload(cat, "sns")
+    cat.waiting = {(0, 999)}
+    cat.write()
+    resources = {"catalog": CatalogResource(url=cat.root)}
+    with dg.DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions("groups", [GROUP])
+        with dg.build_sensor_context(instance=instance, resources=resources) as context:
+            assert not merge_sensor(context).run_requests  # waits for the article pass
+        cat.waiting = set()
+        cat.write()
+        with dg.build_sensor_context(instance=instance, resources=resources) as context:
+            (request,) = merge_sensor(context).run_requests
+        assert request.partition_key == GROUP and request.run_key == f"merge@{GROUP}@0-999"

@@ -82,6 +82,24 @@ def probed(catalog: str, group: str, span: Partition) -> bool:
     return not due(catalog, Span(group, span.first, span.last, candidates))
 
 
+def ready_spans(
+    catalog: str, group: str, spans: list[Partition] | None = None
+) -> tuple[list[Partition], Partition | None]:
+    """The group's spans a run merges now (not merged yet, probed, oldest first), and the
+    first span that waits for the article pass (None: none waits)."""
+    if spans is None:
+        spans = header_spans(catalog, group)
+    done = records(catalog, group)
+    ready: list[Partition] = []
+    for span in spans:
+        if covered(done, span.first, span.last):
+            continue
+        if not probed(catalog, group, span):
+            return ready, span
+        ready.append(span)
+    return ready, None
+
+
 def merge_catalog(
     catalog: str,
     groups: Iterable[str] | None = None,
@@ -110,18 +128,15 @@ def merge_group(
     now: int | None = None,
 ) -> None:
     spans = header_spans(catalog, group)
-    done = records(catalog, group)
+    ready, waiting = ready_spans(catalog, group, spans)
+    if waiting is not None:
+        summary.waiting.append(f"{group}|{waiting.first}-{waiting.last}")
     record = merges(catalog, group)
     absorbed = dict(
         zip(record["from_key"].to_pylist(), record["into_key"].to_pylist(), strict=True)
     )
     batch: list[Partition] = []
-    for span in spans:
-        if covered(done, span.first, span.last):
-            continue
-        if not probed(catalog, group, span):
-            summary.waiting.append(f"{group}|{span.first}-{span.last}")
-            break
+    for span in ready:
         batch.append(span)
         if len(batch) == BATCH_SPANS:
             _merge_batch(catalog, group, batch, spans, facts, absorbed, summary,
