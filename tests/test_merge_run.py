@@ -196,3 +196,17 @@ def test_a_stopped_batch_is_undone_when_the_next_run_batches_otherwise(
     assert {r["from_key"] for r in merges(cat.root).to_pylist()} == set(parts)
     assert shown(cat.root)[holder]["files"] == 4
     assert len(version_files(cat.root, GROUP)) == 2
+
+
+def test_the_header_pass_check_of_unique_finished_keys_leaves_merges_aside(
+    tmp_path: Path,
+) -> None:
+    from assets.checks import duplicate_finished_keys
+
+    cat = MergeCatalog(str(tmp_path))
+    rars = [(f"s.part{i}.rar", 50 << 20) for i in range(1, 4)]
+    cat.release("show", "Some.Show.S01E01", rars, file_total=3)
+    cat.release("nfo", "Some.Show.S01E01", [("Some.Show.S01E01.nfo", 4000)], posted=T0 + 120)
+    cat.write()
+    assert merge_catalog(cat.root).absorbed == {"sidecar": 1}
+    assert duplicate_finished_keys(cat.root, GROUP) == []
