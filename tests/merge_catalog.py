@@ -206,5 +206,6 @@ class MergeCatalog:
             folder = results_folder(root)
             fs.makedirs(folder, exist_ok=True)
             table = pa.Table.from_pylist(self.results, schema=PROBE_RESULTS)
-            atomic_put(fs, f"{folder}/0001.parquet", parquet_bytes(table, "probe_results"))
+            batch = f"{folder}/0001-{self.group}.parquet"  # a batch per group
+            atomic_put(fs, batch, parquet_bytes(table, "probe_results"))
         return self.root

@@ -210,3 +210,21 @@ def test_the_header_pass_check_of_unique_finished_keys_leaves_merges_aside(
     cat.write()
     assert merge_catalog(cat.root).absorbed == {"sidecar": 1}
     assert duplicate_finished_keys(cat.root, GROUP) == []
+
+
+def test_a_damaged_partition_stops_its_group_with_a_clear_word(tmp_path: Path) -> None:
+    cat = MergeCatalog(str(tmp_path))
+    holder, _ = two_span_upload(cat)
+    other = MergeCatalog(str(tmp_path), group="alt.binaries.other")
+    other_holder, _ = per_file_upload(other, "oth")
+    cat.write(only={A})
+    other.write()
+    merge_catalog(cat.root)
+    cat.write(only={B})
+    damaged = tmp_path / "release_files" / GROUP / "1000-1999.parquet"
+    damaged.write_bytes(damaged.read_bytes()[:100])  # cut short, as by a full disk
+    summary = merge_catalog(cat.root)
+    assert summary.spans == 0 and "1000-1999.parquet" in summary.damaged[0]
+    assert "damaged partition" in summary.text()
+    assert shown(cat.root)[holder]["files"] == 2  # what was merged stays
+    assert shown(cat.root)[other_holder]["files"] == 4  # the other group was merged

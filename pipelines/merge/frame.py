@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipelines.catalog.health import READ_ERRORS
+from pipelines.catalog.health import READ_ERRORS, reading
 from pipelines.catalog.layout import partition_path
 from pipelines.catalog.partitions import Partition, list_group
 from pipelines.catalog.probe_outputs import PROBES_TABLE
@@ -174,10 +174,13 @@ class Frame:
 
 
 def _read(fs: Any, path: str, columns: list[str] | None = None) -> pa.Table | None:
-    try:
-        return read_parquet(fs, path, columns)
-    except FileNotFoundError:
-        return None
+    """The file's rows; None when it is gone. A file that does not read raises
+    `DamagedPartition` naming it: the merge of its group stops there."""
+    with reading(path):
+        try:
+            return read_parquet(fs, path, columns)
+        except FileNotFoundError:
+            return None
 
 
 def header_spans(catalog: str, group: str) -> list[Partition]:

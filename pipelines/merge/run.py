@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from pipelines.catalog.health import DamagedPartition
 from pipelines.catalog.partitions import Partition
 from pipelines.catalog.writer import parquet_bytes
 from pipelines.corpus.fs import atomic_put, open_fs
@@ -49,6 +50,7 @@ class MergeSummary:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     cache_damaged: list[str] = field(default_factory=list)
+    damaged: list[str] = field(default_factory=list)  # partitions that stopped a group
 
     def text(self) -> str:
         by_via = ", ".join(f"{n:,} by {via}" for via, n in sorted(self.absorbed.items()))
@@ -61,6 +63,7 @@ class MergeSummary:
         ]
         lines += [f"waiting for the article pass: {w}" for w in self.waiting]
         lines += [f"damaged cache file skipped: {d}" for d in self.cache_damaged]
+        lines += [f"damaged partition, its group's merge stopped: {d}" for d in self.damaged]
         return "\n".join(lines)
 
 
@@ -135,16 +138,15 @@ def merge_group(
     absorbed = dict(
         zip(record["from_key"].to_pylist(), record["into_key"].to_pylist(), strict=True)
     )
-    batch: list[Partition] = []
-    for span in ready:
-        batch.append(span)
-        if len(batch) == BATCH_SPANS:
+    batches = [ready[i : i + BATCH_SPANS] for i in range(0, len(ready), BATCH_SPANS)]
+    for batch in batches:
+        try:
             _merge_batch(catalog, group, batch, spans, facts, absorbed, summary,
                          progress, rules_version, now)  # fmt: skip
-            batch = []
-    if batch:
-        _merge_batch(catalog, group, batch, spans, facts, absorbed, summary,
-                     progress, rules_version, now)  # fmt: skip
+        except DamagedPartition as exc:
+            # the group's later spans wait too: they are merged in order
+            summary.damaged.append(f"{exc.path}: {exc.problem}")
+            return
 
 
 def _merge_batch(

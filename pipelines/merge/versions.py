@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines import naming
+from pipelines.catalog.health import reading
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import RELEASE_FILES, RELEASE_MERGES, RELEASES
 from pipelines.corpus.fs import open_fs
@@ -157,7 +158,8 @@ def absorbed_files(frame: Frame, moves: dict[bytes, bytes], written: int) -> pa.
     found = []
     for p in frame.header_files:
         try:
-            t = read_parquet(fs, p.path)
+            with reading(p.path):
+                t = read_parquet(fs, p.path)
         except FileNotFoundError:
             continue
         t = t.filter(pc.is_in(t["release_key"], keys))
