@@ -295,3 +295,21 @@ def test_par2_volumes_posted_apart_join_the_named_index(tmp_path: Path) -> None:
     into = {r["from_key"]: (r["into_key"], r["via"]) for r in merges(catalog).to_pylist()}
     assert into == {k: (holder, "par2") for k in [*parts, vol]}  # the named index keeps it
     assert shown(catalog)[holder]["files"] == 5
+
+
+def test_a_repost_holding_the_same_par2_set_stays_apart(tmp_path: Path) -> None:
+    cat = MergeCatalog(str(tmp_path))
+    listed = [(f"Re.Post.2020.part{i}.rar", 50 * MB, md5(f"re{i}")) for i in range(1, 3)]
+    files = [(n, s + s // 30) for n, s, _ in listed] + [("Re.Post.2020.par2", 30_000)]
+    first = cat.release("first", "Re.Post.2020", files, file_total=3)
+    again = cat.release("again", "Re.Post.2020", files, file_total=3, posted=T0 + 6 * HOUR)
+    for key in (first, again):  # the same set: the repost carries the same par2 files
+        cat.par2(key, "Re.Post.2020.par2", "repost", listed)
+    # a recovery volume posted apart after the first post still joins it
+    vol = cat.release("rvol", "zq1", [("zq1.bin", 5 * MB)], posted=T0 + 300, pending=True)
+    cat.par2(vol, "zq1.bin", "repost", [])
+    catalog = cat.write()
+    merge_catalog(catalog)
+    into = {r["from_key"]: r["into_key"] for r in merges(catalog).to_pylist()}
+    assert into == {vol: first}
+    assert set(shown(catalog)) == {first, again}

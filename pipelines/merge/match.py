@@ -169,7 +169,7 @@ def set_merges(frame: Frame, probes: ProbeFacts) -> list[Merge]:
     out: list[Merge] = []
     used: set[bytes] = set()
     for sid in order:
-        whole = {h.key: PAR2 for h in holders[sid]} | joining.get(sid, {})
+        whole = _disjoint(rels, indexes[sid], holders[sid], joining.get(sid, {}))
         if len(whole) < 2 or used & whole.keys():
             continue
         if not any(rels[k].new for k in whole):
@@ -180,6 +180,42 @@ def set_merges(frame: Frame, probes: ProbeFacts) -> list[Merge]:
         used.update(whole)
         out.append(Merge(into, {k: v for k, v in whole.items() if k != into}, sid))
     return out
+
+
+def _covered(rel: Release, idx: _SetIndex) -> set[int]:
+    """The entries of the set (by position) that the release holds a file of."""
+    facts = idx.facts
+    plain = {rules.plain_name(n) for n in rel.files}
+    heads = set(rel.heads.values()) & idx.heads
+    out = set()
+    for i, listed in enumerate(facts.names):
+        size = facts.sizes[i] if i < len(facts.sizes) else None
+        h = facts.hashes[i] if i < len(facts.hashes) else None
+        head = (h, int(size)) if h is not None and size is not None else None
+        by_head = head is not None and head in heads
+        if by_head or listed in rel.files or rules.plain_name(listed) in plain:
+            out.add(i)
+    return out
+
+
+def _disjoint(
+    rels: dict[bytes, Release], idx: _SetIndex, holders: list[Release], joining: dict[bytes, str]
+) -> dict[bytes, str]:
+    """The set's whole: its holders and the releases joining it, but those holding a file
+    the whole has already. The pieces of one upload never hold the same file twice: two
+    releases that do are two uploads (a repost of the set beside the first post), and only
+    the first (the holder covering most, then the earliest) takes part."""
+    whole: dict[bytes, str] = {}
+    seen: set[int] = set()
+    ranked = sorted(holders, key=lambda r: (-len(_covered(r, idx)), r.first, r.key))
+    ranked += sorted((rels[k] for k in joining), key=lambda r: (r.first, r.key))
+    for rel in ranked:
+        covered = _covered(rel, idx)
+        if covered & seen:
+            continue
+        seen |= covered
+        whole[rel.key] = joining.get(rel.key, PAR2)
+    return whole
 
 
 def _target(whole: list[Release]) -> bytes | None:
