@@ -14,7 +14,8 @@
   word of 4+ letters with its name, else the one under the same counter total, else none.
 
 Never two uploads: a release another set's holder holds, or that two sets would take,
-or a sidecar that two uploads would take equally, joins nothing; a merge's whole keeps
+or that holds a file the set's whole has already (a repost of the set), or a sidecar two
+uploads would take equally, joins nothing; a merge's whole keeps
 the key it was given (a release absorbed is never a merge's target). Each joining whole
 goes into its release with the most files (a former target first).
 """
