@@ -50,10 +50,13 @@ def _read(fs: object, path: str, columns: list[str] | None = None) -> pa.Table:
 
 
 def duplicate_finished_keys(catalog: str, group: str) -> list[str]:
-    """Hex keys of finished releases written more than once in the group (all files)."""
+    """Hex keys of finished releases written more than once in the group (all files but
+    the merges': a merged version supersedes a finished one on purpose, docs/MERGES.md)."""
     fs, root = open_fs(catalog)
     seen: Counter[bytes] = Counter()
     for f in list_group(fs, root, "releases", group):
+        if f.merge:
+            continue
         rows = _read(fs, f.path, ["release_key", "finished"])
         finished = rows.filter(pc.equal(rows["finished"], True))
         seen.update(finished["release_key"].to_pylist())

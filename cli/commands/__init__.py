@@ -22,11 +22,13 @@ COMMANDS = [
     "cli.commands.capture",
     "cli.commands.live",
     "cli.commands.probe",
+    "cli.commands.merge",
     "cli.commands.serve_nntp",
     "cli.commands.bench_capture",
     "cli.commands.bench_live",
     "cli.commands.bench_probe",
     "cli.commands.bench_probe_inspect",
+    "cli.commands.bench_merge",
     "cli.commands.demo",
 ]
 

@@ -193,9 +193,9 @@ def compact_group(
     fs, root = open_fs(catalog, storage_options)
     result = CompactionResult(group)
     for table in tables:
-        # a growing range's tail files are replaced when the range is indexed whole, and the
-        # article pass's files when it probes the range again
-        files = [f for f in list_group(fs, root, table, group) if not (f.tail or f.probe)]
+        # a growing range's tail files are replaced when the range is indexed whole, the
+        # article pass's files when it probes the range again, the merges' when it merges
+        files = [f for f in list_group(fs, root, table, group) if not f.derived]
         stats = TableCompaction(files_before=len(files), bytes_before=sum(map(_bytes, files)))
         for readable in _readable_runs(fs, files, stats.damaged):
             for run in plan_buckets(readable, target_bytes):
@@ -205,7 +205,7 @@ def compact_group(
                     stats.damaged[exc.path] = exc.problem
                     continue
                 stats.files_merged += len(run)
-        after = [f for f in list_group(fs, root, table, group) if not (f.tail or f.probe)]
+        after = [f for f in list_group(fs, root, table, group) if not f.derived]
         stats.files_after = len(after)
         stats.bytes_after = sum(map(_bytes, after))
         result.tables[table] = stats

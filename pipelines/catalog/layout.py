@@ -19,6 +19,10 @@ TAIL_PREFIX = "tail-"
 # the article pass's versions of a range's releases (`pipelines.probe.namer`): pending
 # releases it named; removed when the range is indexed again, never compacted
 PROBE_PREFIX = "probe-"
+# the merges' versions of releases and their absorbed file rows (`pipelines.merge`), named
+# for the article span their releases cover; removed when a range of it is indexed again,
+# never compacted
+MERGE_PREFIX = "merge-"
 
 
 def partition_path(
@@ -29,10 +33,12 @@ def partition_path(
     last: int,
     tail: bool = False,
     probe: bool = False,
+    merge: bool = False,
 ) -> str:
     """A range's partition, or (tail) the partition of a growing range's part first..last,
-    or (probe) the article pass's partition for the range first..last."""
-    prefix = TAIL_PREFIX if tail else PROBE_PREFIX if probe else ""
+    or (probe) the article pass's partition for the range first..last, or (merge) the
+    merges' partition for the releases of first..last."""
+    prefix = TAIL_PREFIX if tail else PROBE_PREFIX if probe else MERGE_PREFIX if merge else ""
     name = f"{prefix}{span_name(first, last)}.parquet"
     return f"{catalog.rstrip('/')}/{table}/{group}/{name}"
 

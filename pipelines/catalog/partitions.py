@@ -22,7 +22,13 @@ from typing import Any, NamedTuple
 
 from fsspec import AbstractFileSystem
 
-from pipelines.catalog.layout import COMPACT_PREFIX, PROBE_PREFIX, TAIL_PREFIX, table_glob
+from pipelines.catalog.layout import (
+    COMPACT_PREFIX,
+    MERGE_PREFIX,
+    PROBE_PREFIX,
+    TAIL_PREFIX,
+    table_glob,
+)
 from pipelines.corpus.fs import is_temporary
 from pipelines.corpus.layout import parse_span
 
@@ -42,6 +48,12 @@ class Partition:
     mtime: str = ""
     tail: bool = False  # a growing range's part (`tail-<a>-<b>`), never compacted
     probe: bool = False  # the article pass's rows for a range (`probe-<a>-<b>`), never compacted
+    merge: bool = False  # the merges' versions and file rows (`merge-<a>-<b>`), never compacted
+
+    @property
+    def derived(self) -> bool:
+        """Written by a later pass (or a growing range's part), not a range's own rows."""
+        return self.tail or self.probe or self.merge
 
 
 class PartitionName(NamedTuple):
@@ -50,24 +62,26 @@ class PartitionName(NamedTuple):
     compact: bool
     tail: bool = False
     probe: bool = False
+    merge: bool = False
 
 
 def parse_name(name: str) -> PartitionName | None:
     """`"0-1999.parquet"` -> (0, 1999, False, False), `"compact-0-5999.parquet"` -> (0,
     5999, True, False), `"tail-0-499.parquet"` -> (0, 499, False, True), `"probe-0-1999.parquet"`
-    -> (0, 1999, False, False, True); None for any other name (a temporary file, another
-    file)."""
+    -> (0, 1999, False, False, True), `"merge-0-1999.parquet"` likewise with `merge`; None
+    for any other name (a temporary file, another file)."""
     if not name.endswith(SUFFIX) or is_temporary(name):
         return None
     stem = name[: -len(SUFFIX)]
-    kinds = ((COMPACT_PREFIX, True, False, False), (TAIL_PREFIX, False, True, False),
-             (PROBE_PREFIX, False, False, True))  # fmt: skip
-    for prefix, compact, tail, probe in kinds:
+    kinds = ((COMPACT_PREFIX, True, False, False, False), (TAIL_PREFIX, False, True, False, False),
+             (PROBE_PREFIX, False, False, True, False),
+             (MERGE_PREFIX, False, False, False, True))  # fmt: skip
+    for prefix, compact, tail, probe, merge in kinds:
         if stem.startswith(prefix):
             span = parse_span(stem[len(prefix) :])
             if span is None:
                 return None
-            return PartitionName(span[0], span[1], compact, tail, probe)
+            return PartitionName(span[0], span[1], compact, tail, probe, merge)
     span = parse_span(stem)
     return None if span is None else PartitionName(span[0], span[1], False)
 
@@ -88,8 +102,9 @@ def _partition(path: str, size: int | None = None, mtime: str = "") -> Partition
     if parsed is None:
         return None
     return Partition(
-        parsed.first, parsed.last, path, parsed.compact, size, mtime, parsed.tail, parsed.probe
-    )
+        parsed.first, parsed.last, path, parsed.compact, size, mtime, parsed.tail, parsed.probe,
+        parsed.merge,
+    )  # fmt: skip
 
 
 def _scan(folder: str, stat: bool) -> list[Partition]:
@@ -109,7 +124,8 @@ def _scan(folder: str, stat: bool) -> list[Partition]:
             except FileNotFoundError:
                 continue
             part = Partition(part.first, part.last, part.path, part.compact,
-                             info.st_size, str(info.st_mtime), part.tail, part.probe)  # fmt: skip
+                             info.st_size, str(info.st_mtime), part.tail, part.probe,
+                             part.merge)  # fmt: skip
         found.append(part)
     return found
 

@@ -159,6 +159,9 @@ PROBE_RESULTS = pa.schema(
         ("password_text", pa.string()),  # a password the article states (an NFO's line)
         ("par2_set", pa.binary(16)),  # the par2 recovery set id
         ("detail", pa.string()),  # why a body could not be read
+        # MD5 of the decoded file's first 16 KiB (of the whole file when shorter) when the
+        # article is its first part: the hash a par2 set describes each file by (merges)
+        ("head_md5", pa.binary(16)),
     ]
 )
 
@@ -193,6 +196,21 @@ RELEASE_PROBES = pa.schema(
     ]
 )
 
+# The merges' record (`pipelines/merge`): one row per release that went into another, per
+# span merged: `release_merges/<group>/<first>-<last>.parquet` (an empty file marks a span
+# merged with nothing to join). The merge itself is a catalog version: docs/MERGES.md.
+RELEASE_MERGES = pa.schema(
+    [
+        ("from_key", KEY),  # the absorbed release (hidden by a tombstone)
+        ("into_key", KEY),  # the release it went into (the merged version's key)
+        ("group", pa.string()),
+        ("via", pa.string()),  # par2 | name | sidecar
+        ("par2_set", pa.binary(16)),  # the recovery set that matched (null unless par2)
+        ("merged_at", pa.int64()),  # epoch seconds
+        ("written_range", pa.int64()),  # the merged version's written_range
+    ]
+)
+
 TABLES: dict[str, pa.Schema] = {
     "releases": RELEASES,
     "release_files": RELEASE_FILES,
@@ -207,4 +225,6 @@ PROBE_TABLES: dict[str, pa.Schema] = {
     "release_probes": RELEASE_PROBES,
     "probe_results": PROBE_RESULTS,
 }
-SCHEMAS: dict[str, pa.Schema] = {**TABLES, **PROBE_TABLES}
+# the merges' record, written beside the merged versions (`releases/.../merge-*`)
+MERGE_TABLES: dict[str, pa.Schema] = {"release_merges": RELEASE_MERGES}
+SCHEMAS: dict[str, pa.Schema] = {**TABLES, **PROBE_TABLES, **MERGE_TABLES}

@@ -27,6 +27,7 @@ from pipelines.index.rule_rows import rule_counts, rule_samples
 from pipelines.index.rules import Rules
 from pipelines.index.snapshot import save_window
 from pipelines.index.window import Window
+from pipelines.merge.store import drop_merge_outputs
 from pipelines.process import set_up_process
 
 # the stages of a range's CPU, in the order they run
@@ -196,10 +197,12 @@ def index_range(
     result.stage_cpu = clock.spent
     if tail is not None:
         return result, window
-    # the range's own rows replace what its tail wrote of it, and what the article pass
-    # made of its old candidates (it probes the range again)
+    # the range's own rows replace what its tail wrote of it, what the article pass made
+    # of its old candidates (it probes the range again) and the merges holding its
+    # releases (they are merged again)
     drop_tail_partitions(catalog, ref.group, ref.first, ref.last)
     drop_probe_outputs(catalog, ref.group, ref.first, ref.last)
+    drop_merge_outputs(catalog, ref.group, ref.first, ref.last)
     # the range log, then the snapshot: the snapshot marks the range done
     result.bytes_written["ranges"] = write_partition(
         catalog, "ranges", ref.group, ref.first, ref.last, _range_row(result)

@@ -115,6 +115,7 @@ def to_row(message_id: str, r: Inspection, probed_at: int) -> dict[str, Any]:
         "password_text": r.password_text,
         "par2_set": r.par2_set,
         "detail": r.detail,
+        "head_md5": r.head_md5,
     }
 
 
@@ -133,4 +134,5 @@ def from_row(row: dict[str, Any]) -> Inspection:
         password_text=row["password_text"],
         par2_set=row["par2_set"],
         detail=row["detail"] or "",
+        head_md5=row.get("head_md5"),  # cache files written before the column: unknown
     )

@@ -9,6 +9,9 @@ give a status and a detail: never an exception.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+
 from pipelines.probe import inspection as ins
 from pipelines.probe.inspection import Inspection
 from pipelines.probe.listing import Listing
@@ -29,12 +32,34 @@ def inspect_body(body: bytes) -> Inspection:
         return Inspection(ins.ERROR, detail=f"reader failed: {type(exc).__name__}: {exc}")
 
 
+# par2 describes each file by the MD5 of its first 16 KiB (PAR 2.0, FileDesc packet)
+HEAD_BYTES = 16 * 1024
+
+
+def head_md5(part: Part) -> bytes | None:
+    """The MD5 par2 gives the part's file: of its first 16 KiB, or of the whole file when
+    it is shorter; None when the part is no first part or holds too little of its file."""
+    if part.begin != 0:
+        return None
+    if len(part.data) >= HEAD_BYTES:
+        return hashlib.md5(part.data[:HEAD_BYTES]).digest()
+    if part.ends_file:
+        return hashlib.md5(part.data).digest()
+    return None
+
+
 def _inspect(body: bytes) -> Inspection:
     part = decode_part(body)
     if part.problem:
         return Inspection(
             part.problem, yenc_name=part.name, yenc_size=part.file_size, detail=part.detail
         )
+    found = _read(part)
+    head = head_md5(part)
+    return found if head is None else dataclasses.replace(found, head_md5=head)
+
+
+def _read(part: Part) -> Inspection:
     if part.begin == 0:
         found = _first_bytes(part)
         if found is not None:

@@ -41,3 +41,6 @@ class Inspection:
     password_text: str | None = None  # a password the article states
     par2_set: bytes | None = None  # the recovery set id
     detail: str = ""  # why a body could not be read
+    # MD5 of the file's first 16 KiB (of the whole file when shorter), as a par2 set
+    # describes it: only a file's first part holds those bytes; None otherwise
+    head_md5: bytes | None = None
