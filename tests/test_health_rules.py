@@ -163,3 +163,23 @@ def test_serve_nntp_answers_430_for_gone_articles_and_still_lists_them(tmp_path:
         assert c.stat(low + 1)[0] == low + 1  # the others are there
         listed = inflate(c.over(low, high).payload).data
         assert message_id.encode() in listed
+
+
+def test_a_key_ending_in_a_zero_byte_keeps_its_twenty_bytes(tmp_path: Path) -> None:
+    from pipelines.catalog.schema import RELEASES
+    from pipelines.catalog.views import CatalogViews
+    from pipelines.catalog.writer import write_partition
+    from pipelines.health.cadence import DEFAULT
+    from pipelines.health.candidates import due_candidates
+
+    key = b"k" * 19 + b"\x00"
+    row = dict.fromkeys(RELEASES.names)
+    row.update(release_key=key, identity_key=key, group="g", posted_last=1, finished=True,
+               written_range=0)  # fmt: skip
+    write_partition(str(tmp_path), "releases", "g", 0, 9, pa.Table.from_pylist([row], RELEASES))
+    views = CatalogViews(str(tmp_path))
+    try:
+        (found,) = due_candidates(views, latest_health(str(tmp_path)), 10 * DAY, DEFAULT)
+    finally:
+        views.close()
+    assert found.release_key == key

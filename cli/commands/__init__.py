@@ -28,6 +28,7 @@ COMMANDS = [
     "cli.commands.bench_live",
     "cli.commands.bench_probe",
     "cli.commands.bench_probe_inspect",
+    "cli.commands.bench_health",
     "cli.commands.demo",
 ]
 

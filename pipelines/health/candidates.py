@@ -68,10 +68,12 @@ def due_candidates(
     order = np.lexsort((keys[due], np.where(never, -posted[due], checked[due]), ~never))
     picked = due[order][:limit] if limit is not None else due[order]
     group_col = rel.column("group").to_pylist()
+    # the keys as Arrow gives them: a numpy 'S20' item drops trailing zero bytes
+    key_col = rel.column("release_key").cast(KEY).to_pylist()
     out = []
     for i in picked:
         last = None if checked[i] < 0 else int(checked[i])
-        out.append(Candidate(bytes(keys[i]), group_col[i], int(posted[i]), last))
+        out.append(Candidate(key_col[i], group_col[i], int(posted[i]), last))
     return out
 
 
