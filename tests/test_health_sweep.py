@@ -221,3 +221,28 @@ def keep_single_segment_releases(catalog: str, now: int) -> None:
         row.update(finished=True, written_range=1 << 40, merged_into=key)
         tomb.append(row)
     write_named_releases(catalog, tomb[0]["group"], 0, 1, tomb)
+
+
+def test_a_server_that_is_down_ends_the_pass_after_a_run_of_failed_connects(
+    world: World, tmp_path: Path
+) -> None:
+    catalog = copy_catalog(world, tmp_path / "cat")
+    with served(world) as server:
+        port = server.port
+    pool = ConnectionPool(health_provider(Provider("127.0.0.1", port, connections=2), 1))
+    try:  # nothing listens on the port any more: every connect is refused
+        summary = sweep(catalog, pool, SweepSettings(), now=world.now)
+    finally:
+        pool.close()
+    assert summary.ended == TRANSPORT and 5 <= summary.skipped <= 6
+    assert summary.skipped + summary.unchecked == summary.candidates
+
+
+def test_refused_credentials_stop_the_sweep_with_their_error(world: World, tmp_path: Path) -> None:
+    from pipelines.nntp.errors import AuthError
+
+    catalog = copy_catalog(world, tmp_path / "cat")
+    locked = NNTPServer(world.corpus, options=ServerOptions(user="u", password="p"))
+    with locked as server, pytest.raises(AuthError):
+        run_sweep(catalog, server, world.now)  # no credentials: 480 to every STAT
+    assert read_health(catalog).rows.num_rows == 0

@@ -161,7 +161,7 @@ class _Pass:
                     self.summary.unchecked += 1
                     if self.summary.ended == DONE:
                         self.summary.ended = POOL_BUSY
-            except AuthError as exc:  # credentials: no other release will do better
+            except Exception as exc:  # credentials (AuthError), or a bug: the sweep stops
                 with self.lock:
                     self.summary.unchecked += 1
                     self.fatal = exc
@@ -171,7 +171,13 @@ class _Pass:
         if not ids:  # no segments stored: nothing to ask, stamped so it does not lead
             self._done(c, rows, None, Answer(0, 0, 0, 0))
             return
-        client = self.pool.acquire(timeout=self.settings.lease_wait)  # PoolBusy goes out
+        try:
+            client = self.pool.acquire(timeout=self.settings.lease_wait)
+        except (PoolBusy, AuthError):
+            raise
+        except (NNTPError, OSError):  # a new connection that failed to open: transport
+            self._transport()
+            return
         try:
             answer = stat_sample(client, ids, self.settings.stat_timeout)
         except AuthError:
@@ -228,7 +234,7 @@ def sweep(
 ) -> SweepSummary:
     """Check the releases due at `now` (default: the clock) over `pool`; store a row per
     release that got an answer. AuthError when the server refuses the credentials (what
-    was checked before is stored)."""
+    was checked before, the batch in hand included, is stored)."""
     settings = settings or SweepSettings()
     started = time.monotonic()
     now = int(time.time()) if now is None else now
