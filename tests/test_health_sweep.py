@@ -246,3 +246,24 @@ def test_refused_credentials_stop_the_sweep_with_their_error(world: World, tmp_p
     with locked as server, pytest.raises(AuthError):
         run_sweep(catalog, server, world.now)  # no credentials: 480 to every STAT
     assert read_health(catalog).rows.num_rows == 0
+
+
+def test_segments_read_from_the_partitions_a_batch_spans_are_the_whole_tables(
+    world: World,
+) -> None:
+    from dataclasses import replace
+
+    from pipelines.catalog.views import CatalogViews
+    from pipelines.health.candidates import due_candidates, segments_of
+
+    views = CatalogViews(str(world.catalog))
+    try:
+        batch = due_candidates(views, latest_health(str(world.catalog)), world.now, DEFAULT)
+        pruned = segments_of(views, batch)
+        unknown = segments_of(views, [replace(c, first_article=None) for c in batch])
+        elsewhere = segments_of(views, [replace(c, first_article=-2, last_article=-1)
+                                        for c in batch])  # fmt: skip
+    finally:
+        views.close()
+    assert pruned == unknown == elsewhere
+    assert sum(len(r.message_ids) for r in pruned.values()) > len(pruned)

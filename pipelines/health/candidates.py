@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
+from pipelines.catalog.partitions import parse_name
 from pipelines.catalog.schema import KEY
 from pipelines.catalog.versions import key_array
-from pipelines.catalog.views import CatalogViews
+from pipelines.catalog.views import CatalogViews, parquet_sql
 from pipelines.health.cadence import Cadence
 from pipelines.health.sample import ReleaseSegments
 from pipelines.health.verdicts import recovery_share
@@ -31,6 +33,8 @@ class Candidate:
     group: str
     posted_last: int
     checked_at: int | None  # the last check; None: never
+    first_article: int | None = None  # its span in the owner group (which partitions
+    last_article: int | None = None  # of release_files can hold its files)
 
 
 def due_candidates(
@@ -48,7 +52,11 @@ def due_candidates(
     if groups is not None:
         where += ' AND "group" IN (SELECT unnest(?))'
         params.append(list(groups))
-    rel = views.query(f'SELECT release_key, "group", posted_last FROM releases {where}', params)
+    rel = views.query(
+        f'SELECT release_key, "group", posted_last, first_article, last_article FROM releases '
+        f"{where}",
+        params,
+    )
     if rel.num_rows == 0:
         return []
     keys = key_array(rel.column("release_key").cast(KEY))  # DuckDB gives variable binary
@@ -70,10 +78,32 @@ def due_candidates(
     group_col = rel.column("group").to_pylist()
     # the keys as Arrow gives them: a numpy 'S20' item drops trailing zero bytes
     key_col = rel.column("release_key").cast(KEY).to_pylist()
+    firsts, lasts = rel.column("first_article").to_pylist(), rel.column("last_article").to_pylist()
     out = []
     for i in picked:
         last = None if checked[i] < 0 else int(checked[i])
-        out.append(Candidate(key_col[i], group_col[i], int(posted[i]), last))
+        out.append(Candidate(key_col[i], group_col[i], int(posted[i]), last, firsts[i], lasts[i]))
+    return out
+
+
+def _partitions_for(views: CatalogViews, batch: list[Candidate]) -> list[str] | None:
+    """The release_files partitions whose spans meet the batch's releases' article spans
+    (per group, the hull of them: a batch's releases were posted close together); None
+    when a release's span is unknown."""
+    hull: dict[str, tuple[int, int]] = {}
+    for c in batch:
+        if c.first_article is None or c.last_article is None:
+            return None
+        low, high = hull.get(c.group, (c.first_article, c.last_article))
+        hull[c.group] = (min(low, c.first_article), max(high, c.last_article))
+    out = []
+    for path in views.files.get("release_files", []):
+        group, name = path.rsplit("/", 2)[-2:]
+        span = parse_name(name)
+        if span is not None and group in hull:
+            low, high = hull[group]
+            if span.first <= high and low <= span.last:
+                out.append(path)
     return out
 
 
@@ -82,11 +112,15 @@ def segments_of(views: CatalogViews, batch: list[Candidate]) -> dict[bytes, Rele
     part number written twice: the later range's message-id)."""
     if not batch:
         return {}
-    rows = views.query(
-        "SELECT release_key, written_range, name, file_index, bytes, seg_numbers, seg_ids "
-        "FROM release_files WHERE release_key IN (SELECT unnest(?)) ORDER BY written_range",
-        [[c.release_key for c in batch]],
-    ).to_pylist()
+    # only the partitions that can hold the batch's files: the whole chunk store scanned
+    # for every batch made reading the catalog cost as much as the STATs on a large one
+    keys = [c.release_key for c in batch]
+    paths = _partitions_for(views, batch)
+    rows = _file_rows(views, parquet_sql(paths), keys) if paths else []
+    found = {bytes(r["release_key"]) for r in rows}
+    rest = [k for k in keys if k not in found]
+    if paths is None or rest:  # a span unknown, or files elsewhere: the whole table
+        rows += _file_rows(views, "release_files", rest if paths is not None else keys)
     files: dict[bytes, dict[str, tuple[int, int, dict[int, str]]]] = {}
     for row in rows:
         per = files.setdefault(bytes(row["release_key"]), {})
@@ -106,3 +140,12 @@ def segments_of(views: CatalogViews, batch: list[Candidate]) -> dict[bytes, Rele
         recovery = recovery_share([n for n, _ in ordered], [v[1] for _, v in ordered])
         out[c.release_key] = ReleaseSegments(c.release_key, c.group, c.posted_last, ids, recovery)
     return out
+
+
+def _file_rows(views: CatalogViews, relation: str, keys: list[bytes]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = views.query(
+        "SELECT release_key, written_range, name, file_index, bytes, seg_numbers, seg_ids "
+        f"FROM {relation} WHERE release_key IN (SELECT unnest(?)) ORDER BY written_range",
+        [keys],
+    ).to_pylist()
+    return rows

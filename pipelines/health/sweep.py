@@ -58,7 +58,7 @@ class SweepSettings:
     lease_wait: float = 5.0  # seconds to wait for a pooled connection before the pool is busy
     transport_yield: int = 5  # transport failures in a row that end the pass
     connections: int | None = None  # checks at once (default: the pool's size)
-    batch_size: int = 200  # releases per stored batch
+    batch_size: int = 500  # releases per stored batch (and per read of their files)
     limit: int | None = None  # releases at most this pass
     groups: tuple[str, ...] | None = None
     cadence: Cadence = DEFAULT
