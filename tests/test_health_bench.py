@@ -8,7 +8,7 @@ from bench.health import run_bench
 
 
 def test_the_bench_sweeps_and_a_second_sweep_finds_nothing_due() -> None:
-    figures = run_bench(articles=3_000, connections=2, lines_per_second=0, lag=0.0,
+    figures = run_bench(articles=3_000, connections=2, lines_per_second=0, lag=0.0, rounds=2,
                         out=io.StringIO())  # fmt: skip
     assert figures.ended == "done"
     assert figures.releases > 0 and figures.stats >= figures.releases

@@ -30,6 +30,7 @@ def add_parser(sub: Any) -> None:
         "--lag", type=float, default=0.005, help="seconds serve-nntp takes to answer a STAT"
     )
     p.add_argument("--seed", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=5, help="sweeps, each finding all due again")
 
 
 def run(args: argparse.Namespace) -> int:
