@@ -204,7 +204,8 @@ class _Pass:
 
     def _done(self, c: Candidate, rows: list[Any], found: str | None, answer: Answer) -> None:
         with self.lock:
-            self.in_a_row = 0
+            if answer.sent:  # the server answered: the connections work
+                self.in_a_row = 0
             self.summary.stats += answer.sent
             if found is None:
                 self.summary.stamped += 1
