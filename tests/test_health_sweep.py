@@ -196,7 +196,7 @@ def test_never_checked_releases_lead_newest_first(world: World, tmp_path: Path) 
         run_sweep(catalog, server, world.now, limit=5, connections=1)
         # a day later the five are due again, but the never-checked go first
         run_sweep(catalog, server, world.now + DAY, limit=5, connections=1)
-    by_age = sorted(releases.values(), key=lambda r: -r.posted_last)
+    by_age = sorted(releases.values(), key=lambda r: (-r.posted_last, r.release_key))
     assert set(verdicts(catalog)) == {r.release_key for r in by_age[:10]}
 
 
