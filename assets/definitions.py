@@ -25,6 +25,7 @@ import dagster as dg
 
 from assets.assets import catalog_views, compacted, header_pass
 from assets.capture import corpus_asset
+from assets.health import health_job, release_health
 from assets.jobs import catalog_job, compact_job, history_job, index_job, tail_job
 from assets.merges import merge_job, merge_sensor, release_merges
 from assets.probes import probe_job, probe_sensor, release_probes
@@ -35,7 +36,7 @@ from assets.resources import (
     NNTPResource,
     RulesResource,
 )
-from assets.schedules import tail_schedule
+from assets.schedules import health_schedule, tail_schedule
 from assets.sensors import corpus_sensor, history_sensor, index_sensor
 from assets.watchdog import run_watchdog
 
@@ -82,8 +83,18 @@ def build_defs(
             catalog_views,
             release_probes,
             release_merges,
+            release_health,
         ],
-        jobs=[index_job, compact_job, catalog_job, tail_job, history_job, probe_job, merge_job],
+        jobs=[
+            index_job,
+            compact_job,
+            catalog_job,
+            tail_job,
+            history_job,
+            probe_job,
+            merge_job,
+            health_job,
+        ],
         sensors=[
             corpus_sensor,
             index_sensor,
@@ -92,7 +103,10 @@ def build_defs(
             probe_sensor,
             merge_sensor,
         ],
-        schedules=[tail_schedule],
+        schedules=[
+            tail_schedule,
+            health_schedule,
+        ],
         resources={**default_resources(), **(resource_overrides or {})},
         executor=executor,
     )

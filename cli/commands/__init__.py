@@ -23,12 +23,14 @@ COMMANDS = [
     "cli.commands.live",
     "cli.commands.probe",
     "cli.commands.merge",
+    "cli.commands.health",
     "cli.commands.serve_nntp",
     "cli.commands.bench_capture",
     "cli.commands.bench_live",
     "cli.commands.bench_probe",
     "cli.commands.bench_probe_inspect",
     "cli.commands.bench_merge",
+    "cli.commands.bench_health",
     "cli.commands.demo",
 ]
 

@@ -50,7 +50,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--faults",
         default="",
-        help="cut=N,drop=N,dot,slow=SECONDS,idle=SECONDS (see docs/CAPTURE.md)",
+        help="cut=N,drop=N,dot,slow=SECONDS,idle=SECONDS (see docs/CAPTURE.md); on article "
+        "commands adrop=N,astall=N,agarble=N,alag=SECONDS (see docs/HEALTH.md)",
+    )
+    p.add_argument(
+        "--gone",
+        metavar="FILE",
+        help="articles taken down: a Parquet file with a message_id column, or text, one "
+        "message-id a line; STAT/HEAD/BODY/ARTICLE answer 430 for them, XOVER still lists them",
     )
     p.add_argument("--tls-cert", help="PEM certificate (with --tls-key): offer STARTTLS")
     p.add_argument("--tls-key", help="PEM private key")
@@ -82,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     import ssl
 
     from pipelines.nntpserver.faults import Faults
+    from pipelines.nntpserver.gone import load_gone
     from pipelines.nntpserver.server import NNTPServer, ServerOptions
 
     try:
@@ -89,6 +97,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"serve-nntp: {exc}", file=sys.stderr)
         return 2
+    gone: frozenset[str] = frozenset()
+    if args.gone:
+        try:
+            gone = load_gone(args.gone)
+        except (OSError, ValueError) as exc:
+            print(f"serve-nntp: --gone {args.gone}: {exc}", file=sys.stderr)
+            return 2
     context = None
     if args.tls_cert:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -106,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
         cache_bytes=args.cache_mb << 20,
         grow_rate=args.grow,
         grow_from=args.grow_from,
+        gone=gone,
     )
     if args.grow < 0 or args.grow_from < 0:
         print("serve-nntp: --grow and --grow-from cannot be negative", file=sys.stderr)
@@ -120,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"serve-nntp: built {built} {args.prebuild} replies", file=sys.stderr, flush=True)
     groups = ", ".join(sorted(server.corpus.groups)) or "none"
     server.start()
+    if gone:
+        print(f"serve-nntp: {len(gone):,} articles gone", file=sys.stderr, flush=True)
     print(f"serve-nntp: listening on {args.host}:{server.port}; groups: {groups}", flush=True)
     try:
         import threading

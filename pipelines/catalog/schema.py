@@ -227,4 +227,22 @@ PROBE_TABLES: dict[str, pa.Schema] = {
 }
 # the merges' record, written beside the merged versions (`releases/.../merge-*`)
 MERGE_TABLES: dict[str, pa.Schema] = {"release_merges": RELEASE_MERGES}
-SCHEMAS: dict[str, pa.Schema] = {**TABLES, **PROBE_TABLES, **MERGE_TABLES}
+
+# The health sweep's checks (`pipelines.health`): one row per release checked, written
+# once per sweep batch (`release_health/<group>/<sweep>-<batch>.parquet`, never rewritten).
+# The newest `checked_at` per key is the current one.
+RELEASE_HEALTH = pa.schema(
+    [
+        ("release_key", KEY),
+        ("group", pa.string()),
+        ("checked_at", pa.int64()),  # epoch seconds
+        # healthy | broken (some missing, par2 may repair it) | dead; null: the server's
+        # answer was unusable, and the row only stamps the check so it is not redone at once
+        ("verdict", pa.string()),
+        ("segments", pa.int32()),  # STATs sent
+        ("missing", pa.int32()),  # answered 430 (or 420/423)
+        ("posted_last", pa.int64()),  # the release's, when checked (its age sets the cadence)
+    ]
+)
+HEALTH_TABLES: dict[str, pa.Schema] = {"release_health": RELEASE_HEALTH}
+SCHEMAS: dict[str, pa.Schema] = {**TABLES, **PROBE_TABLES, **MERGE_TABLES, **HEALTH_TABLES}

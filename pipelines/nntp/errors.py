@@ -33,6 +33,11 @@ class NoArticle(ReplyError):
     """420/423/430: no such article number or message-id."""
 
 
+class PoolBusy(NNTPError):
+    """The connection pool had nothing to lend in time (every slot in use), or is closed:
+    no connection was tried, so nothing is known of the server."""
+
+
 class ServiceGone(NNTPError):
     """400/503 or a closed socket: the server ended the session; a new connection may work."""
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from pipelines.nntp.client import NNTPClient
-from pipelines.nntp.errors import NNTPError
+from pipelines.nntp.errors import NNTPError, PoolBusy
 from pipelines.nntp.provider import Provider
 
 Connector = Callable[[Provider], NNTPClient]
@@ -48,7 +48,7 @@ class ConnectionPool:
         with self._cond:
             while True:
                 if self._closed:
-                    raise NNTPError("the connection pool is closed")
+                    raise PoolBusy("the connection pool is closed")
                 self._close_idle_locked()
                 if self._idle:
                     return self._idle.pop()[1]
@@ -57,7 +57,7 @@ class ConnectionPool:
                     break
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
-                    raise NNTPError(f"no free connection to {self.provider.label}")
+                    raise PoolBusy(f"no free connection to {self.provider.label}")
                 self._cond.wait(remaining)
         try:
             client = self._connector(self.provider)

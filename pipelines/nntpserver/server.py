@@ -40,6 +40,9 @@ class ServerOptions:
     # once), grow_from articles above the low mark being visible at the start
     grow_rate: float = 0.0
     grow_from: int = 0
+    # message-ids (without angle brackets) taken down: article commands answer 430/423,
+    # the overview still lists them (gone.py)
+    gone: frozenset[str] = frozenset()
 
 
 @dataclass

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pipelines.nntp.wire import stuff
 from pipelines.nntpserver.bodies import article_head, segment_of, yenc_body
+from pipelines.nntpserver.gone import bare
 from pipelines.nntpserver.replies import cut
 
 if TYPE_CHECKING:
@@ -307,8 +308,9 @@ class Session:
 
     def _locate(self, rest: str) -> tuple[str, int, list[bytes]] | None:
         corpus = self.server.corpus
+        gone = self.server.options.gone
         if rest.startswith("<"):
-            hit = self.server.by_message_id(rest)
+            hit = None if bare(rest) in gone else self.server.by_message_id(rest)
             if hit is None:
                 self.send_line("430 no such article")
                 return None
@@ -324,6 +326,10 @@ class Session:
                 return None
             group = self.group
         line = corpus.find(group, number)
+        if line is not None and gone and not rest.startswith("<"):
+            fields = line.split(b"\t")
+            if len(fields) > 4 and bare(fields[4].decode("utf-8", "replace")) in gone:
+                line = None  # taken down: the number is no longer served either
         if line is None:
             self.send_line("423 no article with that number")
             return None
@@ -331,16 +337,27 @@ class Session:
             self.article = number
         return group, number, line.split(b"\t")
 
-    def _article_reply(self, code: int, rest: str, head: bool, body: bool) -> None:
+    def _article_reply(self, code: int, rest: str, head: bool, body: bool) -> bool | None:
+        fate = self.server.options.faults.next_article()
+        if fate == "drop":
+            return False
+        if fate == "stall":
+            self._stall()
+        if fate == "garble":
+            self.send_line("?? garbled")
+            return None
+        delay = self.server.options.faults.article_delay
+        if delay:
+            time.sleep(delay)
         found = self._locate(rest)
         if found is None:
-            return
+            return None
         group, number, fields = found
         msgid = fields[4].decode("utf-8", "replace") if len(fields) > 4 else "<>"
         shown = 0 if rest.startswith("<") else number
         self.send_line(f"{code} {shown} {msgid}")
         if not (head or body):
-            return
+            return None
         parts = []
         if head:
             parts.append(article_head(fields, group))
@@ -352,6 +369,12 @@ class Session:
         # an article is paced as an overview is: a provider's connection gives so many
         # lines a second, whatever they hold
         self.send_paced(reply, reply.count(b"\n"), False)
+        return None
+
+    def _stall(self) -> None:
+        """Answer nothing more: read (and ignore) until the client gives up and leaves."""
+        while True:
+            self.read_line()  # raises Closed when the client closes
 
     def _body(self, msgid: str, fields: list[bytes]) -> bytes:
         """The stored body when the corpus has one (a generated probe target), else a
@@ -360,14 +383,14 @@ class Session:
         stored = store.body(msgid.strip("<>")) if store is not None else None
         return stored if stored is not None else yenc_body(segment_of(fields))
 
-    def cmd_stat(self, rest: str) -> None:
-        self._article_reply(223, rest, False, False)
+    def cmd_stat(self, rest: str) -> bool | None:
+        return self._article_reply(223, rest, False, False)
 
-    def cmd_head(self, rest: str) -> None:
-        self._article_reply(221, rest, True, False)
+    def cmd_head(self, rest: str) -> bool | None:
+        return self._article_reply(221, rest, True, False)
 
-    def cmd_body(self, rest: str) -> None:
-        self._article_reply(222, rest, False, True)
+    def cmd_body(self, rest: str) -> bool | None:
+        return self._article_reply(222, rest, False, True)
 
-    def cmd_article(self, rest: str) -> None:
-        self._article_reply(220, rest, True, True)
+    def cmd_article(self, rest: str) -> bool | None:
+        return self._article_reply(220, rest, True, True)

@@ -1,0 +1,126 @@
+"""The health sweep's table, `release_health`: one row per check, written once.
+
+`<catalog>/release_health/<group>/sweep-<started ns>-<batch>.parquet` (schema
+`RELEASE_HEALTH`): a sweep writes a file per group for each batch of releases it checked,
+and never rewrites one, so a sweep stopped anywhere loses at most the batch in hand and
+the next one goes on from the releases still unchecked. The newest `checked_at` per key is
+the release's current health (`latest_health`). A damaged file is skipped and reported:
+its releases count as unchecked and are checked again.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from pipelines.catalog.health import READ_ERRORS
+from pipelines.catalog.reader import read_parquet
+from pipelines.catalog.schema import RELEASE_HEALTH
+from pipelines.catalog.versions import key_array
+from pipelines.catalog.writer import parquet_bytes
+from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
+
+TABLE = "release_health"
+PREFIX = "sweep-"
+_READ_ERRORS: tuple[type[Exception], ...] = (*READ_ERRORS, KeyError)  # KeyError: a column gone
+
+
+def health_folder(catalog: str, group: str | None = None) -> str:
+    root = f"{catalog.rstrip('/')}/{TABLE}"
+    return root if group is None else f"{root}/{group}"
+
+
+def batch_name(sweep: int, batch: int) -> str:
+    """A sweep's batch file: its start (ns) and the batch's number, in sortable digits."""
+    return f"{PREFIX}{sweep:020d}-{batch:06d}-{os.getpid()}.parquet"
+
+
+def write_batch(
+    catalog: str,
+    rows: Iterable[dict[str, Any]],
+    sweep: int,
+    batch: int,
+    storage_options: dict[str, Any] | None = None,
+) -> int:
+    """Write a batch's rows (RELEASE_HEALTH columns), a file per group; returns the rows."""
+    by_group: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_group.setdefault(row["group"], []).append(row)
+    fs, root = open_fs(catalog, storage_options)
+    for group, group_rows in sorted(by_group.items()):
+        table = pa.Table.from_pylist(group_rows, schema=RELEASE_HEALTH)
+        path = f"{health_folder(root, group)}/{batch_name(sweep, batch)}"
+        atomic_put(fs, path, parquet_bytes(table, TABLE))
+    return sum(len(r) for r in by_group.values())
+
+
+@dataclass
+class HealthFiles:
+    """The batch files of a catalog (or a group), oldest first, and the damaged ones."""
+
+    rows: pa.Table
+    files: int = 0
+    damaged: list[str] = field(default_factory=list)
+
+
+def _paths(fs: Any, folder: str, group: str | None) -> list[str]:
+    try:
+        groups = [group] if group is not None else sorted(
+            str(p).rsplit("/", 1)[-1] for p in fs.ls(folder, detail=False)
+        )  # fmt: skip
+    except FileNotFoundError:
+        return []
+    out: list[str] = []
+    for g in groups:
+        try:
+            names = [str(p) for p in fs.ls(f"{folder}/{g}", detail=False)]
+        except FileNotFoundError:
+            continue
+        out += sorted(
+            p for p in names
+            if p.rsplit("/", 1)[-1].startswith(PREFIX) and p.endswith(".parquet")
+            and not is_temporary(p.rsplit("/", 1)[-1])
+        )  # fmt: skip
+    return out
+
+
+def read_health(
+    catalog: str, group: str | None = None, storage_options: dict[str, Any] | None = None
+) -> HealthFiles:
+    """Every stored check (of one group, or all)."""
+    fs, root = open_fs(catalog, storage_options)
+    tables, damaged = [], []
+    for path in _paths(fs, health_folder(root), group):
+        try:
+            tables.append(read_parquet(fs, path).select(RELEASE_HEALTH.names).cast(RELEASE_HEALTH))
+        except _READ_ERRORS as exc:
+            damaged.append(f"{path}: {type(exc).__name__}: {exc}")
+    rows = pa.concat_tables(tables) if tables else RELEASE_HEALTH.empty_table()
+    return HealthFiles(rows, len(tables), damaged)
+
+
+def newest_per_key(rows: pa.Table) -> pa.Table:
+    """Each key's newest check (of equal `checked_at`, the one stored last), by key."""
+    if rows.num_rows == 0:
+        return rows
+    keys = key_array(rows.column("release_key"))
+    checked = rows.column("checked_at").to_numpy(zero_copy_only=False)
+    order = np.lexsort((-np.arange(len(keys)), -checked, keys))
+    sorted_keys = keys[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = sorted_keys[1:] != sorted_keys[:-1]
+    return rows.take(pa.array(order[first]))
+
+
+def latest_health(
+    catalog: str, group: str | None = None, storage_options: dict[str, Any] | None = None
+) -> pa.Table:
+    """The current health of every checked release (of one group, or all): one
+    RELEASE_HEALTH row per key, the newest check. A null verdict is a stamp: the last
+    check got an answer it could not use."""
+    return newest_per_key(read_health(catalog, group, storage_options).rows)

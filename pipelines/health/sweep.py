@@ -1,0 +1,268 @@
+"""A health sweep: STAT a sample of each due release's segments, store a verdict per release.
+
+The sweep borrows the connection pool other passes use, so it keeps three ways a check
+can fail to give a verdict apart; collapsing any two of them stalls the sweep or wastes
+the pool:
+
+- the pool has nothing to lend (`PoolBusy` within `lease_wait`): the pass ends at once.
+  Those connections are someone else's work; waiting for them is that work's loss, and
+  the releases are simply still due next time.
+- a transport failure (the connection opened or held failed to read, write or answer in
+  time): that release is skipped, unstamped (its doubt is the pool's, not the server's:
+  it is retried next pass), and the next one is tried. Only a run of `transport_yield`
+  of them in a row ends the pass: it means the pool itself is sick (a provider that
+  dropped every idle session), while a provider that times out now and then costs a
+  release each time, never the pass. Any release that gets an answer resets the run.
+- an unusable answer (the server answered, but not with what a STAT gives): the release
+  is stamped, a row with a null verdict. The server would answer the same next pass, and
+  an unstamped release would lead every batch while the rest went unchecked.
+
+Resumable: each batch's rows are written when the batch ends (`store.write_batch`), and
+candidates leave out what is stored, so a stopped sweep goes on where it stopped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipelines.catalog.views import CatalogViews
+from pipelines.health.cadence import DEFAULT, Cadence
+from pipelines.health.candidates import Candidate, due_candidates, segments_of
+from pipelines.health.check import Answer, stat_sample
+from pipelines.health.sample import ReleaseSegments, sample
+from pipelines.health.store import newest_per_key, read_health, write_batch
+from pipelines.health.verdicts import VERDICTS, verdict
+from pipelines.nntp.errors import AuthError, NNTPError, PoolBusy
+from pipelines.nntp.pool import ConnectionPool
+from pipelines.nntp.provider import Provider
+
+STAMPED = "stamped"  # a row with a null verdict
+SKIPPED = "skipped"  # transport: no row
+# why a pass ended
+DONE = "done"  # every due release was tried
+POOL_BUSY = "pool busy"
+TRANSPORT = "transport failures"
+
+Progress = Callable[[str], None]  # called with each release's outcome
+
+
+@dataclass(frozen=True)
+class SweepSettings:
+    stat_timeout: float = 10.0  # seconds for one STAT's reply
+    lease_wait: float = 5.0  # seconds to wait for a pooled connection before the pool is busy
+    transport_yield: int = 5  # transport failures in a row that end the pass
+    connections: int | None = None  # checks at once (default: the pool's size)
+    batch_size: int = 500  # releases per stored batch (and per read of their files)
+    limit: int | None = None  # releases at most this pass
+    groups: tuple[str, ...] | None = None
+    cadence: Cadence = DEFAULT
+
+
+@dataclass
+class SweepSummary:
+    candidates: int = 0  # due releases picked for this pass
+    verdicts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERDICTS, 0))
+    stamped: int = 0
+    skipped: int = 0  # transport failures
+    unchecked: int = 0  # left when the pass ended early
+    stats: int = 0  # STATs answered
+    batches: int = 0
+    ended: str = DONE
+    seconds: float = 0.0
+    damaged: list[str] = field(default_factory=list)
+
+    @property
+    def checked(self) -> int:
+        return sum(self.verdicts.values())
+
+    def text(self) -> str:
+        rate = self.stats / self.seconds if self.seconds else 0.0
+        lines = [
+            f"checked {self.checked:,} of {self.candidates:,} due releases: "
+            + ", ".join(f"{n:,} {k}" for k, n in self.verdicts.items()),
+            f"{self.stamped:,} stamped (unusable answer), {self.skipped:,} skipped "
+            f"(transport), {self.unchecked:,} left unchecked",
+            f"{self.stats:,} STATs in {self.seconds:.1f} s ({rate:,.1f}/s)",
+            f"ended: {self.ended}",
+        ]
+        lines += [f"damaged health file skipped: {d}" for d in self.damaged]
+        return "\n".join(lines)
+
+
+def health_provider(provider: Provider, stat_timeout: float) -> Provider:
+    """The account as the sweep uses it: plain replies (no overview is read, so no
+    compression to negotiate) and a handshake held to the STAT deadline."""
+    return dataclasses.replace(
+        provider,
+        compression="plain",
+        timeout=min(provider.timeout, max(stat_timeout, 1.0)),
+        connect_timeout=min(provider.connect_timeout, max(stat_timeout, 1.0)),
+    )
+
+
+class _Pass:
+    """One batch's checks, a thread per connection; what ends the pass is shared."""
+
+    def __init__(
+        self, pool: ConnectionPool, settings: SweepSettings, summary: SweepSummary, now: int,
+        progress: Progress | None,
+    ) -> None:  # fmt: skip
+        self.pool = pool
+        self.settings = settings
+        self.summary = summary
+        self.now = now
+        self.progress = progress
+        self.threads = max(1, min(settings.connections or pool.size, pool.size))
+        self.lock = threading.Lock()
+        self.in_a_row = 0
+        self.fatal: BaseException | None = None
+
+    @property
+    def ended(self) -> bool:
+        return self.summary.ended != DONE or self.fatal is not None
+
+    def run(self, batch: list[Candidate], segments: dict[bytes, ReleaseSegments]) -> list[Any]:
+        work: queue.SimpleQueue[Candidate] = queue.SimpleQueue()
+        for c in batch:
+            work.put(c)
+        rows: list[dict[str, Any]] = []
+        threads = [
+            threading.Thread(target=self._worker, args=(work, segments, rows), daemon=True)
+            for _ in range(min(self.threads, len(batch)))
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        while not work.empty():  # what an ended pass left
+            work.get()
+            self.summary.unchecked += 1
+        return rows
+
+    def _worker(
+        self, work: queue.SimpleQueue[Candidate], segments: dict[bytes, ReleaseSegments],
+        rows: list[dict[str, Any]],
+    ) -> None:  # fmt: skip
+        while not self.ended:
+            try:
+                c = work.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                self._one(c, segments[c.release_key], rows)
+            except PoolBusy:
+                with self.lock:
+                    self.summary.unchecked += 1
+                    if self.summary.ended == DONE:
+                        self.summary.ended = POOL_BUSY
+            except Exception as exc:  # credentials (AuthError), or a bug: the sweep stops
+                with self.lock:
+                    self.summary.unchecked += 1
+                    self.fatal = exc
+
+    def _one(self, c: Candidate, release: ReleaseSegments, rows: list[dict[str, Any]]) -> None:
+        ids = sample(release, self.settings.cadence.between(self.now - c.posted_last))
+        if not ids:  # no segments stored: nothing to ask, stamped so it does not lead
+            self._done(c, rows, None, Answer(0, 0, 0, 0))
+            return
+        try:
+            client = self.pool.acquire(timeout=self.settings.lease_wait)
+        except (PoolBusy, AuthError):
+            raise
+        except (NNTPError, OSError):  # a new connection that failed to open: transport
+            self._transport()
+            return
+        try:
+            answer = stat_sample(client, ids, self.settings.stat_timeout)
+        except AuthError:
+            self.pool.release(client)
+            raise
+        except (NNTPError, OSError):
+            self.pool.release(client, broken=True)
+            self._transport()
+            return
+        self.pool.release(client, broken=answer.unusable > 0)
+        found = None if answer.unusable else verdict(
+            answer.sent, answer.missing, answer.ends_missing, release.recovery
+        )  # fmt: skip
+        self._done(c, rows, found, answer)
+
+    def _transport(self) -> None:
+        with self.lock:
+            self.summary.skipped += 1
+            self.in_a_row += 1
+            if self.in_a_row >= self.settings.transport_yield and self.summary.ended == DONE:
+                self.summary.ended = TRANSPORT
+        if self.progress is not None:
+            self.progress(SKIPPED)
+
+    def _done(self, c: Candidate, rows: list[Any], found: str | None, answer: Answer) -> None:
+        with self.lock:
+            if answer.sent:  # the server answered: the connections work
+                self.in_a_row = 0
+            self.summary.stats += answer.sent
+            if found is None:
+                self.summary.stamped += 1
+            else:
+                self.summary.verdicts[found] += 1
+            rows.append(
+                {
+                    "release_key": c.release_key,
+                    "group": c.group,
+                    "checked_at": self.now,
+                    "verdict": found,
+                    "segments": answer.sent,
+                    "missing": answer.missing,
+                    "posted_last": c.posted_last,
+                }
+            )
+        if self.progress is not None:
+            self.progress(found or STAMPED)
+
+
+def sweep(
+    catalog: str,
+    pool: ConnectionPool,
+    settings: SweepSettings | None = None,
+    now: int | None = None,
+    progress: Progress | None = None,
+) -> SweepSummary:
+    """Check the releases due at `now` (default: the clock) over `pool`; store a row per
+    release that got an answer. AuthError when the server refuses the credentials (what
+    was checked before, the batch in hand included, is stored)."""
+    settings = settings or SweepSettings()
+    started = time.monotonic()
+    now = int(time.time()) if now is None else now
+    summary = SweepSummary()
+    stored = read_health(catalog)
+    summary.damaged = stored.damaged
+    views = CatalogViews(catalog)
+    try:
+        todo = due_candidates(
+            views, newest_per_key(stored.rows), now, settings.cadence,
+            groups=settings.groups, limit=settings.limit,
+        )  # fmt: skip
+        summary.candidates = len(todo)
+        checks = _Pass(pool, settings, summary, now, progress)
+        sweep_id = time.time_ns()
+        for start in range(0, len(todo), settings.batch_size):
+            batch = todo[start : start + settings.batch_size]
+            if checks.ended:
+                summary.unchecked += len(batch)
+                continue
+            rows = checks.run(batch, segments_of(views, batch))
+            if rows:
+                write_batch(catalog, rows, sweep_id, summary.batches)
+                summary.batches += 1
+        if checks.fatal is not None:
+            raise checks.fatal
+    finally:
+        views.close()
+        summary.seconds = time.monotonic() - started
+    return summary
