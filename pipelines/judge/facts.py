@@ -1,0 +1,351 @@
+"""What the catalog knows of each live release, gathered for the rules (`rules.Facts`).
+
+The inputs are the header pass's tables (`releases`, its named and merged versions
+included, `pending_releases`, `probe_candidates`, `release_files`), the article pass's
+(`release_probes`, the probe cache `_probes/results`), health's `release_health` and the
+merges' `release_merges`. Every table but the chunk store is small (a row a release or a
+probed article) and read whole each run: the repeated rule counts a file over the whole
+catalog, and a probed article reaches its release through the candidates and the pending
+releases' probe ids. The chunk store's file names are read only for the releases judged,
+from the partitions whose spans hold them.
+
+A release is *live* when its newest version is no tombstone (a merge or an album took it)
+and, if pending, no named version of it exists.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from fsspec import AbstractFileSystem
+
+from pipelines.catalog.health import READ_ERRORS
+from pipelines.catalog.partitions import is_local, parse_name
+from pipelines.catalog.reader import read_parquet
+from pipelines.catalog.versions import hidden, newest_rows
+from pipelines.corpus.fs import is_temporary, open_fs
+from pipelines.judge import rules
+from pipelines.judge.rules import Facts, Probed
+from pipelines.probe import inspection as ins
+from pipelines.probe.cache import RESULTS
+
+# the tables read whole, and the chunk store (read for the releases judged)
+SMALL_TABLES = (
+    "releases",
+    "pending_releases",
+    "probe_candidates",
+    "release_probes",
+    "release_health",
+    "release_merges",
+)
+FILES_TABLE = "release_files"
+INPUTS = (*SMALL_TABLES, FILES_TABLE, RESULTS)
+
+RELEASE_COLUMNS = [
+    "release_key", "group", "name", "posted_last", "first_article", "last_article", "bytes",
+    "readable", "finished", "written_range", "merged_into",
+]  # fmt: skip
+PENDING_COLUMNS = [
+    "release_key", "group", "name", "posted_last", "first_article", "last_article", "bytes",
+    "finished", "written_range", "probe_ids",
+]  # fmt: skip
+
+
+def listing(catalog: str) -> dict[str, str]:
+    """Every input file with its modification time (in text)."""
+    fs, root = open_fs(catalog)
+    out: dict[str, str] = {}
+    for table in INPUTS:
+        out.update(_files_under(fs, f"{root}/{table}"))
+    return out
+
+
+def _files_under(fs: AbstractFileSystem, folder: str) -> dict[str, str]:
+    """The Parquet files below a folder (any depth, temporary files left out)."""
+    found: dict[str, str] = {}
+    if is_local(fs):
+        for dirpath, _, names in os.walk(folder):
+            for name in names:
+                if name.endswith(".parquet") and not is_temporary(name):
+                    path = f"{dirpath}/{name}"
+                    try:
+                        found[path] = str(os.stat(path).st_mtime_ns)
+                    except FileNotFoundError:
+                        continue
+        return found
+    try:
+        listed = fs.find(folder, detail=True)
+    except FileNotFoundError:
+        return found
+    for path, info in listed.items():
+        name = str(path).rsplit("/", 1)[-1]
+        if name.endswith(".parquet") and not is_temporary(name):
+            mtime = info.get("mtime") or info.get("LastModified") or info.get("updated")
+            found[str(path)] = str(mtime)
+    return found
+
+
+def table_of(path: str, root: str) -> str:
+    rest = path[len(root.rstrip("/")) + 1 :]
+    return RESULTS if rest.startswith(RESULTS + "/") else rest.split("/", 1)[0]
+
+
+def _keys(col: pa.ChunkedArray | pa.Array) -> list[bytes]:
+    return [k for k in col.to_pylist() if k is not None]
+
+
+@dataclass
+class Live:
+    """A live release's counters (the facts the header pass wrote)."""
+
+    group: str
+    name: str
+    posted_last: int
+    first: int
+    last: int
+    bytes: int
+    readable: bool
+    pending: bool
+
+
+@dataclass
+class CatalogFacts:
+    """The catalog's facts, and (when loaded with the changed files) the keys they touch."""
+
+    live: dict[bytes, Live] = field(default_factory=dict)
+    gone: set[bytes] = field(default_factory=set)  # tombstoned keys
+    links: dict[str, list[bytes]] = field(default_factory=dict)  # probed article -> releases
+    probe_rows: dict[bytes, dict[str, Any]] = field(default_factory=dict)
+    health: dict[bytes, tuple[str | None, int]] = field(default_factory=dict)
+    merged_into: set[bytes] = field(default_factory=set)
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)  # message-id -> row
+    copies: dict[bytes, list[tuple[bytes, int]]] = field(default_factory=dict)
+    holders: dict[tuple[bytes, int], set[bytes]] = field(default_factory=dict)
+    files_paths: list[str] = field(default_factory=list)
+    touched: set[bytes] = field(default_factory=set)  # keys the changed files hold
+    damaged: list[str] = field(default_factory=list)
+    _ids_of: dict[bytes, list[str]] = field(default_factory=dict)
+
+    def facts(self, key: bytes, files: list[str]) -> Facts:
+        r = self.live[key]
+        f = Facts(key, r.group, r.name, r.posted_last, r.bytes, r.pending, r.readable)
+        f.files = files
+        h = self.health.get(key)
+        if h is not None:
+            f.health, f.health_at = h
+        p = self.probe_rows.get(key)
+        if p is not None:
+            f.probes, f.missing = p["probes"] or 0, p["missing"] or 0
+            f.probed_at = p["probed_at"] or 0
+            f.password, f.password_text = p["password"], p["password_text"]
+            f.inner = [*(p["inner_names"] or []), p["nfo_title"] or "", p["name"] or ""]
+        f.merged_into_it = key in self.merged_into
+        for mid in self._probed_ids(key):
+            row = self.results.get(mid)
+            if row is not None:
+                f.probed.append(Probed(row["status"], row["kind"], row["yenc_name"], row["names"]))
+        f.copies = [(h, s, len(self.holders[(h, s)])) for h, s in self.copies.get(key, [])]
+        return f
+
+    def _probed_ids(self, key: bytes) -> list[str]:
+        return self._ids_of.get(key, [])
+
+    def index_links(self) -> None:
+        """Per release, its probed articles; per (16 KiB hash, size), the releases."""
+        ids_of: dict[bytes, list[str]] = {}
+        for mid, keys in self.links.items():
+            for k in keys:
+                ids_of.setdefault(k, []).append(mid)
+        self._ids_of = ids_of
+        for key, mids in ids_of.items():
+            if key not in self.live:
+                continue
+            seen: set[tuple[bytes, int]] = set()
+            for mid in mids:
+                row = self.results.get(mid)
+                if row is not None:
+                    seen.update(_copies_of(row))
+            if seen:
+                pairs = sorted(seen)
+                self.copies[key] = pairs
+                for pair in pairs:
+                    self.holders.setdefault(pair, set()).add(key)
+
+    def families(self, keys: Iterable[bytes]) -> set[bytes]:
+        """Every live release sharing a content file with one of `keys`."""
+        out: set[bytes] = set()
+        for k in keys:
+            for pair in self.copies.get(k, []):
+                out |= self.holders[pair]
+        return out
+
+
+def _copies_of(row: dict[str, Any]) -> list[tuple[bytes, int]]:
+    """The (16 KiB hash, size) of the content files a probed article shows: a par2 set's
+    files, and the article's own file (`head_md5`)."""
+    out = []
+    if row["kind"] == ins.PAR2 and row["hashes"]:
+        names, sizes, hashes = row["names"] or [], row["sizes"] or [], row["hashes"]
+        for n, s, h in zip(names, sizes, hashes, strict=False):
+            if h is not None and s is not None and rules.content_names([n or ""]):
+                out.append((h, int(s)))
+    head = row.get("head_md5")
+    size = row["yenc_size"]
+    if head is not None and size is not None and rules.content_names([row["yenc_name"] or ""]):
+        out.append((head, int(size)))
+    return out
+
+
+RESULT_COLUMNS = ("message_id", "status", "kind", "yenc_name", "yenc_size", "names", "sizes",
+                  "hashes", "head_md5")  # fmt: skip
+
+
+def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFacts:
+    """The facts of every live release; `touched`: the keys of the `changed` files."""
+    fs, root = open_fs(catalog)
+    by_table: dict[str, list[str]] = {}
+    for path in sorted(inputs):
+        by_table.setdefault(table_of(path, root), []).append(path)
+    c = CatalogFacts()
+    c.files_paths = by_table.get(FILES_TABLE, [])
+
+    def read(table: str, columns: list[str] | None = None) -> Iterable[tuple[str, pa.Table]]:
+        for path in by_table.get(table, []):
+            try:
+                yield path, read_parquet(fs, path, columns)
+            except FileNotFoundError:
+                continue
+            except (*READ_ERRORS, KeyError) as exc:  # type: ignore[misc]
+                c.damaged.append(f"{path}: {type(exc).__name__}: {exc}")
+
+    # releases: the newest version of each key; a tombstone hides it
+    parts = []
+    for path, t in read("releases"):
+        t = _with_columns(t, RELEASE_COLUMNS)
+        parts.append(t)
+        if path in changed:
+            c.touched.update(_keys(t["release_key"]))
+    named: set[bytes] = set()
+    if parts:
+        rel = pa.concat_tables(parts)
+        rel = rel.take(pa.array(newest_rows(rel)))
+        tomb = hidden(rel)
+        c.gone.update(_keys(rel["release_key"].filter(pa.array(tomb))))
+        rel = rel.filter(pa.array(~tomb))
+        named = set(_keys(rel["release_key"]))
+        _add_live(c, rel, pending=False)
+    parts = []
+    for path, t in read("pending_releases", PENDING_COLUMNS):
+        parts.append(t)
+        if path in changed:
+            c.touched.update(_keys(t["release_key"]))
+    if parts:
+        pend = pa.concat_tables(parts)
+        pend = pend.take(pa.array(newest_rows(pend)))
+        keys = pend["release_key"]
+        unnamed = pc.invert(pc.is_in(keys, pa.array(list(named | c.gone), pa.binary(20))))
+        for k, ids in zip(keys.to_pylist(), pend["probe_ids"].to_pylist(), strict=True):
+            for mid in ids or []:
+                c.links.setdefault(mid, []).append(k)
+        _add_live(c, pend.filter(unnamed), pending=True)
+    for path, t in read("probe_candidates", ["release_key", "message_id"]):
+        for k, mid in zip(t["release_key"].to_pylist(), t["message_id"].to_pylist(), strict=True):
+            c.links.setdefault(mid, []).append(k)
+        if path in changed:
+            c.touched.update(_keys(t["release_key"]))
+    for path, t in read("release_probes"):
+        for r in t.to_pylist():
+            old = c.probe_rows.get(r["release_key"])
+            if old is None or (r["probed_at"] or 0) >= (old["probed_at"] or 0):
+                c.probe_rows[r["release_key"]] = r
+        if path in changed:
+            c.touched.update(_keys(t["release_key"]))
+    for path, t in read("release_health", ["release_key", "checked_at", "verdict"]):
+        for k, at, verdict in zip(*(t[n].to_pylist() for n in t.column_names), strict=True):
+            old_h = c.health.get(k)
+            if old_h is None or (at or 0) >= old_h[1]:
+                c.health[k] = (verdict, at or 0)
+        if path in changed:
+            c.touched.update(_keys(t["release_key"]))
+    for path, t in read("release_merges", ["from_key", "into_key"]):
+        c.merged_into.update(_keys(t["into_key"]))
+        if path in changed:
+            c.touched.update(_keys(t["into_key"]) + _keys(t["from_key"]))
+    wanted = pa.array(list(c.links), pa.string())
+    for path, t in read(RESULTS):
+        t = _with_columns(t, list(RESULT_COLUMNS))
+        linked = t.filter(pc.is_in(t["message_id"], wanted))
+        for r in linked.to_pylist():
+            c.results.setdefault(r["message_id"], r)
+            if path in changed:
+                c.touched.update(c.links.get(r["message_id"], []))
+    c.index_links()
+    return c
+
+
+def _with_columns(t: pa.Table, columns: list[str]) -> pa.Table:
+    """The named columns, a missing one as nulls (an older file without it)."""
+    cols = []
+    for name in columns:
+        cols.append(t[name] if name in t.column_names else pa.nulls(t.num_rows, _TYPES[name]))
+    return pa.table(cols, names=columns)
+
+
+_TYPES = {"merged_into": pa.binary(20), "head_md5": pa.binary(16)}
+
+
+def _add_live(c: CatalogFacts, t: pa.Table, pending: bool) -> None:
+    cols = [t[n].to_pylist() for n in (
+        "release_key", "group", "name", "posted_last", "first_article", "last_article", "bytes",
+    )]  # fmt: skip
+    readable = t["readable"].to_pylist() if "readable" in t.column_names else [True] * t.num_rows
+    for key, group, name, last_at, first, last, nbytes, ok in zip(*cols, readable, strict=True):
+        c.live[key] = Live(group or "", name or "", last_at or 0, first or 0, last or 0,
+                           nbytes or 0, ok is not False, pending)  # fmt: skip
+
+
+def file_names(
+    catalog: str, c: CatalogFacts, keys: set[bytes], every: bool
+) -> dict[bytes, list[str]]:
+    """The file names of `keys`, from the chunk store's partitions that may hold them
+    (`every`: all of them). A changed chunk store partition needs no reading for its own
+    sake: whoever writes file rows writes the releases rows beside them."""
+    fs, _ = open_fs(catalog)
+    spans: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    if not every:
+        by_group: dict[str, list[tuple[int, int]]] = {}
+        for k in keys:
+            r = c.live.get(k)
+            if r is not None:
+                by_group.setdefault(r.group, []).append((r.first, r.last))
+        for g, pairs in by_group.items():
+            arr = np.array(pairs, dtype=np.int64)
+            spans[g] = (arr[:, 0], arr[:, 1])
+    wanted = pa.array(list(keys), pa.binary(20))
+    out: dict[bytes, list[str]] = {}
+    for path in c.files_paths:
+        group = path.rsplit("/", 2)[-2]
+        span = parse_name(path.rsplit("/", 1)[-1])
+        if not (every or span is None):
+            if group not in spans:
+                continue
+            firsts, lasts = spans[group]
+            if not np.any((firsts <= span.last) & (lasts >= span.first)):
+                continue
+        try:
+            t = read_parquet(fs, path, ["release_key", "name"])
+        except FileNotFoundError:
+            continue
+        except READ_ERRORS as exc:
+            c.damaged.append(f"{path}: {type(exc).__name__}: {exc}")
+            continue
+        t = t.filter(pc.is_in(t["release_key"], wanted))
+        for k, n in zip(t["release_key"].to_pylist(), t["name"].to_pylist(), strict=True):
+            out.setdefault(k, []).append(n or "")
+    return out
