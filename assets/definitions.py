@@ -26,6 +26,7 @@ import dagster as dg
 from assets.assets import catalog_views, compacted, header_pass
 from assets.capture import corpus_asset
 from assets.jobs import catalog_job, compact_job, history_job, index_job, tail_job
+from assets.judge import judge_job, judge_schedule, release_verdicts
 from assets.probes import probe_job, probe_sensor, release_probes
 from assets.resources import (
     CaptureResource,
@@ -74,10 +75,17 @@ def build_defs(
     executor: dg.ExecutorDefinition | None = None,
 ) -> dg.Definitions:
     return dg.Definitions(
-        assets=[corpus_asset, header_pass, compacted, catalog_views, release_probes],
-        jobs=[index_job, compact_job, catalog_job, tail_job, history_job, probe_job],
+        assets=[
+            corpus_asset,
+            header_pass,
+            compacted,
+            catalog_views,
+            release_probes,
+            release_verdicts,
+        ],
+        jobs=[index_job, compact_job, catalog_job, tail_job, history_job, probe_job, judge_job],
         sensors=[corpus_sensor, index_sensor, history_sensor, run_watchdog, probe_sensor],
-        schedules=[tail_schedule],
+        schedules=[tail_schedule, judge_schedule],
         resources={**default_resources(), **(resource_overrides or {})},
         executor=executor,
     )

@@ -22,6 +22,7 @@ COMMANDS = [
     "cli.commands.capture",
     "cli.commands.live",
     "cli.commands.probe",
+    "cli.commands.judge",
     "cli.commands.serve_nntp",
     "cli.commands.bench_capture",
     "cli.commands.bench_live",
