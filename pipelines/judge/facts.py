@@ -16,9 +16,10 @@ and, if pending, no named version of it exists.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -100,8 +101,7 @@ def _keys(col: pa.ChunkedArray | pa.Array) -> list[bytes]:
     return [k for k in col.to_pylist() if k is not None]
 
 
-@dataclass
-class Live:
+class Live(NamedTuple):
     """A live release's counters (the facts the header pass wrote)."""
 
     group: str
@@ -109,7 +109,7 @@ class Live:
     posted_last: int
     first: int
     last: int
-    bytes: int
+    size: int
     readable: bool
     pending: bool
 
@@ -134,7 +134,7 @@ class CatalogFacts:
 
     def facts(self, key: bytes, files: list[str]) -> Facts:
         r = self.live[key]
-        f = Facts(key, r.group, r.name, r.posted_last, r.bytes, r.pending, r.readable)
+        f = Facts(key, r.group, r.name, r.posted_last, r.size, r.pending, r.readable)
         f.files = files
         h = self.health.get(key)
         if h is not None:
@@ -152,6 +152,19 @@ class CatalogFacts:
                 f.probed.append(Probed(row["status"], row["kind"], row["yenc_name"], row["names"]))
         f.copies = [(h, s, len(self.holders[(h, s)])) for h, s in self.copies.get(key, [])]
         return f
+
+    def plain(self, key: bytes) -> bool:
+        """Nothing but the header pass's counters is known of it, and they name it: no rule
+        can match (each needs health, a probe, a pending or unreadable name, or, for the
+        fake rule, an executable's name among the files, which `file_names` gives)."""
+        r = self.live[key]
+        return (
+            not r.pending
+            and r.readable
+            and key not in self.health
+            and key not in self.probe_rows
+            and key not in self._ids_of
+        )
 
     def _probed_ids(self, key: bytes) -> list[str]:
         return self._ids_of.get(key, [])
@@ -301,19 +314,23 @@ _TYPES = {"merged_into": pa.binary(20), "head_md5": pa.binary(16)}
 
 
 def _add_live(c: CatalogFacts, t: pa.Table, pending: bool) -> None:
-    cols = [t[n].to_pylist() for n in (
-        "release_key", "group", "name", "posted_last", "first_article", "last_article", "bytes",
+    n = t.num_rows
+    cols = [pc.fill_null(t[name], fill).to_pylist() for name, fill in (
+        ("group", ""), ("name", ""), ("posted_last", 0), ("first_article", 0),
+        ("last_article", 0), ("bytes", 0),
     )]  # fmt: skip
-    readable = t["readable"].to_pylist() if "readable" in t.column_names else [True] * t.num_rows
-    for key, group, name, last_at, first, last, nbytes, ok in zip(*cols, readable, strict=True):
-        c.live[key] = Live(group or "", name or "", last_at or 0, first or 0, last or 0,
-                           nbytes or 0, ok is not False, pending)  # fmt: skip
+    readable = (
+        pc.fill_null(t["readable"], True).to_pylist() if "readable" in t.column_names else [True] * n
+    )
+    rows = map(Live._make, zip(*cols, readable, [pending] * n, strict=True))
+    c.live.update(zip(t["release_key"].to_pylist(), rows, strict=True))
 
 
 def file_names(
     catalog: str, c: CatalogFacts, keys: set[bytes], every: bool
 ) -> dict[bytes, list[str]]:
-    """The file names of `keys`, from the chunk store's partitions that may hold them
+    """The file names of those `keys` with an executable-named file (the others' names
+    cannot make them fake), from the chunk store's partitions that may hold them
     (`every`: all of them). A changed chunk store partition needs no reading for its own
     sake: whoever writes file rows writes the releases rows beside them."""
     fs, _ = open_fs(catalog)
@@ -328,7 +345,9 @@ def file_names(
             arr = np.array(pairs, dtype=np.int64)
             spans[g] = (arr[:, 0], arr[:, 1])
     wanted = pa.array(list(keys), pa.binary(20))
+    exe = "(?i)(" + "|".join(re.escape(x) for x in rules.EXE_SUFFIXES) + ")$"
     out: dict[bytes, list[str]] = {}
+    found = []
     for path in c.files_paths:
         group = path.rsplit("/", 2)[-2]
         span = parse_name(path.rsplit("/", 1)[-1])
@@ -345,7 +364,14 @@ def file_names(
         except READ_ERRORS as exc:
             c.damaged.append(f"{path}: {type(exc).__name__}: {exc}")
             continue
-        t = t.filter(pc.is_in(t["release_key"], wanted))
-        for k, n in zip(t["release_key"].to_pylist(), t["name"].to_pylist(), strict=True):
-            out.setdefault(k, []).append(n or "")
+        found.append(t.filter(pc.is_in(t["release_key"], wanted)))
+    if not found:
+        return out
+    t = pa.concat_tables(found)
+    # only a release with an executable's name among its files needs its names (the fake
+    # rule's first test); the rest are most of the chunk store
+    holders = pc.unique(t["release_key"].filter(pc.match_substring_regex(t["name"], exe)))
+    t = t.filter(pc.is_in(t["release_key"], holders))
+    for k, n in zip(t["release_key"].to_pylist(), t["name"].to_pylist(), strict=True):
+        out.setdefault(k, []).append(n or "")
     return out

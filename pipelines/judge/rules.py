@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from kernels import names as nk
 from kernels import subject as sk
 from pipelines import naming
 from pipelines.index.rules import fingerprint_of
@@ -93,6 +94,10 @@ class Facts:
     copies: list[tuple[bytes, int, int]] = field(default_factory=list)
 
 
+# an executable's name ends so (`classify` says it exactly; this spares it the others)
+EXE_SUFFIXES = tuple(f".{e}" for e, c in nk.EXTENSIONS.items() if c == nk.EXECUTABLE)
+
+
 def ext_class(file_name: str) -> int:
     return classify(file_name.encode("utf-8", "surrogateescape"))[0]
 
@@ -130,7 +135,8 @@ def dead(f: Facts) -> str | None:
 
 def _programs(f: Facts) -> str | None:
     """What shows the content is programs, or None."""
-    files = content_names(f.files)
+    files = f.files if any(n.lower().endswith(EXE_SUFFIXES) for n in f.files) else []
+    files = content_names(files)
     if files and all(executable(n) for n in files):
         return f"files are executables: {files[0]}"
     for p in f.probed:

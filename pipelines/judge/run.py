@@ -116,7 +116,11 @@ def judge_catalog(
     s = JudgeSummary(full=full, live=len(c.live), judged_at=judged_at, settled_line=line)
     rows = []
     for i, key in enumerate(sorted(todo)):
-        found = rules.judge(c.facts(key, names.get(key, [])), line)
+        files = names.get(key)
+        if files is None and c.plain(key):
+            found = None
+        else:
+            found = rules.judge(c.facts(key, files or []), line)
         old = current.get(key)
         if found is None:
             if old is not None:
