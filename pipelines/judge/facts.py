@@ -319,9 +319,8 @@ def _add_live(c: CatalogFacts, t: pa.Table, pending: bool) -> None:
         ("group", ""), ("name", ""), ("posted_last", 0), ("first_article", 0),
         ("last_article", 0), ("bytes", 0),
     )]  # fmt: skip
-    readable = (
-        pc.fill_null(t["readable"], True).to_pylist() if "readable" in t.column_names else [True] * n
-    )
+    has = "readable" in t.column_names
+    readable = pc.fill_null(t["readable"], True).to_pylist() if has else [True] * n
     rows = map(Live._make, zip(*cols, readable, [pending] * n, strict=True))
     c.live.update(zip(t["release_key"].to_pylist(), rows, strict=True))
 
