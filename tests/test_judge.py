@@ -242,3 +242,39 @@ def test_a_merged_release_has_its_verdict_taken_back(tmp_path: Path) -> None:
     s = judge_catalog(str(tmp_path), now=NOW)
     assert verdicts(tmp_path) == {}
     assert s.taken_back == 1
+
+
+def test_a_probed_first_article_no_candidate_names_links_through_the_chunk_store(
+    tmp_path: Path,
+) -> None:
+    r = Range(0, 999)
+    # a film's lone .mkv: no probe candidate, but another pass read its first article
+    key = r.release("lone", FILM, [(f"{FILM}.mkv", 700 * MB)])
+    r.write(tmp_path)
+    write_results(tmp_path, [{"message_id": mid("lone", f"{FILM}.mkv"), "kind": "program",
+                              "yenc_name": f"{FILM}.mkv"}])  # fmt: skip
+    assert judged(tmp_path) == {key: "fake"}
+    # the link is kept: the chunk store is not read again for it
+    files = tmp_path / "release_files"
+    moved = tmp_path / "elsewhere"
+    files.rename(moved)
+    try:
+        assert judged(tmp_path, everything=True) == {key: "fake"}
+    finally:
+        moved.rename(files)
+
+
+def test_a_family_that_falls_to_nineteen_has_its_verdicts_taken_back(tmp_path: Path) -> None:
+    r = Range(0, 999)
+    fam = _family(r, 20, "F")
+    r.write(tmp_path)
+    write_results(tmp_path, _family_results("F", 20))
+    assert judged(tmp_path) == dict.fromkeys(fam, "repeated")
+    # one of them goes into another release (a merge's tombstone)
+    later = Range(1000, 1999)
+    later.releases.append({**r.releases[0], "merged_into": key_of("elsewhere"),
+                           "written_range": 1000})  # fmt: skip
+    later.write(tmp_path)
+    s = judge_catalog(str(tmp_path), now=NOW)
+    assert verdicts(tmp_path) == {}
+    assert s.taken_back == 20 and s.judged == 19

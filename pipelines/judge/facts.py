@@ -33,6 +33,7 @@ from pipelines.catalog.versions import hidden, newest_rows
 from pipelines.corpus.fs import is_temporary, open_fs
 from pipelines.judge import rules
 from pipelines.judge.rules import Facts, Probed
+from pipelines.judge.store import load_links, save_links
 from pipelines.probe import inspection as ins
 from pipelines.probe.cache import RESULTS
 
@@ -150,7 +151,7 @@ class CatalogFacts:
             row = self.results.get(mid)
             if row is not None:
                 f.probed.append(Probed(row["status"], row["kind"], row["yenc_name"], row["names"]))
-        f.copies = [(h, s, len(self.holders[(h, s)])) for h, s in self.copies.get(key, [])]
+        f.copies = [(h, s, len(self.holders.get((h, s), ()))) for h, s in self.copies.get(key, [])]
         return f
 
     def plain(self, key: bytes) -> bool:
@@ -177,25 +178,25 @@ class CatalogFacts:
                 ids_of.setdefault(k, []).append(mid)
         self._ids_of = ids_of
         for key, mids in ids_of.items():
-            if key not in self.live:
-                continue
             seen: set[tuple[bytes, int]] = set()
             for mid in mids:
                 row = self.results.get(mid)
                 if row is not None:
                     seen.update(_copies_of(row))
             if seen:
+                # kept for releases gone too: their families' counts moved
                 pairs = sorted(seen)
                 self.copies[key] = pairs
-                for pair in pairs:
-                    self.holders.setdefault(pair, set()).add(key)
+                if key in self.live:
+                    for pair in pairs:
+                        self.holders.setdefault(pair, set()).add(key)
 
     def families(self, keys: Iterable[bytes]) -> set[bytes]:
-        """Every live release sharing a content file with one of `keys`."""
+        """Every live release sharing a content file with one of `keys` (live or gone)."""
         out: set[bytes] = set()
         for k in keys:
             for pair in self.copies.get(k, []):
-                out |= self.holders[pair]
+                out |= self.holders.get(pair, set())
         return out
 
 
@@ -290,16 +291,60 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
         c.merged_into.update(_keys(t["into_key"]))
         if path in changed:
             c.touched.update(_keys(t["into_key"]) + _keys(t["from_key"]))
-    wanted = pa.array(list(c.links), pa.string())
+    fresh: set[str] = set()  # articles of the changed batches
     for path, t in read(RESULTS):
         t = _with_columns(t, list(RESULT_COLUMNS))
-        linked = t.filter(pc.is_in(t["message_id"], wanted))
-        for r in linked.to_pylist():
+        for r in t.to_pylist():
             c.results.setdefault(r["message_id"], r)
-            if path in changed:
-                c.touched.update(c.links.get(r["message_id"], []))
+        if path in changed:
+            fresh.update(t["message_id"].to_pylist())
+    _link_by_files(catalog, c, {p for p in changed if table_of(p, root) == FILES_TABLE})
+    for mid in fresh:
+        c.touched.update(c.links.get(mid, []))
     c.index_links()
     return c
+
+
+def _link_by_files(catalog: str, c: CatalogFacts, changed_files: set[str]) -> None:
+    """Link the probed articles no candidate or pending release names (another pass read
+    a file's first article: a merge's 16 KiB hash, say) to their releases, through the
+    chunk store: the release whose file's first segment it is.
+
+    The chunk store's message-ids are most of its bytes, so what was found is kept
+    (`store.LINKS_PATH`, articles found nowhere with a null key): the chunk store is read
+    again only for articles never looked for, and for those found nowhere before, in its
+    changed partitions."""
+    known = load_links(catalog)
+    unlinked = {m for m in c.results if m not in c.links}
+    never = {m for m in unlinked if m not in known}
+    missing = {m for m in unlinked if m in known and known[m] is None}
+    for m in unlinked:
+        key = known.get(m)
+        if key is not None:
+            c.links[m] = [key]
+    scan = list(c.files_paths) if never else sorted(changed_files) if missing else []
+    wanted = never | missing
+    if not scan:
+        return
+    fs, _ = open_fs(catalog)
+    ids = pa.array(sorted(wanted), pa.string())
+    for path in scan:
+        try:
+            t = read_parquet(fs, path, ["release_key", "seg_ids"])
+        except FileNotFoundError:
+            continue
+        except READ_ERRORS as exc:
+            c.damaged.append(f"{path}: {type(exc).__name__}: {exc}")
+            continue
+        first = pc.list_element(pc.fill_null(t["seg_ids"], pa.scalar([""], t["seg_ids"].type)), 0)
+        hit = pc.is_in(first, ids)
+        for k, m in zip(t["release_key"].filter(hit).to_pylist(), first.filter(hit).to_pylist(),
+                        strict=True):  # fmt: skip
+            c.links.setdefault(m, []).append(k)
+            known[m] = k
+    for m in wanted:
+        known.setdefault(m, None)
+    save_links(catalog, known)
 
 
 def _with_columns(t: pa.Table, columns: list[str]) -> pa.Table:

@@ -102,8 +102,7 @@ def judge_catalog(
     if full:
         todo = set(c.live)
     else:
-        todo = {k for k in c.touched if k in c.live}
-        todo |= c.families(todo)
+        todo = {k for k in c.touched if k in c.live} | c.families(c.touched)
         last_line = place.settled_line if place.settled_line is not None else line
         if line > last_line:
             todo |= {k for k, r in c.live.items() if last_line < r.posted_last <= line}

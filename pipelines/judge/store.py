@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from pipelines.catalog.health import READ_ERRORS
 from pipelines.catalog.partitions import list_table
@@ -32,6 +33,9 @@ from pipelines.corpus.fs import atomic_put, open_fs
 VERDICTS_TABLE = "release_verdicts"
 STATE_PATH = "_judge/state.json"
 STATE_VERSION = 1
+# probed articles linked to their releases through the chunk store (`facts._link_by_files`)
+LINKS_PATH = "_judge/links.parquet"
+LINKS = pa.schema([("message_id", pa.string()), ("release_key", pa.binary(20))])
 
 
 def verdict_rows(catalog: str, group: str | None = None) -> pa.Table:
@@ -128,3 +132,28 @@ def save_place(catalog: str, place: Place) -> None:
     fs, root = open_fs(catalog)
     body = json.dumps(place.to_json(), sort_keys=True).encode()
     atomic_put(fs, f"{root}/{STATE_PATH}", body)
+
+
+def load_links(catalog: str) -> dict[str, bytes | None]:
+    """Article -> release found through the chunk store (None: looked for, not found); an
+    unreadable file reads as none found yet."""
+    fs, root = open_fs(catalog)
+    try:
+        t = read_parquet(fs, f"{root}/{LINKS_PATH}")
+    except FileNotFoundError:
+        return {}
+    except READ_ERRORS:
+        return {}
+    return dict(zip(t["message_id"].to_pylist(), t["release_key"].to_pylist(), strict=True))
+
+
+def save_links(catalog: str, links: dict[str, bytes | None]) -> None:
+    fs, root = open_fs(catalog)
+    ids = sorted(links)
+    table = pa.table(
+        [pa.array(ids, pa.string()), pa.array([links[m] for m in ids], pa.binary(20))],
+        schema=LINKS,
+    )
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    atomic_put(fs, f"{root}/{LINKS_PATH}", sink.getvalue().to_pybytes())
