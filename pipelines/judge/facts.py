@@ -19,7 +19,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -102,44 +102,115 @@ def _keys(col: pa.ChunkedArray | pa.Array) -> list[bytes]:
     return [k for k in col.to_pylist() if k is not None]
 
 
-class Live(NamedTuple):
-    """A live release's counters (the facts the header pass wrote)."""
+class Rows:
+    """One row per key of a table, looked up by key; the Python rows are made only for the
+    keys asked (`made`), at once: most of a catalog's releases are never looked at."""
 
-    group: str
-    name: str
-    posted_last: int
-    first: int
-    last: int
-    size: int
-    readable: bool
-    pending: bool
+    def __init__(self, table: pa.Table, key: str = "release_key") -> None:
+        self.table = table
+        self.keys = table[key].to_pylist()
+        self.index = dict(zip(self.keys, range(table.num_rows), strict=True))
+        self._made: dict[Any, dict[str, Any]] = {}
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.index
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def make(self, keys: Iterable[Any]) -> None:
+        want = [k for k in keys if k in self.index and k not in self._made]
+        if want:
+            rows = self.table.take(pa.array([self.index[k] for k in want])).to_pylist()
+            self._made.update(zip(want, rows, strict=True))
+
+    def get(self, key: Any) -> dict[str, Any] | None:
+        if key not in self.index:
+            return None
+        if key not in self._made:
+            self.make([key])
+        return self._made[key]
+
+
+def _newest_by(t: pa.Table, order: str, key: str = "release_key") -> pa.Table:
+    """Per key the row with the highest `order` (nulls lowest; of equal ones, the last)."""
+    if t.num_rows == 0:
+        return t
+    keys = np.array(t[key].to_pylist(), dtype=object)
+    at = pc.fill_null(t[order], -(1 << 62)).to_numpy(zero_copy_only=False)
+    rows = np.arange(t.num_rows)
+    idx = np.lexsort((-rows, -at, keys.astype(bytes if key == "release_key" else str)))
+    sk = keys[idx]
+    first = np.ones(len(idx), dtype=bool)
+    first[1:] = sk[1:] != sk[:-1]
+    return t.take(pa.array(idx[first]))
+
+
+def _concat(parts: list[pa.Table]) -> pa.Table | None:
+    return pa.concat_tables(parts, promote_options="default") if parts else None
+
+
+LIVE = pa.schema(
+    [("release_key", pa.binary(20)), ("group", pa.string()), ("name", pa.string()),
+     ("posted_last", pa.int64()), ("first_article", pa.int64()), ("last_article", pa.int64()),
+     ("bytes", pa.int64()), ("readable", pa.bool_()), ("pending", pa.bool_())]
+)  # fmt: skip
+
+
+def _live_part(t: pa.Table, pending: bool) -> pa.Table:
+    n = t.num_rows
+    cols = {name: t[name] for name in LIVE.names if name in t.column_names}
+    cols["readable"] = pc.fill_null(cols.get("readable", pa.nulls(n, pa.bool_())), True)
+    cols["pending"] = pa.array(np.full(n, pending))
+    return pa.table([cols[f.name].cast(f.type) for f in LIVE], schema=LIVE)
 
 
 @dataclass
 class CatalogFacts:
     """The catalog's facts, and (when loaded with the changed files) the keys they touch."""
 
-    live: dict[bytes, Live] = field(default_factory=dict)
+    live: Rows = field(default_factory=lambda: Rows(LIVE.empty_table()))
     gone: set[bytes] = field(default_factory=set)  # tombstoned keys
     links: dict[str, list[bytes]] = field(default_factory=dict)  # probed article -> releases
-    probe_rows: dict[bytes, dict[str, Any]] = field(default_factory=dict)
-    health: dict[bytes, tuple[str | None, int]] = field(default_factory=dict)
+    probe_rows: Rows = field(default_factory=lambda: Rows(pa.table({"release_key": []})))
+    health: Rows = field(default_factory=lambda: Rows(pa.table({"release_key": []})))
     merged_into: set[bytes] = field(default_factory=set)
-    results: dict[str, dict[str, Any]] = field(default_factory=dict)  # message-id -> row
+    results: Rows = field(default_factory=lambda: Rows(pa.table({"message_id": []}), "message_id"))
     copies: dict[bytes, list[tuple[bytes, int]]] = field(default_factory=dict)
     holders: dict[tuple[bytes, int], set[bytes]] = field(default_factory=dict)
     files_paths: list[str] = field(default_factory=list)
     touched: set[bytes] = field(default_factory=set)  # keys the changed files hold
     damaged: list[str] = field(default_factory=list)
     _ids_of: dict[bytes, list[str]] = field(default_factory=dict)
+    _plain: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+
+    def newest_posting(self) -> int | None:
+        posted = self.live.table["posted_last"]
+        top = pc.max(posted).as_py() if len(posted) else None
+        return None if top is None else int(top)
+
+    def posted_within(self, after: int, upto: int) -> list[bytes]:
+        """The live releases whose last post lies in (after, upto]."""
+        posted = pc.fill_null(self.live.table["posted_last"], 0).to_numpy(zero_copy_only=False)
+        rows = np.flatnonzero((posted > after) & (posted <= upto))
+        return [self.live.keys[i] for i in rows]
+
+    def make(self, keys: Iterable[bytes]) -> None:
+        """The Python rows of the releases about to be judged, made together."""
+        keys = list(keys)
+        for rows in (self.live, self.probe_rows, self.health):
+            rows.make(keys)
+        self.results.make(m for k in keys for m in self._ids_of.get(k, []))
 
     def facts(self, key: bytes, files: list[str]) -> Facts:
-        r = self.live[key]
-        f = Facts(key, r.group, r.name, r.posted_last, r.size, r.pending, r.readable)
+        r = self.live.get(key)
+        assert r is not None
+        f = Facts(key, r["group"] or "", r["name"] or "", r["posted_last"] or 0, r["bytes"] or 0,
+                  r["pending"], r["readable"])  # fmt: skip
         f.files = files
         h = self.health.get(key)
         if h is not None:
-            f.health, f.health_at = h
+            f.health, f.health_at = h["verdict"], h["checked_at"] or 0
         p = self.probe_rows.get(key)
         if p is not None:
             f.probes, f.missing = p["probes"] or 0, p["missing"] or 0
@@ -147,49 +218,66 @@ class CatalogFacts:
             f.password, f.password_text = p["password"], p["password_text"]
             f.inner = [*(p["inner_names"] or []), p["nfo_title"] or "", p["name"] or ""]
         f.merged_into_it = key in self.merged_into
-        for mid in self._probed_ids(key):
+        for mid in self._ids_of.get(key, []):
             row = self.results.get(mid)
             if row is not None:
                 f.probed.append(Probed(row["status"], row["kind"], row["yenc_name"], row["names"]))
         f.copies = [(h, s, len(self.holders.get((h, s), ()))) for h, s in self.copies.get(key, [])]
         return f
 
+    def group_of(self, key: bytes) -> str:
+        r = self.live.get(key)
+        return (r["group"] or "") if r is not None else ""
+
+    def span_of(self, key: bytes) -> tuple[str, int, int] | None:
+        i = self.live.index.get(key)
+        if i is None:
+            return None
+        t = self.live.table
+        return (t["group"][i].as_py() or "", t["first_article"][i].as_py() or 0,
+                t["last_article"][i].as_py() or 0)  # fmt: skip
+
     def plain(self, key: bytes) -> bool:
         """Nothing but the header pass's counters is known of it, and they name it: no rule
         can match (each needs health, a probe, a pending or unreadable name, or, for the
         fake rule, an executable's name among the files, which `file_names` gives)."""
-        r = self.live[key]
-        return (
-            not r.pending
-            and r.readable
-            and key not in self.health
-            and key not in self.probe_rows
-            and key not in self._ids_of
-        )
-
-    def _probed_ids(self, key: bytes) -> list[str]:
-        return self._ids_of.get(key, [])
+        return bool(self._plain[self.live.index[key]])
 
     def index_links(self) -> None:
-        """Per release, its probed articles; per (16 KiB hash, size), the releases."""
+        """Per release, its probed articles; per (16 KiB hash, size), the releases; which
+        releases nothing but their counters is known of."""
         ids_of: dict[bytes, list[str]] = {}
         for mid, keys in self.links.items():
-            for k in keys:
-                ids_of.setdefault(k, []).append(mid)
+            if mid in self.results:
+                for k in keys:
+                    ids_of.setdefault(k, []).append(mid)
         self._ids_of = ids_of
-        for key, mids in ids_of.items():
-            seen: set[tuple[bytes, int]] = set()
-            for mid in mids:
-                row = self.results.get(mid)
-                if row is not None:
-                    seen.update(_copies_of(row))
-            if seen:
-                # kept for releases gone too: their families' counts moved
-                pairs = sorted(seen)
-                self.copies[key] = pairs
-                if key in self.live:
-                    for pair in pairs:
-                        self.holders.setdefault(pair, set()).add(key)
+        # only the results that show a content file's hash count copies
+        t = self.results.table
+        if t.num_rows:
+            shows = pc.or_(
+                pc.and_(pc.equal(t["kind"], ins.PAR2), pc.is_valid(t["hashes"])),
+                pc.is_valid(t["head_md5"]),
+            )
+            shown = {r["message_id"]: r for r in t.filter(pc.fill_null(shows, False)).to_pylist()}
+        else:
+            shown = {}
+        for mid, row in shown.items():
+            pairs = _copies_of(row)
+            for key in self.links.get(mid, []):
+                if pairs:
+                    # kept for releases gone too: their families' counts moved
+                    self.copies.setdefault(key, [])
+                    self.copies[key] = sorted(set(self.copies[key]) | set(pairs))
+                    if key in self.live:
+                        for pair in pairs:
+                            self.holders.setdefault(pair, set()).add(key)
+        lt = self.live.table
+        known = pa.array([*self.health.keys, *self.probe_rows.keys, *ids_of], pa.binary(20))
+        told = pc.is_in(lt["release_key"], known).to_numpy(zero_copy_only=False)
+        pending = lt["pending"].to_numpy(zero_copy_only=False)
+        readable = lt["readable"].to_numpy(zero_copy_only=False)
+        self._plain = ~told & ~pending & readable
 
     def families(self, keys: Iterable[bytes]) -> set[bytes]:
         """Every live release sharing a content file with one of `keys` (live or gone)."""
@@ -238,71 +326,84 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
             except (*READ_ERRORS, KeyError) as exc:  # type: ignore[misc]
                 c.damaged.append(f"{path}: {type(exc).__name__}: {exc}")
 
+    def touch(path: str, *cols: pa.ChunkedArray) -> None:
+        if path in changed:
+            for col in cols:
+                c.touched.update(_keys(col))
+
     # releases: the newest version of each key; a tombstone hides it
     parts = []
     for path, t in read("releases"):
         t = _with_columns(t, RELEASE_COLUMNS)
         parts.append(t)
-        if path in changed:
-            c.touched.update(_keys(t["release_key"]))
-    named: set[bytes] = set()
-    if parts:
-        rel = pa.concat_tables(parts)
+        touch(path, t["release_key"])
+    live_parts = []
+    named = pa.array([], pa.binary(20))
+    rel = _concat(parts)
+    if rel is not None:
         rel = rel.take(pa.array(newest_rows(rel)))
-        tomb = hidden(rel)
-        c.gone.update(_keys(rel["release_key"].filter(pa.array(tomb))))
-        rel = rel.filter(pa.array(~tomb))
-        named = set(_keys(rel["release_key"]))
-        _add_live(c, rel, pending=False)
+        tomb = pa.array(hidden(rel))
+        c.gone.update(_keys(rel["release_key"].filter(tomb)))
+        named = rel["release_key"].combine_chunks()
+        live_parts.append(_live_part(rel.filter(pc.invert(tomb)), pending=False))
     parts = []
     for path, t in read("pending_releases", PENDING_COLUMNS):
         parts.append(t)
-        if path in changed:
-            c.touched.update(_keys(t["release_key"]))
-    if parts:
-        pend = pa.concat_tables(parts)
+        touch(path, t["release_key"])
+    pend = _concat(parts)
+    if pend is not None:
         pend = pend.take(pa.array(newest_rows(pend)))
         keys = pend["release_key"]
-        unnamed = pc.invert(pc.is_in(keys, pa.array(list(named | c.gone), pa.binary(20))))
         for k, ids in zip(keys.to_pylist(), pend["probe_ids"].to_pylist(), strict=True):
             for mid in ids or []:
                 c.links.setdefault(mid, []).append(k)
-        _add_live(c, pend.filter(unnamed), pending=True)
+        # a pending key with a releases row was named (or taken by a merge)
+        live_parts.append(_live_part(pend.filter(pc.invert(pc.is_in(keys, named))), True))
+    if live_parts:
+        c.live = Rows(pa.concat_tables(live_parts))
     for path, t in read("probe_candidates", ["release_key", "message_id"]):
         for k, mid in zip(t["release_key"].to_pylist(), t["message_id"].to_pylist(), strict=True):
             c.links.setdefault(mid, []).append(k)
-        if path in changed:
-            c.touched.update(_keys(t["release_key"]))
+        touch(path, t["release_key"])
+    parts = []
     for path, t in read("release_probes"):
-        for r in t.to_pylist():
-            old = c.probe_rows.get(r["release_key"])
-            if old is None or (r["probed_at"] or 0) >= (old["probed_at"] or 0):
-                c.probe_rows[r["release_key"]] = r
-        if path in changed:
-            c.touched.update(_keys(t["release_key"]))
+        parts.append(t)
+        touch(path, t["release_key"])
+    probes = _concat(parts)
+    if probes is not None:
+        c.probe_rows = Rows(_newest_by(probes, "probed_at"))
+    parts = []
     for path, t in read("release_health", ["release_key", "checked_at", "verdict"]):
-        for k, at, verdict in zip(*(t[n].to_pylist() for n in t.column_names), strict=True):
-            old_h = c.health.get(k)
-            if old_h is None or (at or 0) >= old_h[1]:
-                c.health[k] = (verdict, at or 0)
-        if path in changed:
-            c.touched.update(_keys(t["release_key"]))
+        parts.append(t)
+        touch(path, t["release_key"])
+    health = _concat(parts)
+    if health is not None:
+        c.health = Rows(_newest_by(health, "checked_at"))
     for path, t in read("release_merges", ["from_key", "into_key"]):
         c.merged_into.update(_keys(t["into_key"]))
-        if path in changed:
-            c.touched.update(_keys(t["into_key"]) + _keys(t["from_key"]))
+        touch(path, t["into_key"], t["from_key"])
+    parts = []
     fresh: set[str] = set()  # articles of the changed batches
     for path, t in read(RESULTS):
-        t = _with_columns(t, list(RESULT_COLUMNS))
-        for r in t.to_pylist():
-            c.results.setdefault(r["message_id"], r)
+        parts.append(_with_columns(t, list(RESULT_COLUMNS)))
         if path in changed:
             fresh.update(t["message_id"].to_pylist())
+    results = _concat(parts)
+    if results is not None:
+        # the first result for an article stands (the cache's rule); batches by name
+        c.results = Rows(_first_by(results, "message_id"), "message_id")
     _link_by_files(catalog, c, {p for p in changed if table_of(p, root) == FILES_TABLE})
     for mid in fresh:
         c.touched.update(c.links.get(mid, []))
     c.index_links()
     return c
+
+
+def _first_by(t: pa.Table, key: str) -> pa.Table:
+    """The first row of each key."""
+    keys = np.array(t[key].to_pylist(), dtype=object)
+    _, first = np.unique(keys.astype(str), return_index=True)
+    return t.take(pa.array(np.sort(first)))
 
 
 def _link_by_files(catalog: str, c: CatalogFacts, changed_files: set[str]) -> None:
@@ -315,7 +416,7 @@ def _link_by_files(catalog: str, c: CatalogFacts, changed_files: set[str]) -> No
     again only for articles never looked for, and for those found nowhere before, in its
     changed partitions."""
     known = load_links(catalog)
-    unlinked = {m for m in c.results if m not in c.links}
+    unlinked = {m for m in c.results.keys if m not in c.links}
     never = {m for m in unlinked if m not in known}
     missing = {m for m in unlinked if m in known and known[m] is None}
     for m in unlinked:
@@ -358,18 +459,6 @@ def _with_columns(t: pa.Table, columns: list[str]) -> pa.Table:
 _TYPES = {"merged_into": pa.binary(20), "head_md5": pa.binary(16)}
 
 
-def _add_live(c: CatalogFacts, t: pa.Table, pending: bool) -> None:
-    n = t.num_rows
-    cols = [pc.fill_null(t[name], fill).to_pylist() for name, fill in (
-        ("group", ""), ("name", ""), ("posted_last", 0), ("first_article", 0),
-        ("last_article", 0), ("bytes", 0),
-    )]  # fmt: skip
-    has = "readable" in t.column_names
-    readable = pc.fill_null(t["readable"], True).to_pylist() if has else [True] * n
-    rows = map(Live._make, zip(*cols, readable, [pending] * n, strict=True))
-    c.live.update(zip(t["release_key"].to_pylist(), rows, strict=True))
-
-
 def file_names(
     catalog: str, c: CatalogFacts, keys: set[bytes], every: bool
 ) -> dict[bytes, list[str]]:
@@ -382,9 +471,9 @@ def file_names(
     if not every:
         by_group: dict[str, list[tuple[int, int]]] = {}
         for k in keys:
-            r = c.live.get(k)
-            if r is not None:
-                by_group.setdefault(r.group, []).append((r.first, r.last))
+            where = c.span_of(k)
+            if where is not None:
+                by_group.setdefault(where[0], []).append(where[1:])
         for g, pairs in by_group.items():
             arr = np.array(pairs, dtype=np.int64)
             spans[g] = (arr[:, 0], arr[:, 1])

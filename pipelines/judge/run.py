@@ -97,15 +97,15 @@ def judge_catalog(
 
     # the settling line: a day before now, or before the catalog's newest posting when that
     # is older (a catalog replayed from an old corpus)
-    newest_post = max((r.posted_last for r in c.live.values()), default=wall)
-    line = min(wall, newest_post) - rules.DAY
+    newest_post = c.newest_posting()
+    line = min(wall, newest_post if newest_post is not None else wall) - rules.DAY
     if full:
-        todo = set(c.live)
+        todo = set(c.live.keys)
     else:
         todo = {k for k in c.touched if k in c.live} | c.families(c.touched)
         last_line = place.settled_line if place.settled_line is not None else line
         if line > last_line:
-            todo |= {k for k, r in c.live.items() if last_line < r.posted_last <= line}
+            todo |= set(c.posted_within(last_line, line))
         if shaken:
             todo |= {k for k in current if k in c.live}
     gone = {k for k in current if k not in c.live and (full or shaken or k in c.touched)}
@@ -113,25 +113,30 @@ def judge_catalog(
     judged_at = max(wall, place.judged_at + 1)
     names = catalog_facts.file_names(catalog, c, todo, every=full)
     s = JudgeSummary(full=full, live=len(c.live), judged_at=judged_at, settled_line=line)
+    # a release nothing but its counters is known of matches no rule: only its standing
+    # verdict, if any, is taken back
+    told = sorted(k for k in todo if k in names or not c.plain(k))
+    c.make(told)
     rows = []
-    for i, key in enumerate(sorted(todo)):
-        files = names.get(key)
-        if files is None and c.plain(key):
-            found = None
-        else:
-            found = rules.judge(c.facts(key, files or []), line)
+    for key in sorted(k for k in todo.difference(told) if k in current):
+        rows.append(_row(key, c.group_of(key), None, "no rule matches", judged_at))
+        s.taken_back += 1
+    if progress is not None and len(todo) > len(told):
+        progress(len(todo) - len(told))
+    for i, key in enumerate(told):
+        found = rules.judge(c.facts(key, names.get(key, [])), line)
         old = current.get(key)
         if found is None:
             if old is not None:
-                rows.append(_row(key, c.live[key].group, None, "no rule matches", judged_at))
+                rows.append(_row(key, c.group_of(key), None, "no rule matches", judged_at))
                 s.taken_back += 1
         elif old != (found[0], rules.RULES_VERSION):
-            rows.append(_row(key, c.live[key].group, found[0], found[1], judged_at))
+            rows.append(_row(key, c.group_of(key), found[0], found[1], judged_at))
             s.verdicts[found[0]] += 1
         if progress is not None and (i + 1) % PROGRESS_EVERY == 0:
             progress(PROGRESS_EVERY)
-    if progress is not None and len(todo) % PROGRESS_EVERY:
-        progress(len(todo) % PROGRESS_EVERY)
+    if progress is not None and len(told) % PROGRESS_EVERY:
+        progress(len(told) % PROGRESS_EVERY)
     for key in sorted(gone):
         rows.append(_row(key, groups.get(key) or "", None, "no longer in the catalog", judged_at))
         s.taken_back += 1
