@@ -29,7 +29,7 @@ from fsspec import AbstractFileSystem
 from pipelines.catalog.health import READ_ERRORS
 from pipelines.catalog.partitions import is_local, parse_name
 from pipelines.catalog.reader import read_parquet
-from pipelines.catalog.versions import hidden, newest_rows
+from pipelines.catalog.versions import hidden, key_array, newest_rows
 from pipelines.corpus.fs import is_temporary, open_fs
 from pipelines.judge import rules
 from pipelines.judge.rules import Facts, Probed
@@ -104,42 +104,85 @@ def _keys(col: pa.ChunkedArray | pa.Array) -> list[bytes]:
 
 class Rows:
     """One row per key of a table, looked up by key; the Python rows are made only for the
-    keys asked (`made`), at once: most of a catalog's releases are never looked at."""
+    keys asked (`make`), at once: most of a catalog's rows are never looked at."""
 
-    def __init__(self, table: pa.Table, key: str = "release_key") -> None:
+    def __init__(self, table: pa.Table, key: str = "message_id") -> None:
         self.table = table
-        self.keys = table[key].to_pylist()
-        self.index = dict(zip(self.keys, range(table.num_rows), strict=True))
+        self.key = key
+        self._index: dict[Any, int] | None = None
         self._made: dict[Any, dict[str, Any]] = {}
 
+    @property
+    def keys(self) -> list[Any]:
+        return list(self.table[self.key].to_pylist())
+
+    def position(self, key: Any) -> int | None:
+        if self._index is None:
+            self._index = {k: i for i, k in enumerate(self.table[self.key].to_pylist())}
+        return self._index.get(key)
+
     def __contains__(self, key: object) -> bool:
-        return key in self.index
+        return self.position(key) is not None
 
     def __len__(self) -> int:
-        return len(self.index)
+        return int(self.table.num_rows)
 
     def make(self, keys: Iterable[Any]) -> None:
-        want = [k for k in keys if k in self.index and k not in self._made]
-        if want:
-            rows = self.table.take(pa.array([self.index[k] for k in want])).to_pylist()
-            self._made.update(zip(want, rows, strict=True))
+        want = [k for k in dict.fromkeys(keys) if k not in self._made]
+        where = [self.position(k) for k in want]
+        found = [(k, i) for k, i in zip(want, where, strict=True) if i is not None]
+        if found:
+            rows = self.table.take(pa.array([i for _, i in found])).to_pylist()
+            self._made.update(zip((k for k, _ in found), rows, strict=True))
 
     def get(self, key: Any) -> dict[str, Any] | None:
-        if key not in self.index:
-            return None
         if key not in self._made:
             self.make([key])
-        return self._made[key]
+        return self._made.get(key)
 
 
-def _newest_by(t: pa.Table, order: str, key: str = "release_key") -> pa.Table:
-    """Per key the row with the highest `order` (nulls lowest; of equal ones, the last)."""
+class KeyRows(Rows):
+    """Rows by release key, found by a binary search over the sorted keys: no Python
+    object a release until one is asked for."""
+
+    def __init__(self, table: pa.Table) -> None:
+        super().__init__(table, "release_key")
+        keys = key_array(table["release_key"]) if table.num_rows else np.zeros(0, "S20")
+        self._order = np.argsort(keys, kind="stable")
+        self._sorted = keys[self._order]
+
+    def positions(self, keys: list[bytes]) -> np.ndarray:
+        """Each key's row (-1: not there)."""
+        if not keys or not len(self._sorted):
+            return np.full(len(keys), -1, dtype=np.int64)
+        q = np.array(keys, dtype="S20")
+        at = np.minimum(np.searchsorted(self._sorted, q), len(self._sorted) - 1)
+        hit = self._sorted[at] == q
+        return np.where(hit, self._order[at], -1)
+
+    def position(self, key: Any) -> int | None:
+        i = int(self.positions([key])[0])
+        return None if i < 0 else i
+
+    def having(self, keys: Iterable[bytes]) -> set[bytes]:
+        """The keys that are here."""
+        ks = list(keys)
+        return {k for k, i in zip(ks, self.positions(ks).tolist(), strict=True) if i >= 0}
+
+
+def _newest_by(t: pa.Table, order: str) -> pa.Table:
+    """Per release key the row with the highest `order` (nulls lowest; of equal ones, the
+    last)."""
     if t.num_rows == 0:
         return t
-    keys = np.array(t[key].to_pylist(), dtype=object)
+    col = t["release_key"]
+    if pa.types.is_fixed_size_binary(col.type):
+        keys = key_array(col)
+    else:  # a file written with plain binary keys
+        keys = np.array(col.to_pylist(), dtype="S20")
     at = pc.fill_null(t[order], -(1 << 62)).to_numpy(zero_copy_only=False)
     rows = np.arange(t.num_rows)
-    idx = np.lexsort((-rows, -at, keys.astype(bytes if key == "release_key" else str)))
+    idx = np.lexsort((-rows, -at, keys))
     sk = keys[idx]
     first = np.ones(len(idx), dtype=bool)
     first[1:] = sk[1:] != sk[:-1]
@@ -165,17 +208,23 @@ def _live_part(t: pa.Table, pending: bool) -> pa.Table:
     return pa.table([cols[f.name].cast(f.type) for f in LIVE], schema=LIVE)
 
 
+_NO_KEYS = pa.table({"release_key": pa.array([], pa.binary(20))})
+_NO_RESULTS = pa.table({"message_id": pa.array([], pa.string())})
+
+
 @dataclass
 class CatalogFacts:
     """The catalog's facts, and (when loaded with the changed files) the keys they touch."""
 
-    live: Rows = field(default_factory=lambda: Rows(LIVE.empty_table()))
+    live: KeyRows = field(default_factory=lambda: KeyRows(LIVE.empty_table()))
     gone: set[bytes] = field(default_factory=set)  # tombstoned keys
     links: dict[str, list[bytes]] = field(default_factory=dict)  # probed article -> releases
-    probe_rows: Rows = field(default_factory=lambda: Rows(pa.table({"release_key": []})))
-    health: Rows = field(default_factory=lambda: Rows(pa.table({"release_key": []})))
+    probe_rows: KeyRows = field(default_factory=lambda: KeyRows(_NO_KEYS))
+    health: KeyRows = field(default_factory=lambda: KeyRows(_NO_KEYS))
     merged_into: set[bytes] = field(default_factory=set)
-    results: Rows = field(default_factory=lambda: Rows(pa.table({"message_id": []}), "message_id"))
+    results: Rows = field(
+        default_factory=lambda: Rows(pa.table({"message_id": pa.array([], pa.string())}))
+    )
     copies: dict[bytes, list[tuple[bytes, int]]] = field(default_factory=dict)
     holders: dict[tuple[bytes, int], set[bytes]] = field(default_factory=dict)
     files_paths: list[str] = field(default_factory=list)
@@ -193,7 +242,7 @@ class CatalogFacts:
         """The live releases whose last post lies in (after, upto]."""
         posted = pc.fill_null(self.live.table["posted_last"], 0).to_numpy(zero_copy_only=False)
         rows = np.flatnonzero((posted > after) & (posted <= upto))
-        return [self.live.keys[i] for i in rows]
+        return list(self.live.table["release_key"].take(pa.array(rows)).to_pylist())
 
     def make(self, keys: Iterable[bytes]) -> None:
         """The Python rows of the releases about to be judged, made together."""
@@ -230,7 +279,7 @@ class CatalogFacts:
         return (r["group"] or "") if r is not None else ""
 
     def span_of(self, key: bytes) -> tuple[str, int, int] | None:
-        i = self.live.index.get(key)
+        i = self.live.position(key)
         if i is None:
             return None
         t = self.live.table
@@ -241,7 +290,13 @@ class CatalogFacts:
         """Nothing but the header pass's counters is known of it, and they name it: no rule
         can match (each needs health, a probe, a pending or unreadable name, or, for the
         fake rule, an executable's name among the files, which `file_names` gives)."""
-        return bool(self._plain[self.live.index[key]])
+        i = self.live.position(key)
+        return i is not None and bool(self._plain[i])
+
+    def plain_many(self, keys: list[bytes]) -> list[bool]:
+        """`plain` of each key."""
+        at = self.live.positions(keys)
+        return [i >= 0 and bool(self._plain[i]) for i in at.tolist()]
 
     def index_links(self) -> None:
         """Per release, its probed articles; per (16 KiB hash, size), the releases; which
@@ -273,7 +328,11 @@ class CatalogFacts:
                         for pair in pairs:
                             self.holders.setdefault(pair, set()).add(key)
         lt = self.live.table
-        known = pa.array([*self.health.keys, *self.probe_rows.keys, *ids_of], pa.binary(20))
+        known = pa.concat_arrays(
+            [self.health.table["release_key"].combine_chunks().cast(pa.binary(20)),
+             self.probe_rows.table["release_key"].combine_chunks().cast(pa.binary(20)),
+             pa.array(list(ids_of), pa.binary(20))]
+        )  # fmt: skip
         told = pc.is_in(lt["release_key"], known).to_numpy(zero_copy_only=False)
         pending = lt["pending"].to_numpy(zero_copy_only=False)
         readable = lt["readable"].to_numpy(zero_copy_only=False)
@@ -320,7 +379,13 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
     def read(table: str, columns: list[str] | None = None) -> Iterable[tuple[str, pa.Table]]:
         for path in by_table.get(table, []):
             try:
-                yield path, read_parquet(fs, path, columns)
+                try:
+                    yield path, read_parquet(fs, path, columns)
+                except (*READ_ERRORS, KeyError):  # type: ignore[misc]
+                    if columns is None:
+                        raise
+                    # an older file without a column: read whole, the column made null
+                    yield path, read_parquet(fs, path)
             except FileNotFoundError:
                 continue
             except (*READ_ERRORS, KeyError) as exc:  # type: ignore[misc]
@@ -333,7 +398,7 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
 
     # releases: the newest version of each key; a tombstone hides it
     parts = []
-    for path, t in read("releases"):
+    for path, t in read("releases", RELEASE_COLUMNS):
         t = _with_columns(t, RELEASE_COLUMNS)
         parts.append(t)
         touch(path, t["release_key"])
@@ -360,7 +425,7 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
         # a pending key with a releases row was named (or taken by a merge)
         live_parts.append(_live_part(pend.filter(pc.invert(pc.is_in(keys, named))), True))
     if live_parts:
-        c.live = Rows(pa.concat_tables(live_parts))
+        c.live = KeyRows(pa.concat_tables(live_parts))
     for path, t in read("probe_candidates", ["release_key", "message_id"]):
         for k, mid in zip(t["release_key"].to_pylist(), t["message_id"].to_pylist(), strict=True):
             c.links.setdefault(mid, []).append(k)
@@ -371,14 +436,14 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
         touch(path, t["release_key"])
     probes = _concat(parts)
     if probes is not None:
-        c.probe_rows = Rows(_newest_by(probes, "probed_at"))
+        c.probe_rows = KeyRows(_newest_by(probes, "probed_at"))
     parts = []
     for path, t in read("release_health", ["release_key", "checked_at", "verdict"]):
         parts.append(t)
         touch(path, t["release_key"])
     health = _concat(parts)
     if health is not None:
-        c.health = Rows(_newest_by(health, "checked_at"))
+        c.health = KeyRows(_newest_by(health, "checked_at"))
     for path, t in read("release_merges", ["from_key", "into_key"]):
         c.merged_into.update(_keys(t["into_key"]))
         touch(path, t["into_key"], t["from_key"])
@@ -391,7 +456,7 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
     results = _concat(parts)
     if results is not None:
         # the first result for an article stands (the cache's rule); batches by name
-        c.results = Rows(_first_by(results, "message_id"), "message_id")
+        c.results = Rows(_first_by(results, "message_id"))
     _link_by_files(catalog, c, {p for p in changed if table_of(p, root) == FILES_TABLE})
     for mid in fresh:
         c.touched.update(c.links.get(mid, []))

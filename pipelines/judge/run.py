@@ -102,20 +102,26 @@ def judge_catalog(
     if full:
         todo = set(c.live.keys)
     else:
-        todo = {k for k in c.touched if k in c.live} | c.families(c.touched)
+        todo = c.live.having(c.touched) | c.families(c.touched)
         last_line = place.settled_line if place.settled_line is not None else line
         if line > last_line:
             todo |= set(c.posted_within(last_line, line))
         if shaken:
-            todo |= {k for k in current if k in c.live}
-    gone = {k for k in current if k not in c.live and (full or shaken or k in c.touched)}
+            todo |= c.live.having(current)
+    standing_live = c.live.having(current)
+    gone = {k for k in current if k not in standing_live and (full or shaken or k in c.touched)}
 
     judged_at = max(wall, place.judged_at + 1)
     names = catalog_facts.file_names(catalog, c, todo, every=full)
     s = JudgeSummary(full=full, live=len(c.live), judged_at=judged_at, settled_line=line)
     # a release nothing but its counters is known of matches no rule: only its standing
     # verdict, if any, is taken back
-    told = sorted(k for k in todo if k in names or not c.plain(k))
+    ordered = sorted(todo)
+    told = [
+        k
+        for k, plain in zip(ordered, c.plain_many(ordered), strict=True)
+        if k in names or not plain
+    ]
     c.make(told)
     rows = []
     for key in sorted(k for k in todo.difference(told) if k in current):
