@@ -110,7 +110,7 @@ class Rows:
         self.table = table
         self.key = key
         self._index: dict[Any, int] | None = None
-        self._made: dict[Any, dict[str, Any]] = {}
+        self._made: dict[Any, dict[str, Any] | None] = {}
 
     @property
     def keys(self) -> list[Any]:
@@ -129,16 +129,23 @@ class Rows:
 
     def make(self, keys: Iterable[Any]) -> None:
         want = [k for k in dict.fromkeys(keys) if k not in self._made]
-        where = [self.position(k) for k in want]
-        found = [(k, i) for k, i in zip(want, where, strict=True) if i is not None]
+        if not want:
+            return
+        where = self.positions(want).tolist()
+        found = [(k, i) for k, i in zip(want, where, strict=True) if i >= 0]
+        self._made.update(dict.fromkeys(want))  # not here: None, not looked for again
         if found:
             rows = self.table.take(pa.array([i for _, i in found])).to_pylist()
             self._made.update(zip((k for k, _ in found), rows, strict=True))
 
+    def positions(self, keys: list[Any]) -> np.ndarray:
+        """Each key's row (-1: not there)."""
+        return np.array([-1 if (i := self.position(k)) is None else i for k in keys], np.int64)
+
     def get(self, key: Any) -> dict[str, Any] | None:
         if key not in self._made:
             self.make([key])
-        return self._made.get(key)
+        return self._made[key]
 
 
 class KeyRows(Rows):
@@ -530,46 +537,61 @@ def file_names(
     """The file names of those `keys` with an executable-named file (the others' names
     cannot make them fake), from the chunk store's partitions that may hold them
     (`every`: all of them). A changed chunk store partition needs no reading for its own
-    sake: whoever writes file rows writes the releases rows beside them."""
+    sake: whoever writes file rows writes the releases rows beside them.
+
+    Two passes: the releases with an executable's name (a regex over the name column),
+    then all the names of those few, from the partitions their spans reach (a release
+    written over two ranges has files in both)."""
     fs, _ = open_fs(catalog)
-    spans: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    if not every:
-        by_group: dict[str, list[tuple[int, int]]] = {}
-        for k in keys:
-            where = c.span_of(k)
-            if where is not None:
-                by_group.setdefault(where[0], []).append(where[1:])
-        for g, pairs in by_group.items():
-            arr = np.array(pairs, dtype=np.int64)
-            spans[g] = (arr[:, 0], arr[:, 1])
-    wanted = pa.array(list(keys), pa.binary(20))
     exe = "(?i)(" + "|".join(re.escape(x) for x in rules.EXE_SUFFIXES) + ")$"
+    holders: set[bytes] = set()
+    for path in c.files_paths if every else _reaching(c, keys):
+        t = _read_names(fs, c, path)
+        if t is not None:
+            hit = pc.fill_null(pc.match_substring_regex(t["name"], exe), False)
+            holders.update(pc.unique(t["release_key"].filter(hit)).to_pylist())
+    holders &= keys
     out: dict[bytes, list[str]] = {}
-    found = []
+    if not holders:
+        return out
+    wanted = pa.array(list(holders), pa.binary(20))
+    for path in _reaching(c, holders):
+        t = _read_names(fs, c, path)
+        if t is None:
+            continue
+        t = t.filter(pc.is_in(t["release_key"], wanted))
+        for k, n in zip(t["release_key"].to_pylist(), t["name"].to_pylist(), strict=True):
+            out.setdefault(k, []).append(n or "")
+    return out
+
+
+def _read_names(fs: AbstractFileSystem, c: CatalogFacts, path: str) -> pa.Table | None:
+    try:
+        return read_parquet(fs, path, ["release_key", "name"])
+    except FileNotFoundError:
+        return None
+    except READ_ERRORS as exc:
+        c.damaged.append(f"{path}: {type(exc).__name__}: {exc}")
+        return None
+
+
+def _reaching(c: CatalogFacts, keys: Iterable[bytes]) -> list[str]:
+    """The chunk store partitions whose spans reach the articles of these releases (a
+    partition of a name that says no span: always)."""
+    by_group: dict[str, list[tuple[int, int]]] = {}
+    for k in keys:
+        where = c.span_of(k)
+        if where is not None:
+            by_group.setdefault(where[0], []).append(where[1:])
+    spans = {g: np.array(pairs, dtype=np.int64) for g, pairs in by_group.items()}
+    out = []
     for path in c.files_paths:
         group = path.rsplit("/", 2)[-2]
         span = parse_name(path.rsplit("/", 1)[-1])
-        if not (every or span is None):
-            if group not in spans:
-                continue
-            firsts, lasts = spans[group]
-            if not np.any((firsts <= span.last) & (lasts >= span.first)):
-                continue
-        try:
-            t = read_parquet(fs, path, ["release_key", "name"])
-        except FileNotFoundError:
-            continue
-        except READ_ERRORS as exc:
-            c.damaged.append(f"{path}: {type(exc).__name__}: {exc}")
-            continue
-        found.append(t.filter(pc.is_in(t["release_key"], wanted)))
-    if not found:
-        return out
-    t = pa.concat_tables(found)
-    # only a release with an executable's name among its files needs its names (the fake
-    # rule's first test); the rest are most of the chunk store
-    holders = pc.unique(t["release_key"].filter(pc.match_substring_regex(t["name"], exe)))
-    t = t.filter(pc.is_in(t["release_key"], holders))
-    for k, n in zip(t["release_key"].to_pylist(), t["name"].to_pylist(), strict=True):
-        out.setdefault(k, []).append(n or "")
+        if span is None:
+            out.append(path)
+        elif group in spans:
+            arr = spans[group]
+            if np.any((arr[:, 0] <= span.last) & (arr[:, 1] >= span.first)):
+                out.append(path)
     return out
