@@ -262,6 +262,13 @@ def test_a_probed_first_article_no_candidate_names_links_through_the_chunk_store
         assert judged(tmp_path, everything=True) == {key: "fake"}
     finally:
         moved.rename(files)
+    # a later range's file read the same way is found in the partitions written since
+    later = Range(1000, 1999)
+    other = later.release("later", SHOW, [(f"{SHOW}.mkv", 300 * MB)])
+    later.write(tmp_path)
+    write_results(tmp_path, [{"message_id": mid("later", f"{SHOW}.mkv"), "kind": "program",
+                              "yenc_name": f"{SHOW}.mkv"}])  # fmt: skip
+    assert judged(tmp_path) == {key: "fake", other: "fake"}
 
 
 def test_a_family_that_falls_to_nineteen_has_its_verdicts_taken_back(tmp_path: Path) -> None:

@@ -464,7 +464,14 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
     if results is not None:
         # the first result for an article stands (the cache's rule); batches by name
         c.results = Rows(_first_by(results, "message_id"))
-    _link_by_files(catalog, c, {p for p in changed if table_of(p, root) == FILES_TABLE})
+    # where new probe results come from: the spans the article pass (or a merge, or the
+    # header pass) wrote since the last run
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for path in changed:
+        name = parse_name(path.rsplit("/", 1)[-1])
+        if name is not None and table_of(path, root) != RESULTS:
+            spans.setdefault(path.rsplit("/", 2)[-2], []).append((name.first, name.last))
+    _link_by_files(catalog, c, spans)
     for mid in fresh:
         c.touched.update(c.links.get(mid, []))
     c.index_links()
@@ -478,27 +485,36 @@ def _first_by(t: pa.Table, key: str) -> pa.Table:
     return t.take(pa.array(np.sort(first)))
 
 
-def _link_by_files(catalog: str, c: CatalogFacts, changed_files: set[str]) -> None:
+def _link_by_files(catalog: str, c: CatalogFacts, spans: dict[str, list[tuple[int, int]]]) -> None:
     """Link the probed articles no candidate or pending release names (another pass read
     a file's first article: a merge's 16 KiB hash, say) to their releases, through the
     chunk store: the release whose file's first segment it is.
 
     The chunk store's message-ids are most of its bytes, so what was found is kept
-    (`store.LINKS_PATH`, articles found nowhere with a null key): the chunk store is read
-    again only for articles never looked for, and for those found nowhere before, in its
-    changed partitions."""
+    (`store.LINKS_PATH`; articles found nowhere with a null key), and only the chunk store
+    partitions within the spans written since the last run (`spans`, per group) are read
+    for the articles not linked yet: an article is read after its range was written, and
+    by a pass that writes the span's rows. With no links kept yet, every partition is."""
     known = load_links(catalog)
-    unlinked = {m for m in c.results.keys if m not in c.links}
-    never = {m for m in unlinked if m not in known}
-    missing = {m for m in unlinked if m in known and known[m] is None}
+    unlinked = [m for m in c.results.keys if m not in c.links]
     for m in unlinked:
         key = known.get(m)
         if key is not None:
             c.links[m] = [key]
-    scan = list(c.files_paths) if never else sorted(changed_files) if missing else []
-    wanted = never | missing
-    if not scan:
+    wanted = {m for m in unlinked if known.get(m) is None}
+    if not wanted:
         return
+    if not known:
+        scan = list(c.files_paths)
+    else:
+        scan = []
+        for path in c.files_paths:
+            span = parse_name(path.rsplit("/", 1)[-1])
+            group = path.rsplit("/", 2)[-2]
+            if span is None or any(
+                a <= span.last and span.first <= b for a, b in spans.get(group, [])
+            ):
+                scan.append(path)
     fs, _ = open_fs(catalog)
     ids = pa.array(sorted(wanted), pa.string())
     for path in scan:
@@ -515,9 +531,11 @@ def _link_by_files(catalog: str, c: CatalogFacts, changed_files: set[str]) -> No
                         strict=True):  # fmt: skip
             c.links.setdefault(m, []).append(k)
             known[m] = k
-    for m in wanted:
-        known.setdefault(m, None)
-    save_links(catalog, known)
+    fresh = {m for m in wanted if m not in known}
+    for m in fresh:
+        known[m] = None
+    if scan or fresh:
+        save_links(catalog, known)
 
 
 def _with_columns(t: pa.Table, columns: list[str]) -> pa.Table:
