@@ -285,13 +285,22 @@ class CatalogFacts:
         r = self.live.get(key)
         return (r["group"] or "") if r is not None else ""
 
-    def span_of(self, key: bytes) -> tuple[str, int, int] | None:
-        i = self.live.position(key)
-        if i is None:
-            return None
-        t = self.live.table
-        return (t["group"][i].as_py() or "", t["first_article"][i].as_py() or 0,
-                t["last_article"][i].as_py() or 0)  # fmt: skip
+    def spans_of(self, keys: Iterable[bytes]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per group, the first and last articles of these live releases."""
+        at = self.live.positions(list(keys))
+        t = self.live.table.take(pa.array(at[at >= 0]))
+        out = {}
+        for group in pc.unique(t["group"]).to_pylist():
+            of = (
+                t.filter(pc.equal(t["group"], group))
+                if group is not None
+                else t.filter(pc.is_null(t["group"]))
+            )
+            out[group or ""] = (
+                pc.fill_null(of["first_article"], 0).to_numpy(zero_copy_only=False),
+                pc.fill_null(of["last_article"], 0).to_numpy(zero_copy_only=False),
+            )
+        return out
 
     def plain(self, key: bytes) -> bool:
         """Nothing but the header pass's counters is known of it, and they name it: no rule
@@ -596,12 +605,7 @@ def _read_names(fs: AbstractFileSystem, c: CatalogFacts, path: str) -> pa.Table 
 def _reaching(c: CatalogFacts, keys: Iterable[bytes]) -> list[str]:
     """The chunk store partitions whose spans reach the articles of these releases (a
     partition of a name that says no span: always)."""
-    by_group: dict[str, list[tuple[int, int]]] = {}
-    for k in keys:
-        where = c.span_of(k)
-        if where is not None:
-            by_group.setdefault(where[0], []).append(where[1:])
-    spans = {g: np.array(pairs, dtype=np.int64) for g, pairs in by_group.items()}
+    spans = c.spans_of(keys)
     out = []
     for path in c.files_paths:
         group = path.rsplit("/", 2)[-2]
@@ -609,7 +613,7 @@ def _reaching(c: CatalogFacts, keys: Iterable[bytes]) -> list[str]:
         if span is None:
             out.append(path)
         elif group in spans:
-            arr = spans[group]
-            if np.any((arr[:, 0] <= span.last) & (arr[:, 1] >= span.first)):
+            firsts, lasts = spans[group]
+            if np.any((firsts <= span.last) & (lasts >= span.first)):
                 out.append(path)
     return out
