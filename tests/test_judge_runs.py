@@ -84,6 +84,9 @@ def test_incremental_runs_judge_only_what_changed(tmp_path: Path) -> None:
     s = judge_catalog(str(tmp_path), now=NOW)
     assert s.judged == 1 and s.verdicts == {"dead": 1}
     assert standing(tmp_path)[dead] == "dead"
+    # what the incremental runs left is what judging everything gives
+    s = judge_catalog(str(tmp_path), everything=True, now=NOW)
+    assert s.judged == 4 and not s.verdicts and not s.taken_back
 
 
 def test_time_alone_makes_an_old_random_upload_unusable(tmp_path: Path) -> None:
@@ -99,6 +102,8 @@ def test_time_alone_makes_an_old_random_upload_unusable(tmp_path: Path) -> None:
     s = judge_catalog(str(tmp_path), now=NOW + DAY + 3600)
     assert s.judged == 2  # the new release, and the upload that crossed the line
     assert standing(tmp_path) == {young: "unusable"}
+    s = judge_catalog(str(tmp_path), everything=True, now=NOW + DAY + 3600)
+    assert not s.verdicts and not s.taken_back
 
 
 def test_the_command_shows_a_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
