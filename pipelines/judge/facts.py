@@ -154,7 +154,13 @@ class KeyRows(Rows):
 
     def __init__(self, table: pa.Table) -> None:
         super().__init__(table, "release_key")
-        keys = key_array(table["release_key"]) if table.num_rows else np.zeros(0, "S20")
+        col = table["release_key"]
+        if not table.num_rows:
+            keys = np.zeros(0, "S20")
+        elif pa.types.is_fixed_size_binary(col.type):
+            keys = key_array(col)
+        else:  # a file written with plain binary keys
+            keys = np.array(col.to_pylist(), dtype="S20")
         self._order = np.argsort(keys, kind="stable")
         self._sorted = keys[self._order]
 
@@ -229,9 +235,7 @@ class CatalogFacts:
     probe_rows: KeyRows = field(default_factory=lambda: KeyRows(_NO_KEYS))
     health: KeyRows = field(default_factory=lambda: KeyRows(_NO_KEYS))
     merged_into: set[bytes] = field(default_factory=set)
-    results: Rows = field(
-        default_factory=lambda: Rows(pa.table({"message_id": pa.array([], pa.string())}))
-    )
+    results: Rows = field(default_factory=lambda: Rows(_NO_RESULTS))
     copies: dict[bytes, list[tuple[bytes, int]]] = field(default_factory=dict)
     holders: dict[tuple[bytes, int], set[bytes]] = field(default_factory=dict)
     files_paths: list[str] = field(default_factory=list)
