@@ -285,3 +285,17 @@ def test_a_family_that_falls_to_nineteen_has_its_verdicts_taken_back(tmp_path: P
     s = judge_catalog(str(tmp_path), now=NOW)
     assert verdicts(tmp_path) == {}
     assert s.taken_back == 20 and s.judged == 19
+
+
+def test_release_keys_ending_in_zero_bytes_are_found() -> None:
+    import pyarrow as pa
+
+    from pipelines.judge.facts import KeyRows
+
+    keys = [b"a" * 19 + b"\x00", b"a" * 19 + b"\x01", b"\x00" * 20, b"b" * 18 + b"\x00\x00"]
+    rows = KeyRows(pa.table({"release_key": pa.array(keys, pa.binary(20)), "n": [0, 1, 2, 3]}))
+    assert rows.positions(keys).tolist() == [0, 1, 2, 3]
+    assert rows.position(b"a" * 20) is None
+    assert rows.having([*keys, b"c" * 20]) == set(keys)
+    rows.make(keys)
+    assert [rows.get(k) for k in keys] == [{"release_key": k, "n": i} for i, k in enumerate(keys)]
