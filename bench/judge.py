@@ -14,6 +14,7 @@ import tempfile
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from bench.synthetic_catalog import write_synthetic_catalog
 from pipelines.catalog.partitions import list_table
@@ -74,8 +75,6 @@ def add_probe_rows(catalog: str, seed: int = 0) -> None:
         path = f"{root}/release_health/{group}/{p.first}-{p.last}.parquet"
         fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
         with fs.open(path, "wb") as fh:
-            import pyarrow.parquet as pq
-
             pq.write_table(health, fh)
 
 
