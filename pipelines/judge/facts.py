@@ -469,7 +469,7 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
         touch(path, t["into_key"], t["from_key"])
     parts = []
     fresh: set[str] = set()  # articles of the changed batches
-    for path, t in read(RESULTS):
+    for path, t in read(RESULTS, list(RESULT_COLUMNS)):
         parts.append(_with_columns(t, list(RESULT_COLUMNS)))
         if path in changed:
             fresh.update(t["message_id"].to_pylist())
