@@ -123,7 +123,7 @@ class Range:
                "written_range": self.first}  # fmt: skip
         self.probes.append({**row, **values})
 
-    def write(self, catalog: Path) -> None:
+    def write(self, catalog: Path | str) -> None:
         c, g = str(catalog), self.group
         for table, schema, rows in (
             ("releases", RELEASES, self.releases),

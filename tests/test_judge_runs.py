@@ -127,3 +127,20 @@ def test_the_asset_judges_in_a_dagster_run(tmp_path: Path) -> None:
     assert mat.metadata["standing/locked"].value == 1
     assert mat.metadata["new/dead"].value == 0
     assert standing(tmp_path) == {locked: "locked"}
+
+
+def test_an_object_store_catalog_tells_a_rewritten_file(tmp_path: Path) -> None:
+    """On a file system without modification times (fsspec's memory), the listing's
+    stamps still tell a rewritten partition."""
+    catalog = f"memory://judge-{tmp_path.name}"
+    r = Range(0, 999)
+    locked = r.release("l", FILM, [("f.part01.rar", 50 * MB)])
+    r.probe(locked, password=1)
+    r.write(catalog)
+    judge_catalog(catalog, now=NOW)
+    assert [v["rule"] for v in current_verdicts(catalog).to_pylist()] == ["locked"]
+    again = Range(0, 999)
+    again.probe(locked, password=1, password_text="a much longer known password", probed_at=NOW + 1)
+    again.write(catalog)
+    s = judge_catalog(catalog, now=NOW + 2)
+    assert s.taken_back == 1 and current_verdicts(catalog).num_rows == 0

@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 from fsspec import AbstractFileSystem
 
 from pipelines.catalog.health import READ_ERRORS
-from pipelines.catalog.partitions import is_local, parse_name
+from pipelines.catalog.partitions import is_local, parse_name, stat_of
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.versions import hidden, key_array, newest_rows
 from pipelines.corpus.fs import is_temporary, open_fs
@@ -88,8 +88,9 @@ def _files_under(fs: AbstractFileSystem, folder: str) -> dict[str, str]:
     for path, info in listed.items():
         name = str(path).rsplit("/", 1)[-1]
         if name.endswith(".parquet") and not is_temporary(name):
-            mtime = info.get("mtime") or info.get("LastModified") or info.get("updated")
-            found[str(path)] = str(mtime)
+            size, mtime = stat_of(info)
+            # a file system without modification times (memory) stamps its creation
+            found[str(path)] = f"{mtime if mtime != 'None' else info.get('created')}/{size}"
     return found
 
 
