@@ -28,6 +28,7 @@ from assets.capture import corpus_asset
 from assets.health import health_job, release_health
 from assets.jobs import catalog_job, compact_job, history_job, index_job, tail_job
 from assets.merges import merge_job, merge_sensor, release_merges
+from assets.judge import judge_job, judge_schedule, release_verdicts
 from assets.probes import probe_job, probe_sensor, release_probes
 from assets.resources import (
     CaptureResource,
@@ -84,6 +85,7 @@ def build_defs(
             release_probes,
             release_merges,
             release_health,
+            release_verdicts,
         ],
         jobs=[
             index_job,
@@ -94,6 +96,7 @@ def build_defs(
             probe_job,
             merge_job,
             health_job,
+            judge_job,
         ],
         sensors=[
             corpus_sensor,
@@ -106,6 +109,7 @@ def build_defs(
         schedules=[
             tail_schedule,
             health_schedule,
+            judge_schedule,
         ],
         resources={**default_resources(), **(resource_overrides or {})},
         executor=executor,

@@ -24,6 +24,7 @@ COMMANDS = [
     "cli.commands.probe",
     "cli.commands.merge",
     "cli.commands.health",
+    "cli.commands.judge",
     "cli.commands.serve_nntp",
     "cli.commands.bench_capture",
     "cli.commands.bench_live",

@@ -245,4 +245,21 @@ RELEASE_HEALTH = pa.schema(
     ]
 )
 HEALTH_TABLES: dict[str, pa.Schema] = {"release_health": RELEASE_HEALTH}
-SCHEMAS: dict[str, pa.Schema] = {**TABLES, **PROBE_TABLES, **MERGE_TABLES, **HEALTH_TABLES}
+
+# The judge's verdicts (`pipelines/judge/`): `release_verdicts/<group>/<t>-<t>.parquet`, one
+# file per group and run (t: the run's judged_at), written once. The newest `judged_at` per
+# key is its current verdict; a null rule takes an earlier verdict back.
+RELEASE_VERDICTS = pa.schema(
+    [
+        ("release_key", KEY),
+        ("group", pa.string()),
+        ("rule", pa.string()),  # dead | fake | repeated | locked | unusable; null: taken back
+        ("detail", pa.string()),  # what the rule saw, for people
+        ("rules_version", pa.string()),  # the judge's rule set fingerprint
+        ("judged_at", pa.int64()),  # epoch seconds, rising from run to run
+    ]
+)
+JUDGE_TABLES: dict[str, pa.Schema] = {"release_verdicts": RELEASE_VERDICTS}
+SCHEMAS: dict[str, pa.Schema] = {
+    **TABLES, **PROBE_TABLES, **MERGE_TABLES, **HEALTH_TABLES, **JUDGE_TABLES
+}
