@@ -50,6 +50,7 @@ class Catalog:
             settings.daily_requests,
             settings.daily_downloads,
             shared=str(self.index.index_dir / "key-counters.bin"),
+            grabs=str(self.index.index_dir / "grabs.bin"),
         )
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None

@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from serving import text
+from serving.index.judgments import JudgedState
 from serving.index.segment import Segment
 
 
@@ -34,8 +35,25 @@ class SearchQuery:
     min_bytes: int | None = None
     max_bytes: int | None = None
     passworded: bool = True  # False (`password=0`): passworded releases left out
+    judged: bool = False  # True (show all): releases a verdict hides are listed too
     offset: int = 0
     limit: int = 100
+
+
+@dataclass
+class Unlisted:
+    """What a query leaves out of one segment: a bool per ordinal, how many, and the
+    same packed like the term bitsets (made when first asked for)."""
+
+    mask: np.ndarray
+    count: int
+    _bits: np.ndarray | None = None
+
+    @property
+    def bits(self) -> np.ndarray:
+        if self._bits is None:
+            self._bits = np.packbits(self.mask, bitorder="little")
+        return self._bits
 
 
 @dataclass
@@ -44,6 +62,11 @@ class LiveSegment:
     dead: np.ndarray  # bool per ordinal: a newer version lives in another segment
     dead_count: int = 0
     _dead_bits: np.ndarray | None = None
+    # bool per ordinal (`index.judgments`), None until laid over: a verdict hides it
+    # (judged); it is dead, never listed (gone)
+    judged: np.ndarray | None = None
+    gone: np.ndarray | None = None
+    _unlisted: dict[bool, Unlisted] | None = None
 
     @classmethod
     def of(cls, segment: Segment) -> LiveSegment:
@@ -51,12 +74,46 @@ class LiveSegment:
         dead = np.array(segment.hidden, dtype=bool)
         return cls(segment, dead, int(dead.sum()))
 
+    def copy(self) -> LiveSegment:
+        """The same, its masks copied: a new snapshot changes them, the old one not."""
+
+        def copied(a: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None else a.copy()
+
+        return LiveSegment(self.segment, self.dead.copy(), self.dead_count,
+                           judged=copied(self.judged), gone=copied(self.gone))  # fmt: skip
+
+    def changed(self) -> None:
+        """Its masks were changed (before its snapshot is served): forget what was
+        derived from them."""
+        self.dead_count = int(self.dead.sum())
+        self._dead_bits = None
+        self._unlisted = None
+
     @property
     def dead_bits(self) -> np.ndarray:
         """`dead` packed like the term bitsets (computed once; snapshots never change it)."""
         if self._dead_bits is None:
             self._dead_bits = np.packbits(self.dead, bitorder="little")
         return self._dead_bits
+
+    def unlisted(self, judged: bool) -> Unlisted:
+        """What searches leave out: dead versions and dead releases, and (unless
+        `judged`, show all) the releases a verdict hides."""
+        if self._unlisted is None:
+            self._unlisted = {}
+        found = self._unlisted.get(judged)
+        if found is None:
+            if self.gone is None or not (self.gone.any() or (not judged and self.judged is not None
+                                                            and self.judged.any())):  # fmt: skip
+                found = Unlisted(self.dead, self.dead_count, self._dead_bits)
+            else:
+                mask = self.dead | self.gone
+                if not judged and self.judged is not None:
+                    mask |= self.judged
+                found = Unlisted(mask, int(mask.sum()))
+            self._unlisted[judged] = found
+        return found
 
 
 _NONE = np.zeros(0, dtype=np.int64)
@@ -152,16 +209,17 @@ def count_and_head(live: LiveSegment, q: SearchQuery, want: int) -> tuple[int, n
     horizon = seg.n if q.min_posted is None else seg.count_newer(q.min_posted)
     sized = q.min_bytes is not None or q.max_bytes is not None
     locked = _locked(live, q)
+    out = live.unlisted(q.judged)
     if not req and not any_of and not sized and locked is not None:  # ~6 ms per 10 M rows
-        alive = ~(live.dead[:horizon] | np.unpackbits(locked, count=horizon, bitorder="little")
+        alive = ~(out.mask[:horizon] | np.unpackbits(locked, count=horizon, bitorder="little")
                   .astype(bool))  # fmt: skip
         return int(alive.sum()), _first_true(alive, want)
     if not req and not any_of and not sized:
-        alive = ~live.dead[:horizon] if live.dead_count else None
+        alive = ~out.mask[:horizon] if out.count else None
         if alive is None:
             return horizon, np.arange(min(want, horizon), dtype=np.int64)
         return int(alive.sum()), _first_true(alive, want)
-    acc = None if sized else _bitset_and(live, req, any_of, horizon)
+    acc = None if sized else _bitset_and(live, q, req, any_of, horizon)
     if acc is not None and locked is not None:
         np.bitwise_and(acc, ~locked, out=acc)
     if acc is not None:
@@ -205,7 +263,7 @@ def _first_true(mask: np.ndarray, want: int) -> np.ndarray:
 
 
 def _bitset_and(
-    live: LiveSegment, req: list[int], any_of: list[list[int]], horizon: int
+    live: LiveSegment, q: SearchQuery, req: list[int], any_of: list[list[int]], horizon: int
 ) -> np.ndarray | None:
     """The AND of the terms' bitsets (OR within each OR-set); None unless all have one."""
     seg = live.segment
@@ -226,8 +284,9 @@ def _bitset_and(
         acc = union if acc is None else np.bitwise_and(acc, union, out=acc)
     if acc is None:
         return None
-    if live.dead_count:
-        np.bitwise_and(acc, ~live.dead_bits, out=acc)
+    out = live.unlisted(q.judged)
+    if out.count:
+        np.bitwise_and(acc, ~out.bits, out=acc)
     if horizon < seg.n:
         acc[(horizon + 7) // 8 :] = 0
         if horizon % 8:
@@ -261,8 +320,9 @@ def match(
         for t in ids:
             keep |= _test(seg, t, cand)
         cand = cand[keep]
-    if live.dead_count:
-        cand = cand[~live.dead[cand]]
+    out = live.unlisted(q.judged)
+    if out.count:
+        cand = cand[~out.mask[cand]]
     locked = _locked(live, q)
     if locked is not None:
         cand = cand[~_bits(locked, cand)]
@@ -281,10 +341,13 @@ class Snapshot:
     """
 
     def __init__(
-        self, segments: list[LiveSegment], generation: int = 0, cache_size: int = RESULT_CACHE
-    ) -> None:
+        self, segments: list[LiveSegment], generation: int = 0, cache_size: int = RESULT_CACHE,
+        judged: JudgedState | None = None,
+    ) -> None:  # fmt: skip
         self.segments = segments
         self.generation = generation
+        # each release's current verdict and health (`index.judgments`), for what shows
+        self.judged = judged or JudgedState.empty()
         self._stats: dict[str, Any] | None = None
         # Recent results by query. Clients poll the same feeds and searches; the cache
         # lives and dies with the snapshot, so a refresh can never serve a stale page.
@@ -477,5 +540,4 @@ def resolve_keys(lives: list[LiveSegment], keys: np.ndarray) -> None:
     for i, which, ords in found:
         live = lives[i]
         live.dead[ords] = (owner[which] != i) | np.asarray(live.segment.hidden[ords])
-        live.dead_count = int(live.dead.sum())
-        live._dead_bits = None
+        live.changed()
