@@ -17,7 +17,7 @@ import fcntl
 import os
 import threading
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Mapping
 
 RECORD = 20  # a release key
 
@@ -51,13 +51,11 @@ class Grabs:
     def __getitem__(self, release: bytes) -> int:
         return self.get(release)
 
-    def __bool__(self) -> bool:
-        return True  # "no grabs yet" is still a source of counts (of zero)
-
-    def of(self, releases: Iterable[bytes]) -> dict[bytes, int]:
-        """The counts of these releases, after one look at the file."""
+    def current(self) -> Mapping[bytes, int]:
+        """Every count, after one look at the file (a page of items asks once, not per
+        item)."""
         self._catch_up()
-        return {r: self._counts.get(r, 0) for r in releases}
+        return self._counts
 
     def _catch_up(self) -> None:
         """Count what the processes appended since this one last looked (one `fstat`

@@ -117,6 +117,11 @@ class JudgedState:
             return row
         return None
 
+    def is_gone(self, key: bytes) -> bool:
+        """Whether the release is dead (never returned)."""
+        i = int(np.searchsorted(self.keys, np.bytes_(key)))
+        return bool(i < len(self.keys) and self.keys[i : i + 1].tobytes() == key and self.gone[i])
+
     def attrs(self, key: bytes) -> list[tuple[str, str]]:
         """The release's `newznab:attr` pairs of its health and verdict (none when
         neither is known): names no Newznab client reads, so they ignore them."""

@@ -456,6 +456,20 @@ class Snapshot:
             return None
         return self.segments[found[0]].segment.take(np.array([found[1]]), columns).to_pylist()[0]
 
+    def name_of(self, key: bytes) -> str | None:
+        """The name of the release's newest shown version, live or not (a release merged
+        into another is a tombstone now; its earlier versions keep its name)."""
+        best: tuple[int, str] | None = None
+        for live in self.segments:
+            seg = live.segment
+            ord_ = seg.find(key)
+            if ord_ is None or seg.hidden[ord_]:
+                continue
+            rank = int(seg.rank[ord_])
+            if best is None or rank >= best[0]:
+                best = (rank, seg.take(np.array([ord_]), ["name"]).column(0)[0].as_py())
+        return None if best is None else best[1]
+
     def download_row(self, key: bytes) -> dict[str, Any] | None:
         """The newest version's fields an NZB download needs (`Segment.download_row`),
         None when absent."""
