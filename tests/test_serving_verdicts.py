@@ -5,6 +5,7 @@ a verdicts or health file landing refreshes only the masks of the keys it change
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -236,3 +237,49 @@ def test_status_page_without_the_tables(catalog: str) -> None:
     with app_client(catalog) as client:
         doc = html.fromstring(client.get("/status").text)
         assert doc.xpath("//table[@id='verdict-counts']//td")[0].text_content() == "none yet"
+
+
+def test_every_query_path_leaves_out_what_it_must(tmp_path: Path) -> None:
+    """Word, common-word (bitsets), category, size, password=0 and no-filter queries, each
+    with and without show-all: the releases they listed before the verdicts, less the
+    dead and (unless show-all) the judged ones, in the same order."""
+    import numpy as np
+
+    catalog = synthetic_catalog(tmp_path / "cat", 3_000, groups=2, per_range=1_000, seed=7)
+    fs, root = open_fs(catalog)
+    rows = [r for p in list_table(fs, root, "releases") for r in pq.read_table(p.path).to_pylist()
+            if r["finished"] and not r["merged_into"]]  # fmt: skip
+    rng = np.random.default_rng(7)
+    picked = rng.choice(len(rows), 400, replace=False)
+    rules = ["fake", "repeated", "locked", "unusable", "dead", None]
+    verdicts, checks = [], []
+    for i, n in enumerate(picked.tolist()):
+        r = rows[n]
+        if i % 3:
+            verdicts.append(verdict(r["release_key"], r["group"], rules[i % len(rules)]))
+        else:
+            checks.append(
+                health(r["release_key"], r["group"], ["dead", "broken", None][i % 9 // 3])
+            )
+    judged = {v["release_key"] for v in verdicts if v["rule"]}
+    gone = {v["release_key"] for v in verdicts if v["rule"] == "dead"}
+    gone |= {c["release_key"] for c in checks if c["verdict"] == "dead"}
+    queries = [SearchQuery(limit=100_000), SearchQuery(passworded=False, limit=100_000),
+               SearchQuery(categories=(5000,), limit=100_000),
+               SearchQuery(min_bytes=1 << 20, limit=100_000)]  # fmt: skip
+    words = [w for r in rows[:50] for w in r["name"].lower().split(".")[:2]]
+    queries += [SearchQuery(words=(w,), limit=100_000) for w in sorted(set(words))[:20]]
+    queries += [SearchQuery(words=("1080p",), limit=100_000)]  # a common word: bitsets
+    with refreshed_index(catalog) as m:
+        before = [[r["release_key"] for r in m.snapshot.search(q).rows] for q in queries]
+        assert all(set(keys) & judged for keys in before[:4])  # each loses some
+        write_rows(catalog, "release_verdicts", "all", "v", verdicts)
+        write_rows(catalog, "release_health", "all", "h", checks)
+        assert m.refresh().kind == "judged"
+        for q, keys in zip(queries, before, strict=True):
+            for show in (False, True):
+                out = gone if show else gone | judged
+                found = m.snapshot.search(replace(q, judged=show))
+                want = [k for k in keys if k not in out]
+                assert [r["release_key"] for r in found.rows] == want, q
+                assert found.total == len(want)
