@@ -7,6 +7,7 @@ BROWSER_SHOTS when set): nothing wider than a phone's window."""
 from __future__ import annotations
 
 import asyncio
+import re
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,7 +64,8 @@ def url(judged) -> Iterator[str]:
 
 
 def _word(row: dict) -> str:
-    return row["name"].split(".")[0].lower()
+    """Words that find the release (its whole name: all words must match)."""
+    return "+".join(re.split(r"[^0-9A-Za-z]+", row["name"].lower())).strip("+")
 
 
 async def _show_all(ws_url: str, base: str, word: str, shots: Path) -> list[str]:
@@ -74,12 +76,27 @@ async def _show_all(ws_url: str, base: str, word: str, shots: Path) -> list[str]
         await tab.node("form#search")
         await tab.click("input[name=judged]")
         await tab.loaded(lambda: tab.click("form#search button[type=submit]"))
-        await tab.node("span.verdict")
+        await tab.node("tr.release")
         for width in (1280, 390):
-            await tab.screenshot(shots / f"search-judged-{width}.png", width)
-            metrics = await tab.call("Page.getLayoutMetrics")
-            assert metrics["cssContentSize"]["width"] <= metrics["cssLayoutViewport"]["clientWidth"]
+            await _shot(tab, shots / f"search-judged-{width}.png", width)
         return [await tab.url()]
+
+
+async def _shot(tab: Tab, path: Path, width: int) -> None:
+    """The page at a window `width` saved as PNG, after checking that nothing is wider
+    than the window (no sideways scrolling on a phone)."""
+    await tab.must("Emulation.setDeviceMetricsOverride", width=width, height=900,
+                   deviceScaleFactor=1, mobile=width < 500)  # fmt: skip
+    try:
+        metrics = await tab.call("Page.getLayoutMetrics")
+        wide, window = (
+            metrics["cssContentSize"]["width"],
+            metrics["cssLayoutViewport"]["clientWidth"],
+        )
+        assert wide <= window, (path.name, wide, window)
+    finally:
+        await tab.must("Emulation.clearDeviceMetricsOverride")
+    await tab.screenshot(path, width)
 
 
 async def _shoot(ws_url: str, pages: dict[str, str], shots: Path) -> None:
@@ -88,10 +105,7 @@ async def _shoot(ws_url: str, pages: dict[str, str], shots: Path) -> None:
             await tab.open(page)
             await tab.node("main")
             for width in (1280, 390):
-                await tab.screenshot(shots / f"{name}-{width}.png", width)
-                metrics = await tab.call("Page.getLayoutMetrics")
-                wide = metrics["cssContentSize"]["width"]
-                assert wide <= metrics["cssLayoutViewport"]["clientWidth"], (name, width)
+                await _shot(tab, shots / f"{name}-{width}.png", width)
 
 
 def test_search_hides_the_judged_until_show_all(judged, url, tmp_path):
