@@ -7,8 +7,8 @@ BROWSER_SHOTS when set): nothing wider than a phone's window."""
 from __future__ import annotations
 
 import asyncio
-import re
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
