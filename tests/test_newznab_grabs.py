@@ -117,3 +117,89 @@ def test_without_a_file_counts_stay_in_memory() -> None:
     grabs = Grabs()
     grabs.count(b"x" * 20)
     assert (grabs.get(b"x" * 20), grabs[b"y" * 20]) == (1, 0)
+
+
+def _start(catalog: Path, index_dir: Path, port: int):
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "cli.main", "serve", "--catalog", str(catalog), "--port",
+           str(port), "--api-key", "k1", "--workers", "2", "--refresh", "0.5",
+           "--index-dir", str(index_dir)]  # fmt: skip
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def _api(base: str, **params: str):
+    import httpx
+
+    # a connection of its own per request: the kernel hands it to either worker
+    return httpx.get(f"{base}/api", params={"apikey": "k1", **params}, timeout=30)
+
+
+def _up(server, base: str) -> None:
+    import time
+
+    import httpx
+
+    deadline = time.time() + 180
+    while True:
+        assert server.poll() is None, server.stderr.read().decode()[-2000:]
+        try:
+            if _api(base, t="search", limit="1").status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        assert time.time() < deadline, "the workers did not come up"
+        time.sleep(0.5)
+
+
+def _attrs(base: str, key: bytes) -> dict[str, str]:
+    root = etree.fromstring(_api(base, t="details", id=key.hex()).content)
+    return {a.get("name"): a.get("value") for a in root.iter(f"{{{NS['newznab']}}}attr")}
+
+
+@pytest.mark.slow  # starts real server processes, twice
+def test_two_workers_share_grabs_and_verdicts_across_a_restart(tmp_path: Path) -> None:
+    import time
+
+    from tests.servers import free_port
+    from tests.verdict_tables import verdict, write_rows
+
+    catalog = Path(synthetic_catalog(tmp_path / "cat", 300, groups=1, per_range=300, seed=5))
+    one, judged = _keys(str(catalog))[:2]
+    index_dir = tmp_path / "index"
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = _start(catalog, index_dir, port)
+    try:
+        _up(server, base)
+        for _ in range(8):
+            assert (
+                _api(base, t="get", id=one.hex())
+                .headers["content-type"]
+                .startswith("application/x-nzb")
+            )
+        assert {_attrs(base, one)["grabs"] for _ in range(8)} == {"8"}
+        fs, root = open_fs(str(catalog))
+        group = list_table(fs, root, "releases")[0].path.rsplit("/", 2)[-2]
+        write_rows(str(catalog), "release_verdicts", group, "v",
+                   [verdict(judged, group, "unusable")])  # fmt: skip
+        deadline = time.time() + 60
+        while any("verdict" not in _attrs(base, judged) for _ in range(8)):
+            assert time.time() < deadline, "the verdict never showed on every worker"
+            time.sleep(0.5)
+        total = lambda **p: etree.fromstring(_api(base, t="search", **p).content).find(  # noqa: E731
+            ".//newznab:response", NS).get("total")  # fmt: skip
+        assert {total() for _ in range(6)} == {"299"}
+        assert {total(judged="1") for _ in range(6)} == {"300"}
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    server = _start(catalog, index_dir, port)
+    try:
+        _up(server, base)
+        assert {_attrs(base, one)["grabs"] for _ in range(6)} == {"8"}
+        assert {_attrs(base, judged).get("verdict") for _ in range(6)} == {"unusable"}
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
