@@ -215,9 +215,11 @@ def count_and_head(live: LiveSegment, q: SearchQuery, want: int) -> tuple[int, n
                   .astype(bool))  # fmt: skip
         return int(alive.sum()), _first_true(alive, want)
     if not req and not any_of and not sized:
-        alive = ~out.mask[:horizon] if out.count else None
-        if alive is None:
+        if not out.count:
             return horizon, np.arange(min(want, horizon), dtype=np.int64)
+        if horizon == seg.n:  # the count is known: only the page's prefix is scanned
+            return seg.n - out.count, _first_true(out.mask, want, invert=True)
+        alive = ~out.mask[:horizon]
         return int(alive.sum()), _first_true(alive, want)
     acc = None if sized else _bitset_and(live, q, req, any_of, horizon)
     if acc is not None and locked is not None:
@@ -250,11 +252,14 @@ def first_set_bits(bits: np.ndarray, want: int) -> np.ndarray:
     return np.concatenate(found)[:want] if found else _NONE
 
 
-def _first_true(mask: np.ndarray, want: int) -> np.ndarray:
+def _first_true(mask: np.ndarray, want: int, invert: bool = False) -> np.ndarray:
+    """Positions of the first `want` true values (false ones, `invert`), scanning only a
+    prefix."""
     found: list[np.ndarray] = []
     got, start, step = 0, 0, max(want * 2, 4096)
     while start < len(mask) and got < want:
-        hits = np.flatnonzero(mask[start : start + step]) + start
+        chunk = mask[start : start + step]
+        hits = np.flatnonzero(~chunk if invert else chunk) + start
         found.append(hits)
         got += len(hits)
         start += step
