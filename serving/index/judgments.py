@@ -7,10 +7,10 @@ into segments: a sweep would rebuild every segment it touched. Each process read
 two tables itself (small: a row per judgment), by file: a refresh reads only the files
 that came or changed since the last (`Judgments.refresh`), settles the current row per
 key (newest `judged_at`, newest `checked_at`; a null rule is no verdict), and names the
-keys whose state changed. Per segment two bit masks follow (`LiveSegment.judged`,
-`.gone`): a new segment gets them from every judged key, a kept one only for the keys
-that changed; a snapshot whose masks changed is a new snapshot, so its result cache
-never serves what a verdict hid.
+keys whose state changed. Per segment the ordinals of each kind follow
+(`LiveSegment.judged`, `.gone`, sorted, few: sparse): a new segment gets them from every
+judged key, a kept one only for the keys that changed; a snapshot whose ordinals changed
+is a new snapshot, so its result cache never serves what a verdict hid.
 
 - judged: a verdict hides the release from searches and feeds, unless the request asks
   for every release (`SearchQuery.judged`);
@@ -274,20 +274,22 @@ def masks_for(
 
 
 def lay_over(lives: Sequence[LiveSegment], state: JudgedState, changed: np.ndarray) -> None:
-    """Set the segments' judged and gone bits from `state`: every judged key for a
+    """Set the segments' judged and gone ordinals from `state`: every judged key for a
     segment that has none yet (new to the snapshot), the `changed` keys for the rest.
-    Before the snapshot is served: its masks never change after."""
+    Before the snapshot is served: they never change after."""
     for live in lives:
         seg = live.segment
         if live.judged is None or live.gone is None:
-            live.judged = np.zeros(seg.n, dtype=bool)
-            live.gone = np.zeros(seg.n, dtype=bool)
             ords, judged, gone = masks_for(state, seg.keys, seg.key_order)
+            live.judged = np.sort(ords[judged])
+            live.gone = np.sort(ords[gone])
         elif len(changed):
             ords, judged, gone = masks_for(state, seg.keys, seg.key_order, changed)
+            if not len(ords):
+                continue
+            # new arrays: the previous snapshot's segments share the old ones
+            live.judged = np.union1d(np.setdiff1d(live.judged, ords), ords[judged])
+            live.gone = np.union1d(np.setdiff1d(live.gone, ords), ords[gone])
         else:
             continue
-        if len(ords):
-            live.judged[ords] = judged
-            live.gone[ords] = gone
-            live.changed()
+        live.changed()

@@ -62,8 +62,8 @@ class LiveSegment:
     dead: np.ndarray  # bool per ordinal: a newer version lives in another segment
     dead_count: int = 0
     _dead_bits: np.ndarray | None = None
-    # bool per ordinal (`index.judgments`), None until laid over: a verdict hides it
-    # (judged); it is dead, never listed (gone)
+    # the ordinals (sorted) a verdict hides (judged) and of dead releases, never listed
+    # (gone): `index.judgments`; None until laid over. Few: kept sparse, not per release
     judged: np.ndarray | None = None
     gone: np.ndarray | None = None
     _unlisted: dict[bool, Unlisted] | None = None
@@ -77,11 +77,9 @@ class LiveSegment:
     def copy(self) -> LiveSegment:
         """The same, its masks copied: a new snapshot changes them, the old one not."""
 
-        def copied(a: np.ndarray | None) -> np.ndarray | None:
-            return None if a is None else a.copy()
-
+        # judged and gone are replaced, never changed in place: shared, not copied
         return LiveSegment(self.segment, self.dead.copy(), self.dead_count,
-                           judged=copied(self.judged), gone=copied(self.gone))  # fmt: skip
+                           judged=self.judged, gone=self.gone)  # fmt: skip
 
     def changed(self) -> None:
         """Its masks were changed (before its snapshot is served): forget what was
@@ -104,13 +102,14 @@ class LiveSegment:
             self._unlisted = {}
         found = self._unlisted.get(judged)
         if found is None:
-            if self.gone is None or not (self.gone.any() or (not judged and self.judged is not None
-                                                            and self.judged.any())):  # fmt: skip
+            hide = [a for a in (self.gone, None if judged else self.judged)
+                    if a is not None and len(a)]  # fmt: skip
+            if not hide:
                 found = Unlisted(self.dead, self.dead_count, self._dead_bits)
             else:
-                mask = self.dead | self.gone
-                if not judged and self.judged is not None:
-                    mask |= self.judged
+                mask = self.dead.copy()
+                for ords in hide:
+                    mask[ords] = True
                 found = Unlisted(mask, int(mask.sum()))
             self._unlisted[judged] = found
         return found
