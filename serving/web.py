@@ -144,7 +144,7 @@ def release_page(
     snapshot = catalog.snapshot
     row = snapshot.find(key) if len(key) == 20 else None
     merges, went = catalog.merged(key) if len(key) == 20 else ([], None)
-    if row is None and went is not None:  # merged into another: that one's page
+    if row is None and went is not None and went["into_key"] != key:  # merged: that one's page
         return RedirectResponse(f"/release/{went['into_key'].hex()}", status_code=303)
     if row is None:
         return _render(

@@ -283,3 +283,27 @@ def test_every_query_path_leaves_out_what_it_must(tmp_path: Path) -> None:
                 want = [k for k in keys if k not in out]
                 assert [r["release_key"] for r in found.rows] == want, q
                 assert found.total == len(want)
+
+
+def test_a_verdict_read_by_a_refresh_that_failed_still_lands(tmp_path: Path) -> None:
+    """A refresh reads a verdict, then its build fails on a damaged partition (left out,
+    the refresh tried again): the verdict is laid over the snapshot served after."""
+    larger = synthetic_catalog(tmp_path / "larger", 900, groups=1, per_range=300, seed=19)
+    catalog = synthetic_catalog(tmp_path / "cat", 600, groups=1, per_range=300, seed=19)
+    group, rows = _rows(catalog)
+    words = (_word(rows[0]),)
+    with refreshed_index(catalog) as m:
+        before = m.snapshot.search(SearchQuery(words=words)).total
+        land_new_partitions(catalog, larger)
+        fs, root = open_fs(catalog)
+        new = Path(list_table(fs, root, "releases")[-1].path)
+        data = bytearray(new.read_bytes())  # every page garbled, the footer kept
+        length = int.from_bytes(data[-8:-4], "little")
+        end = len(data) - 8 - length
+        data[4:end] = b"\x5a" * (end - 4)
+        new.write_bytes(bytes(data))
+        write_rows(catalog, "release_verdicts", group, "a",
+                   [verdict(rows[0]["release_key"], group, "fake")])  # fmt: skip
+        m.refresh()
+        assert [d.path for d in m.health.damaged()] == [str(new)]
+        assert m.snapshot.search(SearchQuery(words=words)).total == before - 1

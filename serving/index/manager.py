@@ -50,7 +50,7 @@ from pipelines.catalog.health import DamagedPartition, PartitionHealth, reading
 from pipelines.catalog.partitions import Partition, files_written, list_table
 from pipelines.corpus.fs import open_fs
 from serving.index.build import build_segment
-from serving.index.judgments import Judgments, lay_over
+from serving.index.judgments import Judgments, distinct, lay_over
 from serving.index.probes import covered
 from serving.index.searcher import (
     RESULT_CACHE,
@@ -133,6 +133,7 @@ class IndexManager:
         self.last_refresh: RefreshReport | None = None
         # the current verdict and health per release, laid over the segments
         self.judgments = Judgments(*open_fs(catalog))
+        self._unapplied = np.zeros(0, dtype="S20")  # keys changed, not yet in a snapshot
 
     def _build(self, paths: list[dict], rows: int | None = None) -> Segment:
         """A segment of these partitions (`rows`: their release rows, if counted)."""
@@ -222,7 +223,7 @@ class IndexManager:
     def _refresh(self, listed: dict[str, dict]) -> RefreshReport:
         with self._lock:
             start = time.perf_counter()
-            changed = self.judgments.refresh()
+            changed = self._judgments_changed()
             if self._sources == listed:
                 return self._judged_only(changed, start)
             old = self.snapshot
@@ -241,18 +242,28 @@ class IndexManager:
             log.info("index refresh: %s, %d partitions, %.2f s", kind, count, report.seconds)
             return report
 
+    def _judgments_changed(self) -> np.ndarray:
+        """The keys whose verdict or health changed since the served snapshot: read now,
+        or read by a refresh that failed before its snapshot was served."""
+        found = self.judgments.refresh()
+        if len(found):
+            self._unapplied = distinct(np.concatenate([self._unapplied, found]))
+        return self._unapplied
+
     def _lay_over(self, snapshot: Snapshot, changed: np.ndarray) -> None:
-        """The verdicts and health checks over a snapshot not yet served: full for its
-        new segments, the changed keys for the ones it kept."""
+        """The verdicts and health checks over a snapshot about to be served: full for
+        its new segments, the changed keys for the ones it kept."""
         lay_over(snapshot.segments, self.judgments.state, changed)
         snapshot.judged = self.judgments.state
+        self._unapplied = np.zeros(0, dtype="S20")
 
     def _judged_only(self, changed: np.ndarray, start: float) -> RefreshReport:
         """No segment came or went: a new snapshot only when verdicts or health changed
         (its masks copied and set for those keys; a fresh result cache)."""
         if len(changed) == 0 or not self.snapshot.segments:
-            if len(changed):
+            if len(changed):  # nothing to lay them over: an empty index
                 self.snapshot.judged = self.judgments.state
+                self._unapplied = np.zeros(0, dtype="S20")
             return RefreshReport("none", 0, time.perf_counter() - start)
         old = self.snapshot
         snapshot = Snapshot([live.copy() for live in old.segments], old.generation + 1,
@@ -362,7 +373,7 @@ class IndexManager:
         this snapshot as it is until the next look."""
         with self._lock:
             start = time.perf_counter()
-            changed = self.judgments.refresh()
+            changed = self._judgments_changed()
             path = self.index_dir / MANIFEST
             try:
                 info = path.stat()
