@@ -20,6 +20,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from serving.grabs import Grabs
+
 SHARED_SLOTS = 1024  # keys not in the settings (an open API) share these by hash
 _REQUESTS, _DOWNLOADS = 0, 1
 
@@ -33,6 +35,7 @@ class KeyLimits:
         daily_downloads: int,
         shared: str | None = None,
         clock: Callable[[], float] = time.time,
+        grabs: str | None = None,
     ):
         self.keys = set(keys)
         self.open_api = open_api
@@ -42,7 +45,8 @@ class KeyLimits:
         self._lock = threading.Lock()
         self._day = -1
         self._counts: Counter[tuple[str, int]] = Counter()
-        self.grabs: Counter[bytes] = Counter()  # per release key, since this process started
+        # downloads per release key (`serving.grabs`): in the file, when given
+        self.grabs = Grabs(grabs)
         self._file = _CounterFile(shared, sorted(self.keys)) if shared else None
 
     def allowed(self, key: str | None) -> bool:
@@ -55,8 +59,7 @@ class KeyLimits:
     def count_download(self, key: str | None, release: bytes) -> bool:
         if not self._count(key, _DOWNLOADS, self.daily_downloads):
             return False
-        with self._lock:
-            self.grabs[release] += 1
+        self.grabs.count(release)
         return True
 
     def usage(self, key: str | None) -> tuple[int, int]:
@@ -70,6 +73,7 @@ class KeyLimits:
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
+        self.grabs.close()
 
     def _count(self, key: str | None, kind: int, limit: int) -> bool:
         day = self._today()

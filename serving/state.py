@@ -50,6 +50,7 @@ class Catalog:
             settings.daily_requests,
             settings.daily_downloads,
             shared=str(self.index.index_dir / "key-counters.bin"),
+            grabs=str(self.index.index_dir / "grabs.bin"),
         )
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -123,7 +124,45 @@ class Catalog:
             "partitions": {t: len(p) for t, p in views.files.items()},
             "damaged": self.health.damaged(),
             "probes": probes,
+            "judged": self.judged_status(),
         }
+
+    def judged_status(self) -> dict[str, dict[str, int]]:
+        """Counts of the current verdicts per rule, of the current health checks per
+        verdict (`unknown`: the server's answer was unusable), and of merges per way."""
+        views = self.views
+        counts = {
+            "verdicts": ("release_verdicts", "rule", "WHERE rule IS NOT NULL"),
+            "health": ("release_health", "coalesce(verdict, 'unknown')", ""),
+            "merges": ("release_merges", "via", ""),
+        }
+        out: dict[str, dict[str, int]] = {}
+        for name, (view, column, where) in counts.items():
+            if not views.has(view):
+                out[name] = {}
+                continue
+            rows = views.query(
+                f"SELECT {column} AS k, count(*) AS n FROM {view} {where} GROUP BY 1 ORDER BY 1"
+            ).to_pylist()
+            out[name] = {r["k"]: r["n"] for r in rows}
+        return out
+
+    def merged(self, key: bytes) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """What went into the release (from_key, via, merged_at, and the name its last
+        shown version had) and where it went itself (None: nowhere), from the merges'
+        record."""
+        if not self.views.has("release_merges"):
+            return [], None
+        rows = self.views.query(
+            "SELECT from_key, into_key, via, merged_at FROM release_merges "
+            "WHERE into_key = ? OR from_key = ? ORDER BY merged_at, from_key",
+            [key, key],
+        ).to_pylist()
+        into = [r for r in rows if r["into_key"] == key and r["from_key"] != key]
+        for r in into:
+            r["name"] = self.snapshot.name_of(r["from_key"])
+        went = next((r for r in reversed(rows) if r["from_key"] == key), None)
+        return into, went
 
     def probe_status(self) -> dict[str, Any]:
         """The article pass's figures: releases probed and articles read, pending releases

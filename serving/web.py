@@ -48,6 +48,19 @@ templates.env.filters["category"] = lambda c: categories.name(int(c))
 templates.env.filters["hex"] = lambda b: b.hex()
 
 
+def utc_time(ts: int) -> str:
+    """A stamp as a UTC date and time (seconds; milli-, micro- or nanoseconds by size)."""
+    value = int(ts)
+    for scale in (10**9, 10**6, 10**3):
+        if value > scale * 10**10:
+            value //= scale
+            break
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(value))
+
+
+templates.env.filters["utc"] = utc_time
+
+
 def _int(value: str | None, low: int = 0, high: int = 10**12) -> int | None:
     if value is None or not (value.strip().isascii() and value.strip().isdigit()):
         return None
@@ -79,6 +92,7 @@ def search_page(request: Request, catalog: CatalogDep, access: PageAccessDep) ->
     minsize = _int(qp.get("minsize"), 0, 10**7)  # MB
     maxsize = _int(qp.get("maxsize"), 0, 10**7)
     page = _int(qp.get("page"), 1, 10**6) or 1
+    show_all = qp.get("judged") == "1"  # releases a verdict hides shown, with it
     size = catalog.settings.page_size
     query = SearchQuery(
         words=tuple(text.words(q)[:32]),
@@ -89,14 +103,16 @@ def search_page(request: Request, catalog: CatalogDep, access: PageAccessDep) ->
         max_bytes=None if maxsize is None else maxsize << 20,
         offset=(page - 1) * size,
         limit=size,
+        judged=show_all,
     )
-    result = catalog.snapshot.search(query)
+    snapshot = catalog.snapshot
+    result = snapshot.search(query)
     form = {"q": q, "cat": cat, "group": group, "maxage": maxage, "minsize": minsize,
-            "maxsize": maxsize}  # fmt: skip
+            "maxsize": maxsize, "judged": show_all}  # fmt: skip
     return _render(
         request, catalog, access, "search.html", result=result, form=form, page=page,
-        pages=max(1, -(-result.total // size)), groups=list(catalog.snapshot.stats()["groups"]),
-        feed=access.feed_url(*_feed_of(form)),
+        pages=max(1, -(-result.total // size)), groups=list(snapshot.stats()["groups"]),
+        feed=access.feed_url(*_feed_of(form)), judged=snapshot.judged,
     )  # fmt: skip
 
 
@@ -104,9 +120,10 @@ def _feed_of(form: dict[str, Any]) -> tuple[str, dict[str, str | int]]:
     """The Newznab feed of what the search page shows: `/rss` of its category (or of
     all) when only that is chosen, else `t=search` with the same filters (sizes in bytes)."""
     cat = form["cat"]
+    shown: dict[str, str | int] = {"judged": 1} if form.get("judged") else {}
     if not any(form[k] not in (None, "") for k in ("q", "group", "maxage", "minsize", "maxsize")):
-        return "/rss", {"t": cat or 0}
-    params: dict[str, str | int] = {"t": "search"}
+        return "/rss", {"t": cat or 0, **shown}
+    params: dict[str, str | int] = {"t": "search", **shown}
     for name in ("q", "cat", "group", "maxage"):
         if form[name] not in (None, ""):
             params[name] = form[name]
@@ -116,15 +133,19 @@ def _feed_of(form: dict[str, Any]) -> tuple[str, dict[str, str | int]]:
     return "/api", params
 
 
-@router.get("/release/{guid}")
+@router.get("/release/{guid}", response_model=None)
 def release_page(
     guid: str, request: Request, catalog: CatalogDep, access: PageAccessDep
-) -> HTMLResponse:
+) -> Response:
     try:
         key = bytes.fromhex(guid)
     except ValueError:
         key = b""
-    row = catalog.release(key) if len(key) == 20 else None
+    snapshot = catalog.snapshot
+    row = snapshot.find(key) if len(key) == 20 else None
+    merges, went = catalog.merged(key) if len(key) == 20 else ([], None)
+    if row is None and went is not None and went["into_key"] != key:  # merged: that one's page
+        return RedirectResponse(f"/release/{went['into_key'].hex()}", status_code=303)
     if row is None:
         return _render(
             request, catalog, access, "error.html", message="No such release", status_code=404
@@ -135,7 +156,8 @@ def release_page(
         files, unreadable = [], True
     return _render(
         request, catalog, access, "release.html", row=row, files=files, title=row["name"],
-        unreadable=unreadable,
+        unreadable=unreadable, judgment=snapshot.judged.find(key), merges=merges,
+        grabs=catalog.limits.grabs.get(key), gone=snapshot.judged.is_gone(key),
     )  # fmt: skip
 
 

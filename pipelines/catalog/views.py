@@ -11,6 +11,12 @@ every listed file's footer when a view is made, so one truncated file failed the
   `pending_releases`: the tables as written; `release_probe_rows`: every row of
   `release_probes`, `release_probes` the newest (`probed_at`) per key; `groups` and
   `categories`: counts of `releases`.
+- What the merges, the health sweep and the judge write (`JUDGED_TABLES`, listed by
+  `table_files`: any Parquet file under the table's folder): `release_merges` as
+  written; `release_health_rows` / `release_verdict_rows` every row, `release_health` /
+  `release_verdicts` the newest (`checked_at`, `judged_at`) per key, a verdict's rule
+  null when it was taken back. A table with no file yet and no declared schema has no
+  view (`has`).
 
 The server's status page and the Dagster `catalog_views` asset read these; searches,
 feeds, pages and downloads do not (the search index and `pipelines.nzb.lookup` serve
@@ -19,6 +25,7 @@ them, docs/SERVING.md).
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -31,11 +38,46 @@ from pipelines.catalog.health import PartitionHealth, footer_problem
 from pipelines.catalog.partitions import is_local, list_table, stat_of
 from pipelines.catalog.schema import SCHEMAS
 from pipelines.catalog.versions import MERGED, newest_sql
-from pipelines.corpus.fs import open_fs
+from pipelines.corpus.fs import is_temporary, open_fs
 
 VIEW_TABLES = ["releases", "release_files", "ranges", "pending_releases", "release_probes"]
 # Views of every row where the table's name is the newest-per-key view.
-RAW_VIEWS = {"releases": "release_versions", "release_probes": "release_probe_rows"}
+RAW_VIEWS = {"releases": "release_versions", "release_probes": "release_probe_rows",
+             "release_health": "release_health_rows",
+             "release_verdicts": "release_verdict_rows"}  # fmt: skip
+# Tables of issue 20's passes, and the column whose newest value per key is the current
+# row (None: every row is one, as merges are).
+JUDGED_TABLES = {"release_merges": None, "release_health": "checked_at",
+                 "release_verdicts": "judged_at"}  # fmt: skip
+
+
+def table_files(fs: AbstractFileSystem, root: str, table: str) -> list[dict[str, Any]]:
+    """Every whole Parquet file under `<root>/<table>/` (any depth, temporary names
+    skipped), sorted by path: path, size, mtime (as `partitions.stat_of` gives them)."""
+    base = f"{root.rstrip('/')}/{table}"
+    found: list[dict[str, Any]] = []
+    if is_local(fs):
+        for folder, _, names in os.walk(base):
+            for name in names:
+                if not name.endswith(".parquet") or is_temporary(name):
+                    continue
+                try:
+                    info = os.stat(f"{folder}/{name}")
+                except FileNotFoundError:  # replaced or removed while listing
+                    continue
+                found.append({"path": f"{folder}/{name}", "size": info.st_size,
+                              "mtime": str(info.st_mtime)})  # fmt: skip
+    else:
+        try:
+            listed = fs.find(base, detail=True)
+        except FileNotFoundError:
+            listed = {}
+        for path, info in listed.items():
+            name = str(path).rsplit("/", 1)[-1]
+            if name.endswith(".parquet") and not is_temporary(name):
+                size, mtime = stat_of(info)
+                found.append({"path": str(path), "size": size, "mtime": mtime})
+    return sorted(found, key=lambda f: f["path"])
 
 
 def connect(fs: AbstractFileSystem) -> tuple[duckdb.DuckDBPyConnection, str]:
@@ -68,6 +110,7 @@ class CatalogViews:
         self.con.execute("SET threads TO 1")  # requests run in parallel; queries stay small
         self._lock = threading.Lock()
         self.files: dict[str, list[str]] = {}
+        self._views: set[str] = set()
         self.refresh()
 
     def _list(self, table: str) -> list[str]:
@@ -82,7 +125,7 @@ class CatalogViews:
 
     def refresh(self) -> bool:
         """Re-list the partitions; re-create the views when the listing changed."""
-        listing = {t: self._list(t) for t in VIEW_TABLES}
+        listing = self._listing()
         if listing == self.files:
             return False
         try:
@@ -92,9 +135,26 @@ class CatalogViews:
             # DuckDB could not read, leave them out and make the views once more.
             if not self._mark_unreadable(listing):
                 raise
-            listing = {t: self._list(t) for t in VIEW_TABLES}
+            listing = self._listing()
             self._create(listing)
         return True
+
+    def _listing(self) -> dict[str, list[str]]:
+        listing = {t: self._list(t) for t in VIEW_TABLES}
+        for table in JUDGED_TABLES:
+            files = table_files(self.fs, self.root, table)
+            self.health.forget_missing(table, {f["path"] for f in files})
+            listing[table] = [
+                self._prefix + f["path"]
+                for f in files
+                if self.health.problem(self.fs, table, f["path"], f["size"], f["mtime"]) is None
+            ]
+        return listing
+
+    def has(self, view: str) -> bool:
+        """Whether the view exists (a table of `JUDGED_TABLES` with no file yet and no
+        declared schema has none)."""
+        return view in self._views
 
     def _mark_unreadable(self, listing: dict[str, list[str]]) -> bool:
         found = False
@@ -110,10 +170,16 @@ class CatalogViews:
 
     def _create(self, listing: dict[str, list[str]]) -> None:
         with self._lock:
+            views = set()
             for table, paths in listing.items():
                 name = RAW_VIEWS.get(table, table)
                 if paths:
                     sql = f"SELECT * FROM {parquet_sql(paths)}"
+                elif table not in SCHEMAS:  # not declared (yet): no view
+                    self.con.execute(f"DROP VIEW IF EXISTS {name}")
+                    if table in JUDGED_TABLES:
+                        self.con.execute(f"DROP VIEW IF EXISTS {table}")
+                    continue
                 else:
                     # A real (empty) table: registered Arrow objects are not seen by cursors.
                     empty = f"_empty_{table}"
@@ -122,6 +188,14 @@ class CatalogViews:
                     self.con.unregister("_schema")
                     sql = f"SELECT * FROM {empty}"
                 self.con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
+                views.add(name)
+                newest = JUDGED_TABLES.get(table)
+                if newest is not None:  # the current row per key
+                    self.con.execute(
+                        f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM {name} QUALIFY "
+                        f"row_number() OVER (PARTITION BY release_key ORDER BY {newest} DESC) = 1"
+                    )
+                    views.add(table)
             hide = MERGED in columns_of(self.con, "release_versions")
             self.con.execute(
                 f"CREATE OR REPLACE VIEW releases AS {newest_sql('release_versions', hide)}"
@@ -140,6 +214,7 @@ class CatalogViews:
                 "FROM releases GROUP BY 1"
             )
             self.files = listing
+            self._views = views
 
     def query(self, sql: str, params: list[Any] | None = None) -> pa.Table:
         """Run one read query on its own cursor (DuckDB cursors are per thread)."""

@@ -50,6 +50,7 @@ from pipelines.catalog.health import DamagedPartition, PartitionHealth, reading
 from pipelines.catalog.partitions import Partition, files_written, list_table
 from pipelines.corpus.fs import open_fs
 from serving.index.build import build_segment
+from serving.index.judgments import Judgments, distinct, lay_over
 from serving.index.probes import covered
 from serving.index.searcher import (
     RESULT_CACHE,
@@ -71,7 +72,8 @@ WAIT_WARNING = 60.0  # seconds a releases partition may wait for its files unrem
 class RefreshReport:
     # none: nothing changed; delta: new segments only; merge: small deltas merged too;
     # rebuild: segments of changed or vanished partitions built again; full: every
-    # segment resolved afresh (start-up); follow: a worker took the builder's segments
+    # segment resolved afresh (start-up); follow: a worker took the builder's segments;
+    # judged: only verdicts or health checks changed (partitions: the keys they changed)
     kind: str
     partitions: int  # partitions read (follow: segments mapped)
     seconds: float
@@ -129,6 +131,9 @@ class IndexManager:
         self._waiting: dict[str, float] = {}  # releases partitions waiting for their files
         self._warned: set[str] = set()
         self.last_refresh: RefreshReport | None = None
+        # the current verdict and health per release, laid over the segments
+        self.judgments = Judgments(*open_fs(catalog))
+        self._unapplied = np.zeros(0, dtype="S20")  # keys changed, not yet in a snapshot
 
     def _build(self, paths: list[dict], rows: int | None = None) -> Segment:
         """A segment of these partitions (`rows`: their release rows, if counted)."""
@@ -218,14 +223,16 @@ class IndexManager:
     def _refresh(self, listed: dict[str, dict]) -> RefreshReport:
         with self._lock:
             start = time.perf_counter()
+            changed = self._judgments_changed()
             if self._sources == listed:
-                return RefreshReport("none", 0, time.perf_counter() - start)
+                return self._judged_only(changed, start)
             old = self.snapshot
             if old.segments:
                 snapshot, count, kind = self._update(listed, old)
             else:  # start-up (or an empty index): reuse what index_dir holds
                 snapshot, count = self._start_up(listed, old)
                 kind = "full"
+            self._lay_over(snapshot, changed)
             self.snapshot = snapshot
             self._sources = listed
             self._write_manifest(snapshot)
@@ -234,6 +241,39 @@ class IndexManager:
             self.last_refresh = report
             log.info("index refresh: %s, %d partitions, %.2f s", kind, count, report.seconds)
             return report
+
+    def _judgments_changed(self) -> np.ndarray:
+        """The keys whose verdict or health changed since the served snapshot: read now,
+        or read by a refresh that failed before its snapshot was served."""
+        found = self.judgments.refresh()
+        if len(found):
+            self._unapplied = distinct(np.concatenate([self._unapplied, found]))
+        return self._unapplied
+
+    def _lay_over(self, snapshot: Snapshot, changed: np.ndarray) -> None:
+        """The verdicts and health checks over a snapshot about to be served: full for
+        its new segments, the changed keys for the ones it kept."""
+        lay_over(snapshot.segments, self.judgments.state, changed)
+        snapshot.judged = self.judgments.state
+        self._unapplied = np.zeros(0, dtype="S20")
+
+    def _judged_only(self, changed: np.ndarray, start: float) -> RefreshReport:
+        """No segment came or went: a new snapshot only when verdicts or health changed
+        (its masks copied and set for those keys; a fresh result cache)."""
+        if len(changed) == 0 or not self.snapshot.segments:
+            if len(changed):  # nothing to lay them over: an empty index
+                self.snapshot.judged = self.judgments.state
+                self._unapplied = np.zeros(0, dtype="S20")
+            return RefreshReport("none", 0, time.perf_counter() - start)
+        old = self.snapshot
+        snapshot = Snapshot([live.copy() for live in old.segments], old.generation + 1,
+                            self.result_cache)  # fmt: skip
+        self._lay_over(snapshot, changed)
+        self.snapshot = snapshot
+        report = RefreshReport("judged", len(changed), time.perf_counter() - start)
+        self.last_refresh = report
+        log.info("index refresh: judged, %d keys, %.2f s", len(changed), report.seconds)
+        return report
 
     def _update(self, listed: dict[str, dict], old: Snapshot) -> tuple[Snapshot, int, str]:
         """The next snapshot from the current one: segments that read a changed or
@@ -270,7 +310,7 @@ class IndexManager:
         moved = [p for p in missing if not any(p is f for f in fresh)]
         parts = [moved, fresh] if stale else [missing]
         built = [self._build(b, rows) for part in parts for b, rows in self._batches(part)]
-        lives = [LiveSegment(s.segment, s.dead.copy(), s.dead_count) for s in kept]
+        lives = [s.copy() for s in kept]
         lives += [LiveSegment.of(segment) for segment in built]
         changed = [s.segment.keys for s in old.segments if id(s) in drop]
         changed += [segment.keys for segment in built]
@@ -333,24 +373,27 @@ class IndexManager:
         this snapshot as it is until the next look."""
         with self._lock:
             start = time.perf_counter()
+            changed = self._judgments_changed()
             path = self.index_dir / MANIFEST
             try:
                 info = path.stat()
                 stamp = (info.st_mtime_ns, info.st_size)
                 if stamp == self._manifest_read:
-                    return RefreshReport("none", 0, time.perf_counter() - start)
+                    return self._judged_only(changed, start)
                 names = json.loads(path.read_text())["segments"]
             except (OSError, ValueError, KeyError):
-                return RefreshReport("none", 0, time.perf_counter() - start)
+                return self._judged_only(changed, start)
             loaded = {live.segment.folder.name: live for live in self.snapshot.segments}
             if names == list(loaded):
                 self._manifest_read = stamp
-                return RefreshReport("none", 0, time.perf_counter() - start)
+                return self._judged_only(changed, start)
             try:
                 new = {n: Segment(self.index_dir / n) for n in names if n not in loaded}
             except (OSError, ValueError, KeyError):
-                return RefreshReport("none", 0, time.perf_counter() - start)
-            self.snapshot = self._followed(names, loaded, new)
+                return self._judged_only(changed, start)
+            snapshot = self._followed(names, loaded, new)
+            self._lay_over(snapshot, changed)
+            self.snapshot = snapshot
             self._manifest_read = stamp
             report = RefreshReport("follow", len(new), time.perf_counter() - start)
             self.last_refresh = report
@@ -366,12 +409,7 @@ class IndexManager:
         generation = self.snapshot.generation + 1
         if not loaded:
             return self._resolve([new[n] for n in names], generation)
-        lives = [
-            LiveSegment(loaded[n].segment, loaded[n].dead.copy(), loaded[n].dead_count)
-            if n in loaded
-            else LiveSegment.of(new[n])
-            for n in names
-        ]
+        lives = [loaded[n].copy() if n in loaded else LiveSegment.of(new[n]) for n in names]
         kept = set(names)
         changed = [live.segment.keys for n, live in loaded.items() if n not in kept]
         changed += [segment.keys for segment in new.values()]

@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from serving import text
+from serving.index.judgments import JudgedState
 from serving.index.segment import Segment
 
 
@@ -34,8 +35,25 @@ class SearchQuery:
     min_bytes: int | None = None
     max_bytes: int | None = None
     passworded: bool = True  # False (`password=0`): passworded releases left out
+    judged: bool = False  # True (show all): releases a verdict hides are listed too
     offset: int = 0
     limit: int = 100
+
+
+@dataclass
+class Unlisted:
+    """What a query leaves out of one segment: a bool per ordinal, how many, and the
+    same packed like the term bitsets (made when first asked for)."""
+
+    mask: np.ndarray
+    count: int
+    _bits: np.ndarray | None = None
+
+    @property
+    def bits(self) -> np.ndarray:
+        if self._bits is None:
+            self._bits = np.packbits(self.mask, bitorder="little")
+        return self._bits
 
 
 @dataclass
@@ -44,6 +62,11 @@ class LiveSegment:
     dead: np.ndarray  # bool per ordinal: a newer version lives in another segment
     dead_count: int = 0
     _dead_bits: np.ndarray | None = None
+    # the ordinals (sorted) a verdict hides (judged) and of dead releases, never listed
+    # (gone): `index.judgments`; None until laid over. Few: kept sparse, not per release
+    judged: np.ndarray | None = None
+    gone: np.ndarray | None = None
+    _unlisted: dict[bool, Unlisted] | None = None
 
     @classmethod
     def of(cls, segment: Segment) -> LiveSegment:
@@ -51,12 +74,45 @@ class LiveSegment:
         dead = np.array(segment.hidden, dtype=bool)
         return cls(segment, dead, int(dead.sum()))
 
+    def copy(self) -> LiveSegment:
+        """The same, its masks copied: a new snapshot changes them, the old one not."""
+
+        # judged and gone are replaced, never changed in place: shared, not copied
+        return LiveSegment(self.segment, self.dead.copy(), self.dead_count,
+                           judged=self.judged, gone=self.gone)  # fmt: skip
+
+    def changed(self) -> None:
+        """Its masks were changed (before its snapshot is served): forget what was
+        derived from them."""
+        self.dead_count = int(self.dead.sum())
+        self._dead_bits = None
+        self._unlisted = None
+
     @property
     def dead_bits(self) -> np.ndarray:
         """`dead` packed like the term bitsets (computed once; snapshots never change it)."""
         if self._dead_bits is None:
             self._dead_bits = np.packbits(self.dead, bitorder="little")
         return self._dead_bits
+
+    def unlisted(self, judged: bool) -> Unlisted:
+        """What searches leave out: dead versions and dead releases, and (unless
+        `judged`, show all) the releases a verdict hides."""
+        if self._unlisted is None:
+            self._unlisted = {}
+        found = self._unlisted.get(judged)
+        if found is None:
+            hide = [a for a in (self.gone, None if judged else self.judged)
+                    if a is not None and len(a)]  # fmt: skip
+            if not hide:
+                found = Unlisted(self.dead, self.dead_count, self._dead_bits)
+            else:
+                mask = self.dead.copy()
+                for ords in hide:
+                    mask[ords] = True
+                found = Unlisted(mask, int(mask.sum()))
+            self._unlisted[judged] = found
+        return found
 
 
 _NONE = np.zeros(0, dtype=np.int64)
@@ -152,16 +208,19 @@ def count_and_head(live: LiveSegment, q: SearchQuery, want: int) -> tuple[int, n
     horizon = seg.n if q.min_posted is None else seg.count_newer(q.min_posted)
     sized = q.min_bytes is not None or q.max_bytes is not None
     locked = _locked(live, q)
+    out = live.unlisted(q.judged)
     if not req and not any_of and not sized and locked is not None:  # ~6 ms per 10 M rows
-        alive = ~(live.dead[:horizon] | np.unpackbits(locked, count=horizon, bitorder="little")
+        alive = ~(out.mask[:horizon] | np.unpackbits(locked, count=horizon, bitorder="little")
                   .astype(bool))  # fmt: skip
         return int(alive.sum()), _first_true(alive, want)
     if not req and not any_of and not sized:
-        alive = ~live.dead[:horizon] if live.dead_count else None
-        if alive is None:
+        if not out.count:
             return horizon, np.arange(min(want, horizon), dtype=np.int64)
+        if horizon == seg.n:  # the count is known: only the page's prefix is scanned
+            return seg.n - out.count, _first_true(out.mask, want, invert=True)
+        alive = ~out.mask[:horizon]
         return int(alive.sum()), _first_true(alive, want)
-    acc = None if sized else _bitset_and(live, req, any_of, horizon)
+    acc = None if sized else _bitset_and(live, q, req, any_of, horizon)
     if acc is not None and locked is not None:
         np.bitwise_and(acc, ~locked, out=acc)
     if acc is not None:
@@ -192,11 +251,14 @@ def first_set_bits(bits: np.ndarray, want: int) -> np.ndarray:
     return np.concatenate(found)[:want] if found else _NONE
 
 
-def _first_true(mask: np.ndarray, want: int) -> np.ndarray:
+def _first_true(mask: np.ndarray, want: int, invert: bool = False) -> np.ndarray:
+    """Positions of the first `want` true values (false ones, `invert`), scanning only a
+    prefix."""
     found: list[np.ndarray] = []
     got, start, step = 0, 0, max(want * 2, 4096)
     while start < len(mask) and got < want:
-        hits = np.flatnonzero(mask[start : start + step]) + start
+        chunk = mask[start : start + step]
+        hits = np.flatnonzero(~chunk if invert else chunk) + start
         found.append(hits)
         got += len(hits)
         start += step
@@ -205,7 +267,7 @@ def _first_true(mask: np.ndarray, want: int) -> np.ndarray:
 
 
 def _bitset_and(
-    live: LiveSegment, req: list[int], any_of: list[list[int]], horizon: int
+    live: LiveSegment, q: SearchQuery, req: list[int], any_of: list[list[int]], horizon: int
 ) -> np.ndarray | None:
     """The AND of the terms' bitsets (OR within each OR-set); None unless all have one."""
     seg = live.segment
@@ -226,8 +288,9 @@ def _bitset_and(
         acc = union if acc is None else np.bitwise_and(acc, union, out=acc)
     if acc is None:
         return None
-    if live.dead_count:
-        np.bitwise_and(acc, ~live.dead_bits, out=acc)
+    out = live.unlisted(q.judged)
+    if out.count:
+        np.bitwise_and(acc, ~out.bits, out=acc)
     if horizon < seg.n:
         acc[(horizon + 7) // 8 :] = 0
         if horizon % 8:
@@ -261,8 +324,9 @@ def match(
         for t in ids:
             keep |= _test(seg, t, cand)
         cand = cand[keep]
-    if live.dead_count:
-        cand = cand[~live.dead[cand]]
+    out = live.unlisted(q.judged)
+    if out.count:
+        cand = cand[~out.mask[cand]]
     locked = _locked(live, q)
     if locked is not None:
         cand = cand[~_bits(locked, cand)]
@@ -281,10 +345,13 @@ class Snapshot:
     """
 
     def __init__(
-        self, segments: list[LiveSegment], generation: int = 0, cache_size: int = RESULT_CACHE
-    ) -> None:
+        self, segments: list[LiveSegment], generation: int = 0, cache_size: int = RESULT_CACHE,
+        judged: JudgedState | None = None,
+    ) -> None:  # fmt: skip
         self.segments = segments
         self.generation = generation
+        # each release's current verdict and health (`index.judgments`), for what shows
+        self.judged = judged or JudgedState.empty()
         self._stats: dict[str, Any] | None = None
         # Recent results by query. Clients poll the same feeds and searches; the cache
         # lives and dies with the snapshot, so a refresh can never serve a stale page.
@@ -393,6 +460,20 @@ class Snapshot:
             return None
         return self.segments[found[0]].segment.take(np.array([found[1]]), columns).to_pylist()[0]
 
+    def name_of(self, key: bytes) -> str | None:
+        """The name of the release's newest shown version, live or not (a release merged
+        into another is a tombstone now; its earlier versions keep its name)."""
+        best: tuple[int, str] | None = None
+        for live in self.segments:
+            seg = live.segment
+            ord_ = seg.find(key)
+            if ord_ is None or seg.hidden[ord_]:
+                continue
+            rank = int(seg.rank[ord_])
+            if best is None or rank >= best[0]:
+                best = (rank, seg.take(np.array([ord_]), ["name"]).column(0)[0].as_py())
+        return None if best is None else best[1]
+
     def download_row(self, key: bytes) -> dict[str, Any] | None:
         """The newest version's fields an NZB download needs (`Segment.download_row`),
         None when absent."""
@@ -477,5 +558,4 @@ def resolve_keys(lives: list[LiveSegment], keys: np.ndarray) -> None:
     for i, which, ords in found:
         live = lives[i]
         live.dead[ords] = (owner[which] != i) | np.asarray(live.segment.hidden[ords])
-        live.dead_count = int(live.dead.sum())
-        live._dead_bits = None
+        live.changed()

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from pipelines.catalog.health import DamagedPartition
 from pipelines.nzb.writer import nzb_file_name
-from serving.index.searcher import SearchQuery, SearchResult
+from serving.index.searcher import SearchQuery, SearchResult, Snapshot
 from serving.newznab import errors as E
 from serving.newznab import params as P
 from serving.newznab import render
@@ -84,26 +84,29 @@ def _feed(catalog: Catalog, base: str, q: SearchQuery, key: str | None,
     attrs = params.get("attrs")
     if attrs and params.get("extended") != "1":
         wanted = {a.strip().lower() for a in attrs.split(",") if a.strip()}
-    result = catalog.snapshot.search(q)
-    return _page(catalog, render.Links(base, key), result, q.offset, wanted, as_json)
+    snapshot = catalog.snapshot
+    result = snapshot.search(q)
+    return _page(catalog, snapshot, render.Links(base, key), result, q.offset, wanted, as_json)
 
 
-def _page(catalog: Catalog, links: render.Links, result: SearchResult, offset: int,
-          wanted: set[str] | None, as_json: bool) -> Reply:  # fmt: skip
-    grabs = catalog.limits.grabs
+def _page(catalog: Catalog, snapshot: Snapshot, links: render.Links, result: SearchResult,
+          offset: int, wanted: set[str] | None, as_json: bool) -> Reply:  # fmt: skip
+    grabs = catalog.limits.grabs.current()
+    extra = snapshot.judged.attrs  # health and verdict, of the snapshot that found them
     if as_json:
         body = render.feed_json(catalog.settings, links, result.rows, offset, result.total,
-                                grabs, wanted)  # fmt: skip
+                                grabs, wanted, extra)  # fmt: skip
         return _reply(body, JSON)
     body_xml = render.feed_xml(catalog.settings, links, result.items, offset, result.total,
-                               grabs, wanted)  # fmt: skip
+                               grabs, wanted, extra)  # fmt: skip
     return _reply(body_xml, XML)
 
 
 def nzb_reply(catalog: Catalog, key: str | None, release: bytes) -> Reply:
     stages = Stages()
     row = catalog.download_row(release)
-    if row is None:
+    # a dead release (its articles gone) is never returned: its NZB would fail
+    if row is None or catalog.snapshot.judged.is_gone(release):
         raise E.NewznabError(E.NO_ITEM, "No such item")
     # A partition known damaged fails the download before it is counted; one found so
     # while reading fails it the same way (an NZB lacking files would fail downloaders).
@@ -152,10 +155,12 @@ def api(catalog: Catalog, params: P.Params, base: str) -> Reply:
         if function == "get":
             return nzb_reply(catalog, key, P.release_key(params))
         if function == "details":
-            found = catalog.snapshot.lookup(P.release_key(params))
-            if found is None:
+            current = catalog.snapshot
+            release = P.release_key(params)
+            found = current.lookup(release)
+            if found is None or current.judged.is_gone(release):  # dead: never returned
                 raise E.NewznabError(E.NO_ITEM, "No such item")
-            return _page(catalog, render.Links(base, key), found, 0, None, as_json)
+            return _page(catalog, current, render.Links(base, key), found, 0, None, as_json)
         if function == "movie" and params.get("imdbid") and not params.get("q"):
             # The catalog holds no IMDb ids (yet): an id alone matches nothing.
             P.search_query(function, params, catalog.settings)  # still validate the rest
@@ -177,7 +182,7 @@ def rss(catalog: Catalog, params: P.Params, base: str) -> Reply:
         cats = tuple(c for c in cats if c != 0)
         limit = P.integer(params, "num", None) or P.integer(params, "limit", None)
         limit = max(1, min(limit or catalog.settings.default_limit, catalog.settings.max_limit))
-        q = SearchQuery(categories=cats, limit=limit)
+        q = SearchQuery(categories=cats, limit=limit, judged=P.show_judged(params))
         return _feed(catalog, base, q, key, params, as_json)
 
     return guarded(params, handle, "/rss")

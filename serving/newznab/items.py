@@ -6,7 +6,8 @@ row) and escaping, formatting and dating each value cost ~3 ms of a search's ~5.
 index build runs `item_values` over the whole segment, column-wise: each release's item
 values, escaped and formatted, joined by `SEP` into one string. A page then takes one
 column, and each item is one split and one %-format of a template built once per base
-URL, key and `attrs=`; only the grabs count (per server process) is filled in live.
+URL, key and `attrs=`; only the grabs count and the release's health and verdict
+attributes (`index.judgments`: few releases have any) are filled in live.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from serving import categories as cat
 from serving.newznab.dates import fixed_width_strings, rfc822_column
 
 SEP = "\x1f"  # `xml_text` drops it, so no escaped value holds it
-# The prepared values, in order; `grabs` and the constant "0" are appended per request.
+# The prepared values, in order; `grabs`, the constant "0" and the live attributes
+# (`extra`: health and verdict) are appended per request.
 FIELDS = ("name", "guid", "pubdate", "category", "category_attrs", "size", "files", "poster",
-          "group", "complete", "finished", "password", "grabs", "zero")  # fmt: skip
+          "group", "complete", "finished", "password", "grabs", "zero", "extra")  # fmt: skip
 _AT = {name: i for i, name in enumerate(FIELDS)}
 # The attributes after the category ones, in the order clients print them, and the
 # value each shows. `finished` is ours: 0 while the release is still being posted (a
@@ -123,7 +125,7 @@ def item_values(rows: pa.Table) -> pa.Array:
         "finished": pc.cast(pa.array(finished.astype(np.int8)), pa.string()),
         "password": pc.cast(pa.array(password_attr(rows.column("password"))), pa.string()),
     }
-    return pc.binary_join_element_wise(*(columns[f] for f in FIELDS[:-2]), SEP)
+    return pc.binary_join_element_wise(*(columns[f] for f in FIELDS[:-3]), SEP)
 
 
 @lru_cache(maxsize=256)  # keyed by the caller's key and attrs: bounded
@@ -140,10 +142,10 @@ def item_template(
         f"<link>{n}%s{k}</link><comments>{d}%s#comments</comments>"
         f"<pubDate>%s</pubDate>%s<description>%s</description>"
         f'<enclosure url="{n}%s{k}" length="%s" type="application/x-nzb"/>'
-        f"%s{attrs}</item>\n"
+        f"%s{attrs}%s</item>\n"
     )
     fields = ("name", "guid", "guid", "guid", "pubdate", "category", "name", "guid", "size",
-              "category_attrs", *(ATTRS[a] for a in shown))  # fmt: skip
+              "category_attrs", *(ATTRS[a] for a in shown), "extra")  # fmt: skip
     return template, operator.itemgetter(*(_AT[f] for f in fields))
 
 
@@ -154,17 +156,29 @@ def items_xml(
     nzb_key: str,
     grabs: Mapping[bytes, int],
     wanted: Sequence[str] | None = None,
+    extra: Callable[[bytes], list[tuple[str, str]]] | None = None,
 ) -> str:
     """The `<item>`s of prepared item values (`item_values`). `details` and `nzb` are
     the escaped URL prefixes a guid completes, `nzb_key` the escaped `&apikey=...` that
-    follows it ('' when none)."""
+    follows it ('' when none); `extra(key)`: the release's live attributes."""
     template, pick = item_template(
         details, nzb, nzb_key, None if wanted is None else frozenset(wanted)
     )
     out = []
     for value in values:
         parts = value.split(SEP)
-        parts.append(str(grabs.get(bytes.fromhex(parts[1]), 0)) if grabs else "0")
+        key = bytes.fromhex(parts[1])
+        parts.append(str(grabs.get(key, 0)) if grabs else "0")
         parts.append("0")
+        parts.append(extra_xml(extra(key), wanted) if extra is not None else "")
         out.append(template % pick(parts))
     return "".join(out)
+
+
+def extra_xml(attrs: list[tuple[str, str]], wanted: Sequence[str] | None) -> str:
+    """`newznab:attr` elements of live attributes (those `attrs=` asks for, if given)."""
+    return "".join(
+        f'<newznab:attr name="{name}" value="{xml_text(value)}"/>'
+        for name, value in attrs
+        if wanted is None or name in wanted
+    )

@@ -143,6 +143,7 @@ def search_query(function: str, params: Params, settings: Settings) -> SearchQue
         min_bytes=minsize,
         max_bytes=maxsize,
         passworded=passworded(params),
+        judged=show_judged(params),
         offset=min(offset, 10**9),
         limit=max(1, min(limit, settings.max_limit)),
     )
@@ -156,6 +157,17 @@ def passworded(params: Params) -> bool:
         return True
     if raw not in ("0", "1"):
         raise NewznabError(BAD_PARAMETER, "Incorrect parameter: password must be 0 or 1")
+    return raw == "1"
+
+
+def show_judged(params: Params) -> bool:
+    """Whether releases a verdict hides are listed too (with their verdicts): `judged=1`,
+    ours, not Newznab's (docs/SERVING.md). Dead releases are never listed."""
+    raw = params.get("judged")
+    if raw is None or raw == "":
+        return False
+    if raw not in ("0", "1"):
+        raise NewznabError(BAD_PARAMETER, "Incorrect parameter: judged must be 0 or 1")
     return raw == "1"
 
 

@@ -8,7 +8,7 @@ parse every response with lxml to hold the shape.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -60,8 +60,11 @@ def error_json(code: int, description: str) -> str:
     return json.dumps({"error": {"@attributes": {"code": str(code), "description": description}}})
 
 
-def item_attrs(row: dict[str, Any], grabs: int) -> list[tuple[str, str]]:
-    """The newznab:attr pairs of one release, in the order clients print them."""
+def item_attrs(
+    row: dict[str, Any], grabs: int, extra: Sequence[tuple[str, str]] = ()
+) -> list[tuple[str, str]]:
+    """The newznab:attr pairs of one release, in the order clients print them; `extra`:
+    its health and verdict (`JudgedState.attrs`), last."""
     c = int(row["category"])
     out = [("category", str(cat.parent(c)))]
     if c != cat.parent(c):
@@ -82,6 +85,7 @@ def item_attrs(row: dict[str, Any], grabs: int) -> list[tuple[str, str]]:
         ("complete", str(complete)),
         ("finished", "1" if row["finished"] else "0"),  # 0: still being posted
         ("comments", "0"),
+        *extra,
     ]
     return out
 
@@ -99,13 +103,15 @@ def _pick(attrs: list[tuple[str, str]], wanted: set[str] | None) -> list[tuple[s
 def feed_xml(
     settings: Settings, links: Links, items: Sequence[str], offset: int, total: int,
     grabs: Mapping[bytes, int], wanted: set[str] | None = None,
+    extra: Callable[[bytes], list[tuple[str, str]]] | None = None,
 ) -> bytes:  # fmt: skip
-    """The feed of a page's prepared item values (`items.item_values`)."""
+    """The feed of a page's prepared item values (`items.item_values`); `extra(key)`:
+    a release's live attributes."""
     title = xml_text(settings.site_title)
     base = xml_text(links.base)
     key = xml_text(links.key_param)
     body = items_xml(items, f"{base}/release/", f"{base}/api?t=get&amp;id=", key, grabs,
-                     None if wanted is None else sorted(wanted))  # fmt: skip
+                     None if wanted is None else sorted(wanted), extra)  # fmt: skip
     return (
         f'{XML_HEAD}<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" '
         f'xmlns:newznab="{NEWZNAB_NS}">\n<channel>\n'
@@ -120,11 +126,13 @@ def feed_xml(
 def feed_json(
     settings: Settings, links: Links, rows: list[dict], offset: int, total: int, grabs: Any,
     wanted: set[str] | None = None,
+    extra: Callable[[bytes], list[tuple[str, str]]] | None = None,
 ) -> str:  # fmt: skip
     items = []
     for row in rows:
         guid = row["release_key"].hex()
-        attrs = _pick(item_attrs(row, grabs[row["release_key"]]), wanted)
+        live = extra(row["release_key"]) if extra is not None else []
+        attrs = _pick(item_attrs(row, grabs[row["release_key"]], live), wanted)
         items.append(
             {
                 "title": row["name"],
