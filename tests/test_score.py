@@ -227,6 +227,7 @@ def test_split_uploads_joined_and_verdicts_against_the_truth() -> None:
         row(7, ["h1"]),  # real, no verdict: right
         row(8, ["i1"]),  # real with a verdict: false
         row(9, ["j1"], "unusable"),  # in no release: not judged, not counted
+        row(10, ["k1"], "dead"),  # its release still open: not counted
     ]
     catalog = view(
         {
@@ -240,6 +241,7 @@ def test_split_uploads_joined_and_verdicts_against_the_truth() -> None:
             b"G": (release("G"), {"g1"}),
             b"H": (release("H"), {"h1"}),
             b"I": (release("I"), {"i1"}),
+            b"K": ({**release("K"), "finished": False}, {"k1"}),
         }
     )
     catalog.verdicts.update({b"E": "dead", b"F": "repeated", b"I": "unusable"})
@@ -251,7 +253,7 @@ def test_split_uploads_joined_and_verdicts_against_the_truth() -> None:
     assert {k: (t.right, t.uploads) for k, t in s.verdicts.items() if t.uploads} == {
         "dead": (1, 1), "fake": (0, 1), "locked": (0, 1)
     }  # fmt: skip
-    assert (s.real.uploads, s.false_verdicts) == (6, 1)  # uploads 0-3, 7, 8
+    assert (s.real.uploads, s.false_verdicts, s.open) == (6, 1, 1)  # uploads 0-3, 7, 8
     assert ("Name5", "fake", "repeated") in s.misjudged
     assert "split uploads joined: per_file 1/1" in score_view(uploads, set(), catalog).format()
     # a truth from before the option has no such score

@@ -9,7 +9,9 @@ version, merged tombstones hidden, pending releases too).
 - verdicts: per expected verdict (`expected_verdict`), the uploads whose every release
   holding them has that verdict (right), another one (wrong) or none; a real upload (no
   expected verdict) with any verdict on a release holding it is a *false verdict*.
-  Uploads in no visible release are not judged and not counted.
+  Uploads in no visible release are not judged and not counted, nor are those with a
+  provisional release (the window has not closed on them: the article pass, the merges
+  and the judge take finished releases), counted as *open*.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class SplitJunkScore:
     joined: dict[str, Tally] = field(default_factory=lambda: {k: Tally() for k in _SPLITS})
     verdicts: dict[str, Tally] = field(default_factory=lambda: {k: Tally() for k in _RULES})
     real: Tally = field(default_factory=Tally)  # right: real uploads with no verdict
+    open: int = 0  # uploads with a provisional release: neither merged nor judged yet
     misjudged: list[tuple[str, str, str]] = field(default_factory=list)  # (name, want, got)
 
     @property
@@ -63,6 +66,7 @@ class SplitJunkScore:
                 mine[k].right += t.right
         self.real.uploads += other.real.uploads
         self.real.right += other.real.right
+        self.open += other.open
         self.misjudged += other.misjudged[: max(0, 8 - len(self.misjudged))]
 
     def to_json(self) -> dict[str, Any]:
@@ -79,7 +83,7 @@ class SplitJunkScore:
             f"split uploads joined: {joined} ({self.merge_share:.1%})\n"
             f"verdicts right: {judged} ({self.verdict_share:.1%}); "
             f"real uploads with a false verdict: {self.false_verdicts} of {self.real.uploads} "
-            f"({self.false_share:.2%})"
+            f"({self.false_share:.2%}); open (not finished): {self.open}"
         )
 
 
@@ -89,6 +93,11 @@ def _share(tallies: Any) -> float:
     return sum(t.right for t in tallies) / total if total else 1.0
 
 
+def _provisional(view: CatalogView, key: bytes) -> bool:
+    row = view.releases.get(key) or view.pending.get(key)
+    return row is not None and row.get("finished") is False
+
+
 def score_split_and_junk(uploads: list[dict[str, Any]], view: CatalogView) -> SplitJunkScore:
     s = SplitJunkScore()
     for u in uploads:
@@ -96,6 +105,9 @@ def score_split_and_junk(uploads: list[dict[str, Any]], view: CatalogView) -> Sp
             return s  # a truth from before --split-and-junk: nothing to score
         mids = {m for f in u["files"] for m in f["message_ids"]}
         keys = {k for m in mids for k in view.release_of.get(m, ())}
+        if any(_provisional(view, k) for k in keys):
+            s.open += 1
+            continue
         split_by = u.get("split_by")
         if split_by in s.joined and (u.get("par2_describes") or split_by == "sidecar"):
             tally = s.joined[split_by]
