@@ -206,3 +206,55 @@ def test_obfuscated_uploads_scored_by_their_inner_names() -> None:
     assert naming.share == 0.25  # the open one is not in it
     assert naming.wrong == [("Other.Name-GRP", "a1b2c3d4e5f6")]
     assert "named right 1 (25.0%)" in score_view(uploads, set(), catalog).format()
+
+
+def test_split_uploads_joined_and_verdicts_against_the_truth() -> None:
+    """A --split-and-junk truth: split uploads joined (one release, exactly their
+    articles), verdicts right per expected rule, false verdicts on real uploads."""
+
+    def row(uid: int, ids: list[str], verdict: str | None = None, **kw) -> dict:
+        base = {"split_by": None, "par2_describes": False, "expected_verdict": verdict}
+        return upload(uid, "classic", ids, **{**base, **kw})
+
+    uploads = [
+        row(0, ["a1", "a2"], split_by="per_file", par2_describes=True),  # joined
+        row(1, ["b1", "b2"], split_by="tracks", par2_describes=True),  # still two releases
+        row(2, ["c1"], split_by="sidecar"),  # joined (one release)
+        row(3, ["d1"], split_by="per_file"),  # no par2 describes it: not counted
+        row(4, ["e1"], "dead"),  # right
+        row(5, ["f1"], "fake"),  # judged repeated: wrong
+        row(6, ["g1"], "locked"),  # no verdict: wrong
+        row(7, ["h1"]),  # real, no verdict: right
+        row(8, ["i1"]),  # real with a verdict: false
+        row(9, ["j1"], "unusable"),  # in no release: not judged, not counted
+        row(10, ["k1"], "dead"),  # its release still open: not counted
+    ]
+    catalog = view(
+        {
+            b"A": (release("A"), {"a1", "a2"}),
+            b"B1": (release("B"), {"b1"}),
+            b"B2": (release("B"), {"b2"}),
+            b"C": (release("C"), {"c1"}),
+            b"D": (release("D"), {"d1"}),
+            b"E": (release("E"), {"e1"}),
+            b"F": (release("F"), {"f1"}),
+            b"G": (release("G"), {"g1"}),
+            b"H": (release("H"), {"h1"}),
+            b"I": (release("I"), {"i1"}),
+            b"K": ({**release("K"), "finished": False}, {"k1"}),
+        }
+    )
+    catalog.verdicts.update({b"E": "dead", b"F": "repeated", b"I": "unusable"})
+    s = score_view(uploads, set(), catalog).split_junk
+    assert s is not None
+    assert {k: (t.right, t.uploads) for k, t in s.joined.items()} == {
+        "per_file": (1, 1), "tracks": (0, 1), "sidecar": (1, 1)
+    }  # fmt: skip
+    assert {k: (t.right, t.uploads) for k, t in s.verdicts.items() if t.uploads} == {
+        "dead": (1, 1), "fake": (0, 1), "locked": (0, 1)
+    }  # fmt: skip
+    assert (s.real.uploads, s.false_verdicts, s.open) == (6, 1, 1)  # uploads 0-3, 7, 8
+    assert ("Name5", "fake", "repeated") in s.misjudged
+    assert "split uploads joined: per_file 1/1" in score_view(uploads, set(), catalog).format()
+    # a truth from before the option has no such score
+    assert score_view([upload(0, "A", ["a1", "a2"])], set(), catalog).split_junk is None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -12,6 +12,7 @@ import fsspec
 from pipelines.catalog.partitions import list_table
 from pipelines.catalog.versions import newest_sql
 from pipelines.catalog.views import parquet_sql
+from pipelines.judge.store import current_verdicts
 
 
 @dataclass
@@ -22,6 +23,7 @@ class CatalogView:
     pending: dict[bytes, dict]
     ids_of: dict[bytes, set[str]]  # release_key -> message-ids over all versions
     release_of: dict[str, set[bytes]]  # message-id -> release keys holding it
+    verdicts: dict[bytes, str] = field(default_factory=dict)  # the judge's current rule per key
 
 
 def load_catalog(catalog: Path) -> CatalogView:
@@ -54,4 +56,10 @@ def load_catalog(catalog: Path) -> CatalogView:
         ids_of[key].update(ids)
         for mid in ids:
             release_of[mid].add(key)
-    return CatalogView(releases, pending, dict(ids_of), dict(release_of))
+    judged = current_verdicts(str(catalog))
+    verdicts = dict(
+        zip(
+            judged.column("release_key").to_pylist(), judged.column("rule").to_pylist(), strict=True
+        )
+    )
+    return CatalogView(releases, pending, dict(ids_of), dict(release_of), verdicts)

@@ -14,6 +14,7 @@ version, merged tombstones hidden; pending releases too) whose files hold any of
 - names right: of the exact uploads with an expected name, those whose release name
   equals it after `normalise_name`.
 - the obfuscated uploads, as the article pass named them: `naming.py`.
+- merges and the judge's verdicts (a `--split-and-junk` truth): `split_and_junk.py`.
 
 A classic truth (no `family` column) scores as one family, `classic`.
 """
@@ -31,6 +32,7 @@ import fsspec
 from pipelines.catalog.reader import read_parquet
 from pipelines.score.catalog import CatalogView, load_catalog
 from pipelines.score.naming import NamingScore, score_naming
+from pipelines.score.split_and_junk import SplitJunkScore, score_split_and_junk
 
 OVERALL = "overall"
 
@@ -84,6 +86,7 @@ class Score:
     contaminated_releases: int = 0
     noisy_releases: int = 0
     naming: NamingScore = field(default_factory=NamingScore)  # the obfuscated uploads
+    split_junk: SplitJunkScore | None = None  # merges and verdicts (a --split-and-junk truth)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -91,6 +94,7 @@ class Score:
             "contaminated_releases": self.contaminated_releases,
             "noisy_releases": self.noisy_releases,
             "naming": self.naming.to_json(),
+            "split_junk": None if self.split_junk is None else self.split_junk.to_json(),
         }
 
     def format(self) -> str:
@@ -113,6 +117,8 @@ class Score:
             f"holding noise: {self.noisy_releases}"
         )
         rows.append(self.naming.format())
+        if self.split_junk is not None:
+            rows.append(self.split_junk.format())
         return "\n".join(rows)
 
 
@@ -175,7 +181,12 @@ def score_view(
             _count(s, u, mids, keys, bad, view, expected)
     ordered = dict(sorted(families.items(), key=lambda kv: (kv[0] != "classic", kv[0])))
     ordered[OVERALL] = overall
-    return Score(ordered, mixed, noisy, score_naming(uploads, view))
+    split_junk = (
+        score_split_and_junk(uploads, view)
+        if uploads and "expected_verdict" in uploads[0]
+        else None
+    )
+    return Score(ordered, mixed, noisy, score_naming(uploads, view), split_junk)
 
 
 def _classic_name(u: dict[str, Any]) -> str | None:
@@ -239,13 +250,18 @@ def combine(scores: list[Score]) -> Score:
     ordered = dict(sorted(families.items(), key=lambda kv: (kv[0] != "classic", kv[0])))
     ordered[OVERALL] = overall
     naming = NamingScore()
+    split_junk: SplitJunkScore | None = None
     for score in scores:
         naming.add(score.naming)
+        if score.split_junk is not None:
+            split_junk = split_junk or SplitJunkScore()
+            split_junk.add(score.split_junk)
     return Score(
         ordered,
         sum(s.contaminated_releases for s in scores),
         sum(s.noisy_releases for s in scores),
         naming,
+        split_junk,
     )
 
 
