@@ -27,8 +27,8 @@ from assets.assets import catalog_views, compacted, header_pass
 from assets.capture import corpus_asset
 from assets.health import health_job, release_health
 from assets.jobs import catalog_job, compact_job, history_job, index_job, tail_job
-from assets.merges import merge_job, merge_sensor, release_merges
 from assets.judge import judge_job, judge_schedule, release_verdicts
+from assets.merges import merge_job, merge_sensor, release_merges
 from assets.probes import probe_job, probe_sensor, release_probes
 from assets.resources import (
     CaptureResource,

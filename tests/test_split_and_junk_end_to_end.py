@@ -14,12 +14,12 @@ import time
 
 import pyarrow.parquet as pq
 import pytest
-from pipelines.health.sweep import DONE, SweepSettings, health_provider, sweep
-from pipelines.judge.run import judge_catalog
-from pipelines.merge.run import merge_catalog
 
 from pipelines.articles.store import open_bodies
 from pipelines.generate import GenerateConfig
+from pipelines.health.sweep import DONE, SweepSettings, health_provider, sweep
+from pipelines.judge.run import judge_catalog
+from pipelines.merge.run import merge_catalog
 from pipelines.nntp.pool import ConnectionPool
 from pipelines.nntp.provider import Provider
 from pipelines.nntpserver.server import NNTPServer, ServerOptions

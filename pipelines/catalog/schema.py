@@ -261,5 +261,9 @@ RELEASE_VERDICTS = pa.schema(
 )
 JUDGE_TABLES: dict[str, pa.Schema] = {"release_verdicts": RELEASE_VERDICTS}
 SCHEMAS: dict[str, pa.Schema] = {
-    **TABLES, **PROBE_TABLES, **MERGE_TABLES, **HEALTH_TABLES, **JUDGE_TABLES
+    **TABLES,
+    **PROBE_TABLES,
+    **MERGE_TABLES,
+    **HEALTH_TABLES,
+    **JUDGE_TABLES,
 }
