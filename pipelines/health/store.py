@@ -15,13 +15,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipelines.catalog.health import READ_ERRORS
+from pipelines.catalog.newest import newest_by
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import RELEASE_HEALTH
-from pipelines.catalog.versions import key_array
 from pipelines.catalog.writer import parquet_bytes
 from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
 
@@ -105,16 +105,17 @@ def read_health(
 
 
 def newest_per_key(rows: pa.Table) -> pa.Table:
-    """Each key's newest check (of equal `checked_at`, the one stored last), by key."""
+    """Each key's newest check, a stamp included (of equal `checked_at`, the one stored
+    last), by key: what the cadence counts from."""
+    return newest_by(rows, "checked_at")
+
+
+def current_health(rows: pa.Table) -> pa.Table:
+    """Each key's newest check that gave a verdict: a stamp (the server's answer was
+    unusable) says nothing of the articles, so the verdict before it stands."""
     if rows.num_rows == 0:
         return rows
-    keys = key_array(rows.column("release_key"))
-    checked = rows.column("checked_at").to_numpy(zero_copy_only=False)
-    order = np.lexsort((-np.arange(len(keys)), -checked, keys))
-    sorted_keys = keys[order]
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = sorted_keys[1:] != sorted_keys[:-1]
-    return rows.take(pa.array(order[first]))
+    return newest_by(rows.filter(pc.is_valid(rows["verdict"])), "checked_at")
 
 
 def latest_health(

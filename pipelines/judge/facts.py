@@ -27,10 +27,12 @@ import pyarrow.compute as pc
 from fsspec import AbstractFileSystem
 
 from pipelines.catalog.health import READ_ERRORS
+from pipelines.catalog.newest import keys_of, newest_by
 from pipelines.catalog.partitions import is_local, parse_name, stat_of
 from pipelines.catalog.reader import read_parquet
-from pipelines.catalog.versions import hidden, key_array, newest_rows
+from pipelines.catalog.versions import hidden, newest_rows
 from pipelines.corpus.fs import is_temporary, open_fs
+from pipelines.health.store import current_health
 from pipelines.judge import rules
 from pipelines.judge.rules import Facts, Probed
 from pipelines.judge.store import load_links, save_links
@@ -155,13 +157,7 @@ class KeyRows(Rows):
 
     def __init__(self, table: pa.Table) -> None:
         super().__init__(table, "release_key")
-        col = table["release_key"]
-        if not table.num_rows:
-            keys = np.zeros(0, "S20")
-        elif pa.types.is_fixed_size_binary(col.type):
-            keys = key_array(col)
-        else:  # a file written with plain binary keys
-            keys = np.array(col.to_pylist(), dtype="S20")
+        keys = keys_of(table) if table.num_rows else np.zeros(0, "S20")
         self._order = np.argsort(keys, kind="stable")
         self._sorted = keys[self._order]
 
@@ -182,25 +178,6 @@ class KeyRows(Rows):
         """The keys that are here."""
         ks = list(keys)
         return {k for k, i in zip(ks, self.positions(ks).tolist(), strict=True) if i >= 0}
-
-
-def _newest_by(t: pa.Table, order: str) -> pa.Table:
-    """Per release key the row with the highest `order` (nulls lowest; of equal ones, the
-    last)."""
-    if t.num_rows == 0:
-        return t
-    col = t["release_key"]
-    if pa.types.is_fixed_size_binary(col.type):
-        keys = key_array(col)
-    else:  # a file written with plain binary keys
-        keys = np.array(col.to_pylist(), dtype="S20")
-    at = pc.fill_null(t[order], -(1 << 62)).to_numpy(zero_copy_only=False)
-    rows = np.arange(t.num_rows)
-    idx = np.lexsort((-rows, -at, keys))
-    sk = keys[idx]
-    first = np.ones(len(idx), dtype=bool)
-    first[1:] = sk[1:] != sk[:-1]
-    return t.take(pa.array(idx[first]))
 
 
 def _concat(parts: list[pa.Table]) -> pa.Table | None:
@@ -457,14 +434,14 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
         touch(path, t["release_key"])
     probes = _concat(parts)
     if probes is not None:
-        c.probe_rows = KeyRows(_newest_by(probes, "probed_at"))
+        c.probe_rows = KeyRows(newest_by(probes, "probed_at"))
     parts = []
     for path, t in read("release_health", ["release_key", "checked_at", "verdict"]):
         parts.append(t)
         touch(path, t["release_key"])
     health = _concat(parts)
     if health is not None:
-        c.health = KeyRows(_newest_by(health, "checked_at"))
+        c.health = KeyRows(current_health(health))
     for path, t in read("release_merges", ["from_key", "into_key"]):
         c.merged_into.update(_keys(t["into_key"]))
         touch(path, t["into_key"], t["from_key"])

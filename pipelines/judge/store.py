@@ -18,12 +18,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipelines.catalog.health import READ_ERRORS
+from pipelines.catalog.newest import newest_by
 from pipelines.catalog.partitions import list_table
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import RELEASE_VERDICTS
@@ -60,15 +60,7 @@ def verdict_rows(catalog: str, group: str | None = None) -> pa.Table:
 
 def newest_verdicts(rows: pa.Table) -> pa.Table:
     """The newest row per key (taken-back rows included), by `judged_at`."""
-    if rows.num_rows == 0:
-        return rows
-    keys = rows.column("release_key").combine_chunks()
-    raw = np.frombuffer(keys.buffers()[1], dtype="S20", count=len(keys), offset=keys.offset * 20)
-    at = pc.fill_null(rows.column("judged_at"), 0).to_numpy(zero_copy_only=False)
-    order = np.lexsort((-at, raw))
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = raw[order][1:] != raw[order][:-1]
-    return rows.take(pa.array(order[first]))
+    return newest_by(rows, "judged_at")
 
 
 def current_verdicts(catalog: str, group: str | None = None) -> pa.Table:

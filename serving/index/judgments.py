@@ -6,7 +6,7 @@ sweep checks old releases again; the judge takes a verdict back), so they are no
 into segments: a sweep would rebuild every segment it touched. Each process reads the
 two tables itself (small: a row per judgment), by file: a refresh reads only the files
 that came or changed since the last (`Judgments.refresh`), settles the current row per
-key (newest `judged_at`, newest `checked_at`; a null rule is no verdict), and names the
+key (`current_rows`: the owners' rules; a null rule is no verdict), and names the
 keys whose state changed. Per segment the ordinals of each kind follow
 (`LiveSegment.judged`, `.gone`, sorted, few: sparse): a new segment gets them from every
 judged key, a kept one only for the keys that changed; a snapshot whose ordinals changed
@@ -14,7 +14,7 @@ is a new snapshot, so its result cache never serves what a verdict hid.
 
 - judged: a verdict hides the release from searches and feeds, unless the request asks
   for every release (`SearchQuery.judged`);
-- gone: dead (the `dead` rule, or the newest health check's verdict `dead`): never
+- gone: dead (the `dead` rule, or the newest health verdict `dead`): never
   listed, show-all or not.
 """
 
@@ -33,6 +33,8 @@ from fsspec import AbstractFileSystem
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.versions import key_array
 from pipelines.catalog.views import table_files
+from pipelines.health.store import current_health
+from pipelines.judge.store import newest_verdicts
 
 if TYPE_CHECKING:
     from serving.index.searcher import LiveSegment
@@ -58,16 +60,11 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return ordered[keep]
 
 
-def newest_per_key(rows: pa.Table, stamp: str) -> pa.Table:
-    """One row per release key, the newest `stamp`, sorted by key."""
-    if rows.num_rows == 0:
-        return rows
-    keys = key_array(rows.column("release_key"))
-    when = pc.fill_null(rows.column(stamp), 0).to_numpy(zero_copy_only=False)
-    order = np.lexsort((-when.astype(np.int64), keys))
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = keys[order][1:] != keys[order][:-1]
-    return rows.take(pa.array(order[first]))
+def current_rows(table: str, rows: pa.Table) -> pa.Table:
+    """Per key the row its table's owner calls current, in key order: a verdict's newest
+    (a taken-back one too), a health check's newest that gave a verdict (a stamp says
+    nothing of the articles, so the verdict before it stands)."""
+    return current_health(rows) if table == "release_health" else newest_verdicts(rows)
 
 
 def _read(fs: AbstractFileSystem, path: str, columns: list[str]) -> pa.Table | None:
@@ -197,7 +194,7 @@ class Judgments:
         """Read the files that came or changed (drop the ones gone); the keys whose
         state changed, sorted (none: nothing to lay over the segments again)."""
         changed = False
-        for table, (stamp, columns) in TABLES.items():
+        for table, (_, columns) in TABLES.items():
             listed = {f["path"]: (f["size"], f["mtime"])
                       for f in table_files(self._fs, self._root, table)}  # fmt: skip
             seen, rows = self._seen[table], self._rows[table]
@@ -214,7 +211,7 @@ class Judgments:
                 read = _read(self._fs, path, columns)
                 seen[path] = stat  # an unreadable file is tried again once it changes
                 if read is not None:
-                    rows[path] = newest_per_key(read, stamp)
+                    rows[path] = current_rows(table, read)
         if not changed:
             return np.zeros(0, dtype="S20")
         new = JudgedState.of(self._current())
@@ -226,11 +223,11 @@ class Judgments:
         """Both tables' current rows per key side by side (a key either names), sorted
         by key; the health table's `verdict` is `health` here."""
         current = {}
-        for table, (stamp, _) in TABLES.items():
+        for table in TABLES:
             parts = list(self._rows[table].values())
             if parts:
                 rows = pa.concat_tables(parts, promote_options="permissive")
-                current[table] = newest_per_key(rows, stamp)
+                current[table] = current_rows(table, rows)
         keys = distinct(np.concatenate(
             [key_array(t.column("release_key")) for t in current.values()]
             or [np.zeros(0, "S20")]))  # fmt: skip
@@ -241,7 +238,7 @@ class Judgments:
             found = current.get(table)
             at = np.full(len(keys), -1, np.int64)
             if found is not None and found.num_rows:
-                mine = key_array(found.column("release_key"))  # sorted: newest_per_key
+                mine = key_array(found.column("release_key"))  # sorted: current_rows
                 at = np.searchsorted(mine, keys)
                 at[at == len(mine)] = 0
                 at = np.where(mine[at] == keys, at, -1)
