@@ -187,7 +187,7 @@ def header_spans(catalog: str, group: str) -> list[Partition]:
     """The group's `releases` partitions the header pass wrote (ranges and compact spans;
     a growing range's tail parts wait for the range), oldest first."""
     fs, root = open_fs(catalog)
-    return [p for p in list_group(fs, root, "releases", group, stat=False) if not p.derived]
+    return [p for p in list_group(fs, root, "releases", group) if not p.derived]
 
 
 def _posted(fs: Any, part: Partition, column: str) -> np.ndarray:
