@@ -243,3 +243,15 @@ def test_spans_are_batched_by_count_and_bytes(monkeypatch: pytest.MonkeyPatch) -
     assert [len(b) for b in batches_of(spans)] == [2, 2, 2, 1]
     big = [Partition(0, 9, "big", size=10_000)]
     assert batches_of(big) == [big]  # a span over the budget still goes, alone
+
+
+def test_the_bench_command_reports_cpu_per_million_releases(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli.main import main
+
+    args = ["bench-merge", "--releases", "2000", "--span-releases", "500", "--keep", str(tmp_path)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "4 spans" in out and "CPU-s per million releases" in out and "by par2" in out
+    assert main(["bench-merge", "--releases", "0"]) == 2
