@@ -15,6 +15,7 @@ par2 file holds and the 16 KiB hash of a file whose first part it was; its candi
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -136,27 +137,27 @@ class Release:
             self.table = None
         return self.row
 
-    @property
+    @functools.cached_property
     def poster(self) -> str:
         return str(self.row.get("poster") or "")
 
-    @property
+    @functools.cached_property
     def first(self) -> int:
         return int(self.row.get("posted_first") or 0)
 
-    @property
+    @functools.cached_property
     def last(self) -> int:
         return int(self.row.get("posted_last") or self.first)
 
-    @property
+    @functools.cached_property
     def name(self) -> str:
         return str(self.row.get("name") or "")
 
-    @property
+    @functools.cached_property
     def file_count(self) -> int:
         return int(self.row.get("files") or len(self.files))
 
-    @property
+    @functools.cached_property
     def nbytes(self) -> int:
         return int(self.row.get("bytes") or 0)
 

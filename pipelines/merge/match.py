@@ -247,12 +247,13 @@ def sidecar_merges(frame: Frame, taken: dict[bytes, bytes]) -> dict[bytes, bytes
     to the key of their whole, which a sidecar joins in their place)."""
     rels = frame.releases
     out: dict[bytes, bytes] = {}
-    sidecars = [r for r in rels.values() if r.key not in taken and sidecar_only(r)]
+    only = {k for k, r in rels.items() if sidecar_only(r)}
+    sidecars = [rels[k] for k in only if k not in taken]
     if not sidecars:
         return out
     by_poster: dict[str, list[Release]] = {}
     for r in rels.values():
-        if not sidecar_only(r):
+        if r.key not in only:
             by_poster.setdefault(r.poster, []).append(r)
     starts: dict[str, list[int]] = {}
     for poster, uploads in by_poster.items():
