@@ -22,7 +22,7 @@ from pipelines.catalog.partitions import Partition
 from pipelines.catalog.writer import parquet_bytes
 from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.merge import versions
-from pipelines.merge.frame import ProbeFacts, header_spans, probe_facts, read_frame
+from pipelines.merge.frame import ProbeFacts, header_spans, probe_facts, read_frame, read_full
 from pipelines.merge.match import SIDECAR, Merge, set_merges, sidecar_merges
 from pipelines.merge.store import (
     MERGES_TABLE,
@@ -200,6 +200,7 @@ def merge_spans(
     taken = {k: m.into for m in wholes for k in m.members}
     for side, into in sidecar_merges(frame, taken).items():
         by_into.setdefault(into, Merge(into)).members[side] = SIDECAR
+    read_full(frame.releases[k] for m in by_into.values() for k in (m.into, *m.members))
     written = last + 1  # above every version of the spans up to these
     merged_at = int(time.time()) if now is None else now
     rows, recs, moves = [], [], {}
