@@ -228,3 +228,30 @@ def test_a_damaged_partition_stops_its_group_with_a_clear_word(tmp_path: Path) -
     assert "damaged partition" in summary.text()
     assert shown(cat.root)[holder]["files"] == 2  # what was merged stays
     assert shown(cat.root)[other_holder]["files"] == 4  # the other group was merged
+
+
+def test_spans_are_batched_by_count_and_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pipelines.catalog.partitions import Partition
+    from pipelines.merge.run import batches_of
+
+    spans = [Partition(i * 10, i * 10 + 9, f"p{i}", size=10) for i in range(7)]
+    monkeypatch.setattr(merge_run, "BATCH_SPANS", 3)
+    monkeypatch.setattr(merge_run, "BATCH_BYTES", 1000)
+    assert [len(b) for b in batches_of(spans)] == [3, 3, 1]
+    monkeypatch.setattr(merge_run, "BATCH_SPANS", 100)
+    monkeypatch.setattr(merge_run, "BATCH_BYTES", 25)
+    assert [len(b) for b in batches_of(spans)] == [2, 2, 2, 1]
+    big = [Partition(0, 9, "big", size=10_000)]
+    assert batches_of(big) == [big]  # a span over the budget still goes, alone
+
+
+def test_the_bench_command_reports_cpu_per_million_releases(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli.main import main
+
+    args = ["bench-merge", "--releases", "2000", "--span-releases", "500", "--keep", str(tmp_path)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "4 spans" in out and "CPU-s per million releases" in out and "by par2" in out
+    assert main(["bench-merge", "--releases", "0"]) == 2

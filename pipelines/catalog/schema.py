@@ -35,7 +35,8 @@ RELEASES = pa.schema(
         ("members", pa.list_(pa.string())),  # album member names (first 20), else null
         ("written_range", pa.int64()),  # first article of the range that wrote this version
         ("rules_version", pa.string()),
-        # set on a finished tombstone: this release went into that one (an album); hide it
+        # set on a finished tombstone: this release went into that one (an album, a merge);
+        # hide it
         ("merged_into", KEY),
     ]
 )

@@ -5,8 +5,10 @@ open, then finished under the same `release_key`. Per key the *newest* version i
 current one: a finished version before any provisional one, then the highest
 `written_range`. A missing `finished` counts as provisional and a missing
 `written_range` as 0. When the newest version is a finished *tombstone* (`merged_into`
-set: the release went into an album), the key is hidden; it still outranks the older
-versions, so they stay hidden too.
+set: the release went into an album, or a merge joined it to another), the key is hidden;
+it still outranks the older versions, so they stay hidden too. A merge's version of the
+release it joined others into is finished, its `written_range` above every version it
+replaces (docs/MERGES.md).
 
 The rule comes in two forms that give the same answer: SQL for DuckDB (the catalog's
 views, the NZB export) and a numpy rank for the search index, whose segments each hold

@@ -15,6 +15,7 @@ par2 file holds and the 16 KiB hash of a file whose first part it was; its candi
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -136,29 +137,42 @@ class Release:
             self.table = None
         return self.row
 
-    @property
+    @functools.cached_property
     def poster(self) -> str:
         return str(self.row.get("poster") or "")
 
-    @property
+    @functools.cached_property
     def first(self) -> int:
         return int(self.row.get("posted_first") or 0)
 
-    @property
+    @functools.cached_property
     def last(self) -> int:
         return int(self.row.get("posted_last") or self.first)
 
-    @property
+    @functools.cached_property
     def name(self) -> str:
         return str(self.row.get("name") or "")
 
-    @property
+    @functools.cached_property
     def file_count(self) -> int:
         return int(self.row.get("files") or len(self.files))
 
-    @property
+    @functools.cached_property
     def nbytes(self) -> int:
         return int(self.row.get("bytes") or 0)
+
+
+def read_full(releases: Iterable[Release]) -> None:
+    """`Release.full` of many releases at once: one `take` per table they lie in (a
+    one-row slice each cost more than the merge's other work on them)."""
+    by_table: dict[int, tuple[pa.Table, list[Release]]] = {}
+    for rel in releases:
+        if rel.table is not None:
+            by_table.setdefault(id(rel.table), (rel.table, []))[1].append(rel)
+    for table, rels in by_table.values():
+        rows = table.take(pa.array([r.index for r in rels], pa.int64())).to_pylist()
+        for rel, row in zip(rels, rows, strict=True):
+            rel.row, rel.table = row, None
 
 
 @dataclass
@@ -187,7 +201,7 @@ def header_spans(catalog: str, group: str) -> list[Partition]:
     """The group's `releases` partitions the header pass wrote (ranges and compact spans;
     a growing range's tail parts wait for the range), oldest first."""
     fs, root = open_fs(catalog)
-    return [p for p in list_group(fs, root, "releases", group, stat=False) if not p.derived]
+    return [p for p in list_group(fs, root, "releases", group) if not p.derived]
 
 
 def _posted(fs: Any, part: Partition, column: str) -> np.ndarray:

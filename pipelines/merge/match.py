@@ -13,11 +13,11 @@
   under 1 MB) joins its poster's upload posted within 10 minutes: the one sharing a
   word of 4+ letters with its name, else the one under the same counter total, else none.
 
-Never two uploads: a release another set's holder holds, or that two sets would take,
-or that holds a file the set's whole has already (a repost of the set), or a sidecar two
-uploads would take equally, joins nothing; a merge's whole keeps
-the key it was given (a release absorbed is never a merge's target). Each joining whole
-goes into its release with the most files (a former target first).
+Never two uploads: a release holding a set of its own, or that two sets would take, or
+that holds a file the set's whole has already (a repost of the set), or a sidecar two
+uploads would take equally, joins nothing. A whole goes into its release with the most
+files; a former merge's target stays the target (its key was handed out), and a whole
+with two of them is not made.
 """
 
 from __future__ import annotations
@@ -247,12 +247,13 @@ def sidecar_merges(frame: Frame, taken: dict[bytes, bytes]) -> dict[bytes, bytes
     to the key of their whole, which a sidecar joins in their place)."""
     rels = frame.releases
     out: dict[bytes, bytes] = {}
-    sidecars = [r for r in rels.values() if r.key not in taken and sidecar_only(r)]
+    only = {k for k, r in rels.items() if sidecar_only(r)}
+    sidecars = [rels[k] for k in only if k not in taken]
     if not sidecars:
         return out
     by_poster: dict[str, list[Release]] = {}
     for r in rels.values():
-        if not sidecar_only(r):
+        if r.key not in only:
             by_poster.setdefault(r.poster, []).append(r)
     starts: dict[str, list[int]] = {}
     for poster, uploads in by_poster.items():

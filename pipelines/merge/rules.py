@@ -8,6 +8,7 @@ reference notes, "Phase 2").
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -31,10 +32,12 @@ _PUNCT = re.compile(r"[\W_]+")  # what is no letter or digit
 _WORD = re.compile(rf"[^\W\d_]{{{WORD_LETTERS},}}")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def ext_class(file_name: str) -> int:
     return classify(file_name.encode("utf-8", "surrogateescape"))[0]
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a window's names come again in the next batch
 def plain_name(file_name: str) -> str:
     """A file name without case or punctuation (`Artist_-_01_-_Intro.MP3` and
     `artist - 01 - intro.mp3` are one): letters and digits, folded, folders cut off."""

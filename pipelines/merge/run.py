@@ -1,13 +1,14 @@
-"""A merge run: each group's spans not merged yet, oldest first, one span at a time.
+"""A merge run: each group's spans not merged yet, oldest first, in batches.
 
-Consecutive spans due are merged together (`BATCH_SPANS` at most), the window before them
-read once. A span waits for the article pass (its candidates probed, none left waiting):
-the par2 sets and file heads come from there, and a span merged without them would miss
-what they join. The run stops at a group's first span that waits and goes on to the next
-group, so a group's spans are merged in order and each looks back only at merged ones.
+Consecutive spans due are merged together (`BATCH_SPANS`, `BATCH_BYTES` at most), the
+window before them read once. A span waits for the article pass (its candidates probed,
+none left waiting): the par2 sets and file heads come from there, and a span merged
+without them would miss what they join. The run stops at a group's first span that waits
+and goes on to the next group, so a group's spans are merged in order and each looks back
+only at merged ones.
 
-Resumable: a span's files are written when its merges are made, its record last; a run
-stopped anywhere redoes at most that span (its unrecorded files removed first).
+Resumable: a batch's files are written when its merges are made, its record last; a run
+stopped anywhere redoes at most that batch (its unrecorded files removed first).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pipelines.catalog.partitions import Partition
 from pipelines.catalog.writer import parquet_bytes
 from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.merge import versions
-from pipelines.merge.frame import ProbeFacts, header_spans, probe_facts, read_frame
+from pipelines.merge.frame import ProbeFacts, header_spans, probe_facts, read_frame, read_full
 from pipelines.merge.match import SIDECAR, Merge, set_merges, sidecar_merges
 from pipelines.merge.store import (
     MERGES_TABLE,
@@ -35,8 +36,11 @@ from pipelines.probe.spans import Span, due
 
 Progress = Callable[[str, int], None]  # (what, how many more)
 
-# spans merged together: their frame (and the par2 window before it) read once
-BATCH_SPANS = 8
+# spans merged together (their window before them read once): at most this many, and
+# this many bytes of `releases` partitions (a range of a big group holds a few hundred
+# releases, and its 48 h window hundreds of ranges: a run catching up merges many at once)
+BATCH_SPANS = 256
+BATCH_BYTES = 32 << 20
 
 
 @dataclass
@@ -138,8 +142,7 @@ def merge_group(
     absorbed = dict(
         zip(record["from_key"].to_pylist(), record["into_key"].to_pylist(), strict=True)
     )
-    batches = [ready[i : i + BATCH_SPANS] for i in range(0, len(ready), BATCH_SPANS)]
-    for batch in batches:
+    for batch in batches_of(ready):
         try:
             _merge_batch(catalog, group, batch, spans, facts, absorbed, summary,
                          progress, rules_version, now)  # fmt: skip
@@ -147,6 +150,20 @@ def merge_group(
             # the group's later spans wait too: they are merged in order
             summary.damaged.append(f"{exc.path}: {exc.problem}")
             return
+
+
+def batches_of(ready: list[Partition]) -> list[list[Partition]]:
+    """Consecutive spans in batches of at most `BATCH_SPANS` spans and `BATCH_BYTES`."""
+    out: list[list[Partition]] = []
+    size = 0
+    for span in ready:
+        nbytes = span.size or 0
+        if not out or len(out[-1]) >= BATCH_SPANS or size + nbytes > BATCH_BYTES:
+            out.append([])
+            size = 0
+        out[-1].append(span)
+        size += nbytes
+    return out
 
 
 def _merge_batch(
@@ -183,6 +200,7 @@ def merge_spans(
     taken = {k: m.into for m in wholes for k in m.members}
     for side, into in sidecar_merges(frame, taken).items():
         by_into.setdefault(into, Merge(into)).members[side] = SIDECAR
+    read_full(frame.releases[k] for m in by_into.values() for k in (m.into, *m.members))
     written = last + 1  # above every version of the spans up to these
     merged_at = int(time.time()) if now is None else now
     rows, recs, moves = [], [], {}
