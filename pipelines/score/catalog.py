@@ -44,6 +44,13 @@ def load_catalog(catalog: Path) -> CatalogView:
 
     releases = newest("releases")
     pending = newest("pending_releases")
+    # a pending release a merge absorbed: its newest releases row is a tombstone
+    source = rows_of("releases")
+    gone: set[bytes] = set()
+    if source is not None:
+        sql = f"SELECT release_key FROM ({newest_sql(source, hide_merged=False)}) "
+        gone = {r[0] for r in con.sql(sql + "WHERE merged_into IS NOT NULL").fetchall()}
+    pending = {k: row for k, row in pending.items() if k not in gone}
     visible = releases.keys() | pending.keys()
     ids_of: dict[bytes, set[str]] = defaultdict(set)
     release_of: dict[str, set[bytes]] = defaultdict(set)
