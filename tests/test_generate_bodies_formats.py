@@ -20,6 +20,7 @@ from pipelines.generate.contents import par2
 from pipelines.generate.contents.rar import Entry, rar4_head, rar5_head
 from pipelines.generate.contents.sevenzip import seven_zip_ends
 from pipelines.generate.contents.zips import zip_head
+from pipelines.probe.rar import read_rar
 from tests.test_generate_bodies import Sparse
 
 PAR2 = shutil.which("par2")
@@ -78,6 +79,35 @@ def test_rarfile_lists_first_volumes(rar5: bool, compressed: bool, encryption: s
     assert info.filename == entry.name and info.file_size == entry.size
     assert info.compress_type == (rarfile.RAR_M3 if compressed else rarfile.RAR_M0)
     assert info.needs_password() == (encryption == "data")
+
+
+@pytest.mark.parametrize("rar5", [False, True])
+@pytest.mark.parametrize(("volume", "last"), [(1, False), (7, False), (7, True)])
+def test_later_volumes_continue_their_file(rar5: bool, volume: int, last: bool) -> None:
+    """A later volume's header says it is not the first and continues the file (the
+    article pass lists the file a lone later volume holds part of)."""
+    entry = Entry("Real.Name.2019.1080p.BluRay.x264-GRP.mkv", 5_000_000_000)
+    if rar5:
+        head = rar5_head(entry, 99_000_000, SALT, volume, last)
+    else:
+        head = rar4_head(entry, 99_000_000, True, SALT, volume, last)
+    listing = read_rar(head + b"\x5a" * 70_000)
+    assert listing.names == [entry.name] and not listing.encrypted
+    first = rar5_head(entry, 99_000_000, SALT) if rar5 else rar4_head(entry, 99_000_000, True, SALT)
+    assert head != first
+    headers: list = []
+    parser = (rarfile.RAR5Parser if rar5 else rarfile.RAR3Parser)(
+        io.BytesIO(head), None, True, rarfile.DEFAULT_CHARSET, False, headers.append, 0, True
+    )
+    parser.parse()
+    main, info = headers[:2]
+    if rar5:
+        assert main.main_volume_number == volume
+        assert info.block_flags & 0x0008 and bool(info.block_flags & 0x0010) != last
+    else:
+        assert main.flags & rarfile.RAR_MAIN_VOLUME and not main.flags & 0x0100  # first
+        assert info.flags & rarfile.RAR_FILE_SPLIT_BEFORE
+        assert bool(info.flags & rarfile.RAR_FILE_SPLIT_AFTER) != last
 
 
 @pytest.mark.parametrize(("password", "hide"), [(None, False), ("pw", False), ("pw", True)])

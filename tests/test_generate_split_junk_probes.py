@@ -15,8 +15,9 @@ import pytest
 
 from pipelines.articles.store import BodyStore, open_bodies, segment_bytes
 from pipelines.generate import GenerateConfig
-from pipelines.generate.contents.names import first_volume, suffix_of
+from pipelines.generate.contents.names import first_volume, rar_volume, suffix_of
 from pipelines.probe.par2 import read_par2
+from pipelines.probe.rar import read_rar
 from tests.corpora import replayed
 
 CONFIGS = {
@@ -83,9 +84,11 @@ def test_every_probe_candidate_has_a_body_unless_taken_down(corpus: Replayed) ->
 
 def test_per_file_candidates_hash_as_their_par2_set_says(corpus: Replayed) -> None:
     """Each per_file file's part 1 (a later `.rNN`, `.partNN.rar` or `.volNN+NN.par2`
-    too) is a stored body; its first 16 KiB hash as the par2 index lists it."""
+    too) is a stored body; its first 16 KiB hash as the par2 index lists it, a later RAR
+    volume's list the file it continues, a recovery volume's name its set."""
     by_id = {c[2].strip("<>"): c for c in corpus.candidates}
     checked: Counter[str] = Counter()
+    firsts: dict[int, list[str]] = {}
     for u in corpus.uploads:
         if u["split_by"] != "per_file":
             continue
@@ -95,7 +98,7 @@ def test_per_file_candidates_hash_as_their_par2_set_says(corpus: Replayed) -> No
         ]  # fmt: skip
         par2 = read_par2(corpus.head(index["message_ids"][0]))
         listed = dict(zip(par2.names, par2.hashes, strict=True))
-        for f in u["files"]:
+        for f in sorted(u["files"], key=lambda f: not first_volume(f["name"])):
             first = f["message_ids"][0]
             assert first not in corpus.gone  # a per_file upload is never taken down
             if first in by_id or f["message_ids"][-1] in by_id:  # the header pass reads it
@@ -110,6 +113,10 @@ def test_per_file_candidates_hash_as_their_par2_set_says(corpus: Replayed) -> No
                 continue
             head = corpus.head(first)[:HASH_16K]
             assert hashlib.md5(head).digest() == listed[real], f["name"]
+            if rar_volume(f["name"]):  # a later volume lists the file it continues
+                listing = read_rar(head)
+                assert listing.names == firsts.setdefault(u["upload_id"], listing.names)
+                assert listing.names or listing.encrypted, f["name"]
             checked["first" if first_volume(f["name"]) else "later"] += 1
     assert checked["later"] and checked["vol"], checked
 

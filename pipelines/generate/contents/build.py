@@ -22,6 +22,7 @@ from pipelines.generate.contents.names import (
     first_volume,
     packaging,
     rar_volume,
+    rar_volume_number,
     seven_zip_volume,
 )
 from pipelines.generate.contents.rar import Entry, rar4_head, rar5_head
@@ -64,8 +65,9 @@ def story_seed(seed: int, story: Story, name: str) -> bytes:
     return file_seed(seed, key, label)
 
 
-def contents(u: Upload, story: Story, seed: int) -> dict[str, Content]:
-    """Each file of the set's head and tail, by posted name."""
+def contents(u: Upload, story: Story, seed: int, every: bool = False) -> dict[str, Content]:
+    """Each file of the set's head and tail, by posted name; `every`: a RAR set's later
+    volumes too (their archive header and the continued file's), else filler."""
     files = spec_files(u)
     out: dict[str, Content] = {name: Content() for name, _ in files}
     for f in u.files:
@@ -75,6 +77,7 @@ def contents(u: Upload, story: Story, seed: int) -> dict[str, Content]:
     salt = file_seed(seed, story.key, "salt") + file_seed(seed, story.key, "iv")
     salt += file_seed(seed, story.key, "check")
     sevens = sorted((seven_zip_volume(n), n, s) for n, s in files if seven_zip_volume(n))
+    rars = [rar_volume_number(n) for n, _ in files if rar_volume(n)]
     if sevens:
         total = sum(s for _, _, s in sevens)
         ends = seven_zip_ends(
@@ -87,7 +90,9 @@ def contents(u: Upload, story: Story, seed: int) -> dict[str, Content]:
         ext = low.rsplit(".", 1)[-1]
         if seven_zip_volume(name) is not None:
             continue  # its ends are set above
-        if rar_volume(name) and first_volume(name):
+        if rar_volume(name) and (first_volume(name) or every):
+            volume = 0 if first_volume(name) else rar_volume_number(name)
+            last = volume > 0 and volume == max(rars)
             entry = Entry(
                 entry_name,
                 story.inner[0][1],
@@ -96,12 +101,14 @@ def contents(u: Upload, story: Story, seed: int) -> dict[str, Content]:
                 story.passworded and story.hide_names,
             )
             if story.rar5:
-                head = rar5_head(entry, 0, salt)
-                head = rar5_head(entry, max(size - len(head), 0), salt)
+                head = rar5_head(entry, 0, salt, volume, last)
+                head = rar5_head(entry, max(size - len(head), 0), salt, volume, last)
             else:
-                head = rar4_head(entry, 0, ".part" in low, salt)
-                head = rar4_head(entry, max(size - len(head), 0), ".part" in low, salt)
-            if not (story.compressed or story.passworded):  # stored: the file itself follows
+                head = rar4_head(entry, 0, ".part" in low, salt, volume, last)
+                head = rar4_head(
+                    entry, max(size - len(head), 0), ".part" in low, salt, volume, last
+                )
+            if not (story.compressed or story.passworded or volume):  # stored: the file follows
                 head += media.media_head(entry_ext)
             out[name].head = head
         elif ext == "zip" or ext == "epub":
@@ -168,7 +175,7 @@ def bodies(u: Upload, story: Story, seed: int, every: bool = False) -> list[Body
     """The stored articles of an upload: first segments, and a 7z set's last one;
     `every`: every file's first segment and every 7z volume's last (what the header pass
     names as probe candidates when each file is a release of its own)."""
-    held = contents(u, story, seed)
+    held = contents(u, story, seed, every)
     sevens = [(seven_zip_volume(f.name), f) for f in u.files if seven_zip_volume(f.name)]
     last_seven = max(sevens, key=lambda v: v[0] or 0)[1] if sevens else None
     out = []

@@ -51,3 +51,16 @@ def seven_zip_volume(file_name: str) -> int | None:
 
 def rar_volume(file_name: str) -> bool:
     return re.search(r"(\.rar|\.[r-z]\d\d)$", file_name.lower()) is not None
+
+
+def rar_volume_number(file_name: str) -> int:
+    """A RAR volume's place in its set from 0 (the first): `.part03.rar` 2, `.rar` 0,
+    `.r00` 1, `.s00` 101 (old naming goes on from `.r99` to `.s00`)."""
+    low = file_name.lower()
+    part = re.search(r"\.part(\d+)\.rar$", low)
+    if part:
+        return max(int(part.group(1)) - 1, 0)
+    old = re.search(r"\.([r-z])(\d\d)$", low)
+    if old:
+        return (ord(old.group(1)) - ord("r")) * 100 + int(old.group(2)) + 1
+    return 0
