@@ -1,6 +1,6 @@
 """Issue 20 on the generator's truth: a `--split-and-junk` corpus replayed, probed from its
 stored bodies, merged, swept for health against serve-nntp with its taken-down articles
-gone, judged, and scored (`pipelines/score/split_and_junk.py`), over two seeds.
+gone, judged, and scored (`pipelines/score/split_and_junk.py`), over three seeds added up.
 
 - Merges: >= 99 % of the split uploads a par2 set describes (and the sidecar splits) are
   one release holding exactly their articles; no release holds two uploads.
@@ -11,6 +11,7 @@ gone, judged, and scored (`pipelines/score/split_and_junk.py`), over two seeds.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -25,16 +26,19 @@ from pipelines.nntp.provider import Provider
 from pipelines.nntpserver.server import NNTPServer, ServerOptions
 from pipelines.probe.fetch import StoreSource
 from pipelines.probe.run import probe_catalog
-from pipelines.score.score import score_catalog
+from pipelines.score.score import Score, combine, score_catalog
 from tests.corpora import replayed
 
-SEEDS = (2, 7)
+SEEDS = (2, 7, 11)
 
 
-@pytest.fixture(scope="module", params=SEEDS)
-def scored(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    tmp = tmp_path_factory.mktemp(f"split_junk{request.param}")
-    config = GenerateConfig(groups=2, articles=40_000, seed=request.param, range_size=10_000,
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory: pytest.TempPathFactory) -> Score:
+    return combine([_scored(tmp_path_factory.mktemp(f"split_junk{seed}"), seed) for seed in SEEDS])
+
+
+def _scored(tmp: Path, seed: int) -> Score:
+    config = GenerateConfig(groups=2, articles=60_000, seed=seed, range_size=15_000,
                             chunk=2_500, mix="real", split_and_junk=True)  # fmt: skip
     gen, _ = replayed(tmp / "gen", tmp / "cat", config)
     catalog = str(tmp / "cat")
