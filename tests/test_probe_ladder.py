@@ -275,3 +275,18 @@ def test_a_bare_film_s_largest_video_is_a_candidate():
     assert kinds == {"par2_index": b"Film.2020.par2", "media_first": b"Film.2020.mkv"}
     packed = [target("Film.2020.part01.rar", sk.RAR_FIRST, 900), *film]
     assert "media_first" not in {k for k, *_ in choose(packed, 4, readable=True)}
+
+
+def test_a_lone_random_7z_volume_has_its_head_read_too():
+    """A later 7z volume posted alone under a random name: its tail (the 7z header, if
+    it is the last) and its first part (the head a par2 set's hash describes)."""
+    from kernels import subject as sk
+    from pipelines.index.probes import Target, choose
+
+    volume = Target(b"Pzz8IFjAPk07H00ZC8903nT.7z.003", sk.ARCHIVE_VOL, 900, 3, True,
+                    b"head@x", b"tail@x", 131)  # fmt: skip
+    assert {(k, mid) for k, _, mid, _ in choose([volume], 1, readable=False)} == {
+        ("sevenzip_last", "tail@x"), ("lone_random", "head@x")
+    }  # fmt: skip
+    first = volume._replace(name=b"Pzz8IFjAPk07H00ZC8903nT.7z.001", ext_class=sk.RAR_FIRST)
+    assert "lone_random" not in {k for k, *_ in choose([first], 1, readable=False)}

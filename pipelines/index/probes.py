@@ -70,7 +70,10 @@ def choose(files: list[Target], n_files: int, readable: bool) -> list[Probe]:
     if sevenz:
         last = max(sevenz, key=lambda f: (f.volume, f.name))
         out.append(("sevenzip_last", last.name, naming.to_text(last.last_part_id), last.last_part))
-    if not readable and n_files == 1 and files[0].first_part_id and not out:
+    # a lone random-named file's first part, unless a candidate reads it already: a later
+    # 7z volume's tail says nothing of the file's head, which a par2 set's hash describes
+    lone = not readable and n_files == 1 and files[0].first_part_id
+    if lone and all(kind == "sevenzip_last" for kind, *_ in out):
         f = files[0]
         out.append(("lone_random", f.name, naming.to_text(f.first_part_id), 1))
     elif readable and not firsts and not sevenz:
