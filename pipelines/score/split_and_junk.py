@@ -11,7 +11,8 @@ version, merged tombstones hidden, pending releases too).
   expected verdict) with any verdict on a release holding it is a *false verdict*.
   Uploads in no visible release are not judged and not counted, nor are those with a
   provisional release (the window has not closed on them: the article pass, the merges
-  and the judge take finished releases), counted as *open*.
+  and the judge take finished releases), counted as *open*; so are the members of a
+  repeated family one of whose members is open.
 """
 
 from __future__ import annotations
@@ -93,6 +94,10 @@ def _share(tallies: Any) -> float:
     return sum(t.right for t in tallies) / total if total else 1.0
 
 
+def _keys(u: dict[str, Any], view: CatalogView) -> set[bytes]:
+    return {k for f in u["files"] for m in f["message_ids"] for k in view.release_of.get(m, ())}
+
+
 def _provisional(view: CatalogView, key: bytes) -> bool:
     row = view.releases.get(key) or view.pending.get(key)
     return row is not None and row.get("finished") is False
@@ -100,12 +105,21 @@ def _provisional(view: CatalogView, key: bytes) -> bool:
 
 def score_split_and_junk(uploads: list[dict[str, Any]], view: CatalogView) -> SplitJunkScore:
     s = SplitJunkScore()
+    if not uploads or "expected_verdict" not in uploads[0]:
+        return s  # a truth from before --split-and-junk: nothing to score
+    keys_of = {u["upload_id"]: _keys(u, view) for u in uploads}
+    still_open = {uid for uid, keys in keys_of.items() if any(_provisional(view, k) for k in keys)}
+    # a repeated family is judged by its members the article pass read: one still open
+    # may be what takes the family to the rule's count
+    open_families = {
+        u["repeat_of"]
+        for u in uploads
+        if u["upload_id"] in still_open and u.get("repeat_of") is not None
+    }
     for u in uploads:
-        if "expected_verdict" not in u:
-            return s  # a truth from before --split-and-junk: nothing to score
         mids = {m for f in u["files"] for m in f["message_ids"]}
-        keys = {k for m in mids for k in view.release_of.get(m, ())}
-        if any(_provisional(view, k) for k in keys):
+        keys = keys_of[u["upload_id"]]
+        if u["upload_id"] in still_open or u.get("repeat_of") in open_families:
             s.open += 1
             continue
         split_by = u.get("split_by")
