@@ -180,6 +180,13 @@ class KeyRows(Rows):
         return {k for k, i in zip(ks, self.positions(ks).tolist(), strict=True) if i >= 0}
 
 
+def _worst_password(a: int | None, b: int | None) -> int | None:
+    """Of two releases' password attrs, the one a merged whole has: passworded (1) over an
+    inner archive (2) over none (0) over unknown."""
+    rank = {1: 3, 2: 2, 0: 1, None: 0}
+    return a if rank.get(a, 0) >= rank.get(b, 0) else b
+
+
 def _concat(parts: list[pa.Table]) -> pa.Table | None:
     return pa.concat_tables(parts, promote_options="default") if parts else None
 
@@ -213,6 +220,7 @@ class CatalogFacts:
     probe_rows: KeyRows = field(default_factory=lambda: KeyRows(_NO_KEYS))
     health: KeyRows = field(default_factory=lambda: KeyRows(_NO_KEYS))
     merged_into: set[bytes] = field(default_factory=set)
+    into_of: dict[bytes, bytes] = field(default_factory=dict)  # absorbed key -> its merge's
     results: Rows = field(default_factory=lambda: Rows(_NO_RESULTS))
     copies: dict[bytes, list[tuple[bytes, int]]] = field(default_factory=dict)
     holders: dict[tuple[bytes, int], set[bytes]] = field(default_factory=dict)
@@ -221,6 +229,7 @@ class CatalogFacts:
     damaged: list[str] = field(default_factory=list)
     _ids_of: dict[bytes, list[str]] = field(default_factory=dict)
     _plain: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    _absorbed: dict[bytes, list[bytes]] = field(default_factory=dict)  # into -> absorbed keys
 
     def newest_posting(self) -> int | None:
         posted = self.live.table["posted_last"]
@@ -233,11 +242,25 @@ class CatalogFacts:
         rows = np.flatnonzero((posted > after) & (posted <= upto))
         return list(self.live.table["release_key"].take(pa.array(rows)).to_pylist())
 
+    def target(self, key: bytes) -> bytes:
+        """The release a key went into, through merges of merges (itself if none)."""
+        seen = {key}
+        while key in self.into_of and self.into_of[key] not in seen:
+            key = self.into_of[key]
+            seen.add(key)
+        return key
+
+    def _probed_keys(self, key: bytes) -> list[bytes]:
+        """The key and the keys merged into it: what the article pass read of a merged
+        release was read under the releases it absorbed."""
+        return [key, *self._absorbed.get(key, [])]
+
     def make(self, keys: Iterable[bytes]) -> None:
         """The Python rows of the releases about to be judged, made together."""
         keys = list(keys)
-        for rows in (self.live, self.probe_rows, self.health):
+        for rows in (self.live, self.health):
             rows.make(keys)
+        self.probe_rows.make(k for key in keys for k in self._probed_keys(key))
         self.results.make(m for k in keys for m in self._ids_of.get(k, []))
 
     def facts(self, key: bytes, files: list[str]) -> Facts:
@@ -249,12 +272,14 @@ class CatalogFacts:
         h = self.health.get(key)
         if h is not None:
             f.health, f.health_at = h["verdict"], h["checked_at"] or 0
-        p = self.probe_rows.get(key)
-        if p is not None:
-            f.probes, f.missing = p["probes"] or 0, p["missing"] or 0
-            f.probed_at = p["probed_at"] or 0
-            f.password, f.password_text = p["password"], p["password_text"]
-            f.inner = [*(p["inner_names"] or []), p["nfo_title"] or "", p["name"] or ""]
+        for p in (self.probe_rows.get(k) for k in self._probed_keys(key)):
+            if p is None:
+                continue
+            f.probes, f.missing = f.probes + (p["probes"] or 0), f.missing + (p["missing"] or 0)
+            f.probed_at = max(f.probed_at, p["probed_at"] or 0)
+            f.password = _worst_password(f.password, p["password"])
+            f.password_text = f.password_text or p["password_text"]
+            f.inner += [*(p["inner_names"] or []), p["nfo_title"] or "", p["name"] or ""]
         f.merged_into_it = key in self.merged_into
         for mid in self._ids_of.get(key, []):
             row = self.results.get(mid)
@@ -299,6 +324,12 @@ class CatalogFacts:
     def index_links(self) -> None:
         """Per release, its probed articles; per (16 KiB hash, size), the releases; which
         releases nothing but their counters is known of."""
+        self._absorbed = {}
+        for frm in self.into_of:
+            self._absorbed.setdefault(self.target(frm), []).append(frm)
+        if self.into_of:  # an absorbed release's articles are its merge's too
+            self.links = {mid: list(dict.fromkeys([*keys, *(self.target(k) for k in keys)]))
+                          for mid, keys in self.links.items()}  # fmt: skip
         ids_of: dict[bytes, list[str]] = {}
         for mid, keys in self.links.items():
             if mid in self.results:
@@ -444,6 +475,9 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
         c.health = KeyRows(current_health(health))
     for path, t in read("release_merges", ["from_key", "into_key"]):
         c.merged_into.update(_keys(t["into_key"]))
+        for frm, into in zip(t["from_key"].to_pylist(), t["into_key"].to_pylist(), strict=True):
+            if frm is not None and into is not None and frm != into:
+                c.into_of[frm] = into
         touch(path, t["into_key"], t["from_key"])
     parts = []
     fresh: set[str] = set()  # articles of the changed batches
