@@ -1,9 +1,8 @@
 """Small catalogs for the judge's tests, written directly with the schemas.
 
 The header pass's and the article pass's tables go through the catalog's writer; the
-tables other helpers of issue 20 declare (`release_health`, `release_merges`, the probe
-cache's `head_md5`) are written with the columns docs/CATALOG.md and the issue's contract
-give them, as Parquet files in their table's folders.
+tables of the health sweep and the merges are written with their schemas as Parquet
+files in their tables' folders.
 """
 
 from __future__ import annotations
@@ -19,11 +18,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipelines.catalog.schema import (
-    KEY,
     PENDING_RELEASES,
     PROBE_CANDIDATES,
     PROBE_RESULTS,
     RELEASE_FILES,
+    RELEASE_HEALTH,
+    RELEASE_MERGES,
     RELEASE_PROBES,
     RELEASES,
 )
@@ -34,16 +34,7 @@ NOW = 1_700_000_000
 DAY = 86400
 MB = 1 << 20
 
-PROBE_RESULTS_V2 = PROBE_RESULTS.append(pa.field("head_md5", pa.binary(16)))
-RELEASE_HEALTH = pa.schema(
-    [("release_key", KEY), ("group", pa.string()), ("checked_at", pa.int64()),
-     ("verdict", pa.string()), ("segments", pa.int32()), ("missing", pa.int32()),
-     ("posted_last", pa.int64())]
-)  # fmt: skip
-RELEASE_MERGES = pa.schema(
-    [("from_key", KEY), ("into_key", KEY), ("group", pa.string()), ("via", pa.string()),
-     ("par2_set", pa.binary(16)), ("merged_at", pa.int64()), ("written_range", pa.int64())]
-)  # fmt: skip
+PROBE_RESULTS_V2 = PROBE_RESULTS  # with `head_md5`
 
 _counter = itertools.count(1)
 

@@ -1,8 +1,5 @@
-"""Issue 20's tables as CONTRACT.md declares them, and writers of test rows.
-
-Their owners declare them in `pipelines/catalog/schema.py`; until those branches land,
-the serving tests write them from here (the readers read by column name).
-"""
+"""Writers of test rows of the merges', the health sweep's and the judge's tables (their
+schemas are `pipelines/catalog/schema.py`'s), as the serving tests lay them down."""
 
 from __future__ import annotations
 
@@ -13,22 +10,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipelines.catalog.schema import KEY
+from pipelines.catalog.schema import RELEASE_HEALTH, RELEASE_MERGES, RELEASE_VERDICTS
 from pipelines.corpus.fs import open_fs
 
-RELEASE_MERGES = pa.schema([
-    ("from_key", KEY), ("into_key", KEY), ("group", pa.string()), ("via", pa.string()),
-    ("par2_set", pa.binary(16)), ("merged_at", pa.int64()), ("written_range", pa.int64()),
-])  # fmt: skip
-RELEASE_HEALTH = pa.schema([
-    ("release_key", KEY), ("group", pa.string()), ("checked_at", pa.int64()),
-    ("verdict", pa.string()), ("segments", pa.int32()), ("missing", pa.int32()),
-    ("posted_last", pa.int64()),
-])  # fmt: skip
-RELEASE_VERDICTS = pa.schema([
-    ("release_key", KEY), ("group", pa.string()), ("rule", pa.string()),
-    ("detail", pa.string()), ("rules_version", pa.string()), ("judged_at", pa.int64()),
-])  # fmt: skip
 SCHEMAS = {"release_merges": RELEASE_MERGES, "release_health": RELEASE_HEALTH,
            "release_verdicts": RELEASE_VERDICTS}  # fmt: skip
 
