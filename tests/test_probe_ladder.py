@@ -275,6 +275,8 @@ def test_a_bare_film_s_largest_video_is_a_candidate():
     assert kinds == {"par2_index": b"Film.2020.par2", "media_first": b"Film.2020.mkv"}
     packed = [target("Film.2020.part01.rar", sk.RAR_FIRST, 900), *film]
     assert "media_first" not in {k for k, *_ in choose(packed, 4, readable=True)}
+    album = [target("01 - Song.mp3", sk.AUDIO, 90), target("02 - Longer.mp3", sk.AUDIO, 99)]
+    assert choose(album, 2, readable=True)[0][:2] == ("media_first", b"02 - Longer.mp3")
 
 
 def test_a_lone_random_7z_volume_has_its_head_read_too():

@@ -2,8 +2,8 @@
 
 A release's RAR first volume, its smallest PAR2 index and its last 7z volume (or, for a
 lone file with an unusable name, its first segment; for a readable release with no archive,
-its largest video's first segment): `choose` picks them from the release's files, given
-as `Target`s, whether the files are objects or a block's rows.
+its largest video or audio file's first segment): `choose` picks them from the release's
+files, given as `Target`s, whether the files are objects or a block's rows.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ class Target(NamedTuple):
     last_part_id: bytes
     last_part: int
 
+
+_MEDIA = (sk.VIDEO, sk.AUDIO)  # the files a bare release's `media_first` may read
 
 # (kind, the file's name, message-id, segment number): a probe candidate's row
 Probe = tuple[str, bytes, str, int]
@@ -77,10 +79,10 @@ def choose(files: list[Target], n_files: int, readable: bool) -> list[Probe]:
         f = files[0]
         out.append(("lone_random", f.name, naming.to_text(f.first_part_id), 1))
     elif readable and not firsts and not sevenz:
-        # a film or an episode posted bare: only its first bytes tell a video from a
-        # program under its name (the judge's fake rule), and nothing else reads them
-        videos = [f for f in files if f.ext_class == sk.VIDEO and f.first_part_id]
-        for f in sorted(videos, key=lambda f: (-f.nbytes, f.name))[:1]:
+        # a film, an episode or an album posted bare: only its first bytes tell media from
+        # a program under its name (the judge's fake rule), and nothing else reads them
+        media = [f for f in files if f.ext_class in _MEDIA and f.first_part_id]
+        for f in sorted(media, key=lambda f: (-f.nbytes, f.name))[:1]:
             out.append(("media_first", f.name, naming.to_text(f.first_part_id), 1))
     return out
 
@@ -93,7 +95,7 @@ def candidates(block: FileBlock) -> tuple[np.ndarray, np.ndarray]:
     """Per file row of a block: could the file be a probe target (`choose`) whatever
     its release's name? And is it a 7z volume?"""
     ext = block.files["ext_class"]
-    out = (ext == sk.RAR_FIRST) | (ext == sk.PAR2_INDEX) | (ext == sk.VIDEO)
+    out = (ext == sk.RAR_FIRST) | (ext == sk.PAR2_INDEX) | np.isin(ext, _MEDIA)
     seven = np.zeros(len(ext), np.bool_)
     seven[seven_zip_rows(block.name)] = True
     return out | seven, seven
