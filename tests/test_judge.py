@@ -86,6 +86,13 @@ def test_fake_a_media_name_over_programs(tmp_path: Path) -> None:
         "mixed", "Other.Film.2018.720p.WEB.x264", [("o.rar", 700 * MB)],
         candidates=[("archive_first", "o.rar")],
     )  # fmt: skip
+    # a name that names no category (a scene album's), over an `.mp3` that is a program;
+    # and a tool's `.bin` under the same kind of name (no media file: no fake)
+    scene = "Golden_Animals-Under-2CD-2003-ENRAGED"
+    bare_album = r.release("scene", scene, [(f"{scene}.mp3", 9 * MB)],
+                           candidates=[("media_first", f"{scene}.mp3")])  # fmt: skip
+    bare_tool = r.release("tool", "Some_Tool-Keygen-2003-CORE", [("tool.bin", 1 * MB)],
+                          candidates=[("media_first", "tool.bin")])  # fmt: skip
     r.write(tmp_path)
     write_results(
         tmp_path,
@@ -99,11 +106,14 @@ def test_fake_a_media_name_over_programs(tmp_path: Path) -> None:
              "hashes": [md5("film"), md5("nfo")]},
             {"message_id": mid("mixed", "o.rar"), "kind": "rar",
              "names": ["Other.Film.2018.720p.WEB.x264.mkv", "player.exe"]},
+            {"message_id": mid("scene", f"{scene}.mp3"), "kind": "program",
+             "yenc_name": f"{scene}.mp3"},
+            {"message_id": mid("tool", "tool.bin"), "kind": "program", "yenc_name": "tool.bin"},
         ],
     )  # fmt: skip
     found = judged(tmp_path)
-    assert found == {by_name: "fake", listing: "fake", first_bytes: "fake"}
-    assert not {film, program, mixed} & set(found)
+    assert found == {by_name: "fake", listing: "fake", first_bytes: "fake", bare_album: "fake"}
+    assert not {film, program, mixed, bare_tool} & set(found)
 
 
 def _family(r: Range, n: int, label: str, size: int = 700 * MB) -> list[bytes]:

@@ -39,7 +39,7 @@ REPEAT_SHARE = 0.5  # of a release's bytes the repeated files must hold
 MEDIA_CATEGORIES = (2, 3, 5)
 
 RULES_DOC = {
-    "version": "1",
+    "version": "2",  # 2: a media-named file whose first bytes are a program is fake
     "order": list(ORDER),
     "settle_seconds": DAY,
     "repeat_releases": REPEAT_RELEASES,
@@ -149,9 +149,21 @@ def _programs(f: Facts) -> str | None:
     return None
 
 
+def _media_file_of_programs(f: Facts) -> bool:
+    """A file named as a video or a track whose first bytes are a program: a media name
+    by itself, whatever the release's name says (`Artist-Album-2CD-2003-GRP` names no
+    category, its `.mp3` does)."""
+    return any(
+        p.kind == ins.PROGRAM
+        and p.yenc_name
+        and classify(p.yenc_name.encode("utf-8", "surrogateescape"))[0] in (nk.VIDEO, nk.AUDIO)
+        for p in f.probed
+    )
+
+
 def fake(f: Facts) -> str | None:
     shown = _programs(f)  # cheaper than the name's category, and rarely true
-    if shown is None or not media_name(f.name):
+    if shown is None or not (media_name(f.name) or _media_file_of_programs(f)):
         return None
     return f"media name over programs; {shown}"
 
