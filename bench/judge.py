@@ -1,6 +1,6 @@
 """The junk judge's CPU per million releases, over a synthetic catalog.
 
-`python -m bench.judge --releases 1000000 [--catalog DIR]`: writes a synthetic catalog
+`usenet-indexer bench-judge --releases 1000000 [--catalog DIR]`: writes a synthetic catalog
 (`bench.synthetic_catalog`) with the article pass's rows for a share of its releases (a
 probed row each, some passworded) and health verdicts for a few; then times three judge
 runs: everything (`--all`), a run with nothing changed, and a run after one new range.
@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 from bench.synthetic_catalog import write_synthetic_catalog
 from pipelines.catalog.partitions import list_table
 from pipelines.catalog.reader import read_parquet
-from pipelines.catalog.schema import RELEASE_PROBES
+from pipelines.catalog.schema import RELEASE_HEALTH, RELEASE_PROBES
 from pipelines.catalog.writer import write_partition
 from pipelines.corpus.fs import open_fs
 from pipelines.judge.run import JudgeSummary, judge_catalog
@@ -27,11 +27,7 @@ from pipelines.judge.run import JudgeSummary, judge_catalog
 PROBED_SHARE = 0.2  # of the releases, probed by the article pass
 LOCKED_SHARE = 0.01  # of those, passworded with no known password
 
-HEALTH = pa.schema(
-    [("release_key", pa.binary(20)), ("group", pa.string()), ("checked_at", pa.int64()),
-     ("verdict", pa.string()), ("segments", pa.int32()), ("missing", pa.int32()),
-     ("posted_last", pa.int64())]
-)  # fmt: skip
+HEALTH = RELEASE_HEALTH
 
 
 def add_probe_rows(catalog: str, seed: int = 0) -> None:
@@ -86,21 +82,27 @@ def _line(what: str, s: JudgeSummary) -> str:
     )
 
 
+def run_bench(releases: int, catalog: str | None = None) -> list[str]:
+    """The three runs' lines: everything, nothing changed, one new range."""
+    with tempfile.TemporaryDirectory() as tmp:
+        where = catalog or tmp
+        write_synthetic_catalog(where, releases, groups=6)
+        add_probe_rows(where)
+        now = 1_764_460_800
+        lines = [_line("all", judge_catalog(where, everything=True, now=now))]
+        lines.append(_line("nothing changed", judge_catalog(where, now=now)))
+        write_synthetic_catalog(where, 100_000, seed=1, groups=1, first_range=1000)
+        add_probe_rows(where, seed=1)
+        lines.append(_line("one new range", judge_catalog(where, now=now)))
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--releases", type=int, default=1_000_000)
     ap.add_argument("--catalog", help="a folder (default: a temporary one)")
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        catalog = args.catalog or tmp
-        write_synthetic_catalog(catalog, args.releases, groups=6)
-        add_probe_rows(catalog)
-        now = 1_764_460_800
-        print(_line("all", judge_catalog(catalog, everything=True, now=now)))
-        print(_line("nothing changed", judge_catalog(catalog, now=now)))
-        write_synthetic_catalog(catalog, 100_000, seed=1, groups=1, first_range=1000)
-        add_probe_rows(catalog, seed=1)
-        print(_line("one new range", judge_catalog(catalog, now=now)))
+    print("\n".join(run_bench(args.releases, args.catalog)))
 
 
 if __name__ == "__main__":

@@ -144,3 +144,16 @@ def test_an_object_store_catalog_tells_a_rewritten_file(tmp_path: Path) -> None:
     again.write(catalog)
     s = judge_catalog(catalog, now=NOW + 2)
     assert s.taken_back == 1 and current_verdicts(catalog).num_rows == 0
+
+
+def test_the_bench_command_reports_cpu_per_million_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli.main import main
+
+    assert main(["bench-judge", "--releases", "3000", "--catalog", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["all", "nothing changed", "one new range"]
+    assert "3,000 of 3,000 judged" in lines[0] and "0 of 3,000 judged" in lines[1]
+    assert all("CPU s per million judged" in line for line in lines)
+    assert main(["bench-judge", "--releases", "0"]) == 2

@@ -32,6 +32,7 @@ COMMANDS = [
     "cli.commands.bench_probe_inspect",
     "cli.commands.bench_merge",
     "cli.commands.bench_health",
+    "cli.commands.bench_judge",
     "cli.commands.demo",
 ]
 
