@@ -216,7 +216,7 @@ def test_the_usable_name_is_the_largest_plain_file():
     assert usable_name([random_set, listing]) == ("Show.S01E02.720p", "archive")
     assert usable_name([random_set]) is None
     # the random names a set made after renaming lists: digits, or capitals in runs
-    for token in ("F6slaHCCVE9YLLoh", "DqyddHSQAbAVKynm"):
+    for token in ("F6slaHCCVE9YLLoh", "DqyddHSQAbAVKynm", "hdabbrbhkiwwq9yuzfcahpo58bpedj"):
         assert usable_name([_ok(ins.PAR2, [f"{token}.part02.rar"], [10])]) is None
     camel = _ok(ins.PAR2, ["TheGreatGatsbyAudiobook.part1.rar", "SHOUTINGNAMES.mkv"], [10, 5])
     assert usable_name([camel]) == ("TheGreatGatsbyAudiobook", "par2")

@@ -7,6 +7,7 @@ and group. Together they account for every generated article exactly once.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pyarrow as pa
@@ -157,13 +158,16 @@ def par2_describes(u: Upload) -> bool:
 
 
 def expected_verdict(u: Upload, story: Story) -> str | None:
-    """The judge's verdict by its rule order, the first that applies: dead (every article
-    taken down), fake (a media name over a program), repeated (one media file in a family
-    of 21-30 releases), locked (passworded; the generator never tells a password),
-    unusable (obfuscated and nothing names it: no inner name, no par2 set that names its
-    files); None: none applies."""
-    if u.taken_down == "all":
-        return "dead"
+    """The judge's verdict by its rule order, the first that applies:
+    - dead: every article taken down, or some and no par2 recovery volume posted;
+    - fake: a media name over a program;
+    - repeated: one media file in a family of 21-30 releases;
+    - locked: passworded (the generator never tells a password);
+    - unusable: obfuscated and nothing names it (no inner name, no par2 set that names
+      its files);
+    None: none applies."""
+    if u.taken_down == "all" or (u.taken_down == "some" and not _recovery_volumes(u)):
+        return "dead"  # articles gone and no par2 volume to rebuild them: dead, not broken
     if u.fake is not None:
         return "fake"
     if u.repeat_of is not None:
@@ -173,6 +177,13 @@ def expected_verdict(u: Upload, story: Story) -> str | None:
     if u.kind == "obfuscated" and story.inner_name is None:
         return "unusable"
     return None
+
+
+_RECOVERY_VOLUME = re.compile(r"\.vol\d+[+-]\d+\.par2$", re.IGNORECASE)
+
+
+def _recovery_volumes(u: Upload) -> bool:
+    return any(_RECOVERY_VOLUME.search(f.name) for f in u.files)
 
 
 def gone_table(uploads: list[Upload]) -> pa.Table:
