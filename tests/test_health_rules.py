@@ -183,3 +183,25 @@ def test_a_key_ending_in_a_zero_byte_keeps_its_twenty_bytes(tmp_path: Path) -> N
     finally:
         views.close()
     assert found.release_key == key
+
+
+def test_a_release_without_recovery_is_checked_whole_or_at_each_file_s_end() -> None:
+    """One segment gone kills a release no par2 volume repairs: a small one is STATted
+    whole, a large one at each file's last segment too (at most FILE_ENDS_WITHOUT_RECOVERY
+    files); one with recovery only by the spread."""
+    from pipelines.health.sample import (
+        FILE_ENDS_WITHOUT_RECOVERY,
+        WHOLE_WITHOUT_RECOVERY,
+        ReleaseSegments,
+        sample,
+    )  # fmt: skip
+
+    ids = tuple(f"s{i}@x" for i in range(30))  # three files of 10 segments
+    assert sample(ReleaseSegments(b"k" * 20, "g", 0, ids, 0.0, (9, 19, 29)), 1) == list(ids)
+    repairable = ReleaseSegments(b"k" * 20, "g", 0, ids, 0.1, (9, 19, 29))
+    assert sample(repairable, 1) == ["s0@x", "s14@x", "s29@x"]
+    big = tuple(f"b{i}@x" for i in range(WHOLE_WITHOUT_RECOVERY + 100))  # 100 files of 5
+    ends = tuple(range(4, len(big), 5))
+    picked = sample(ReleaseSegments(b"k" * 20, "g", 0, big, 0.0, ends), 1)
+    assert {f"b{i}@x" for i in ends[:FILE_ENDS_WITHOUT_RECOVERY]} <= set(picked)
+    assert len(picked) <= FILE_ENDS_WITHOUT_RECOVERY + 3

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -137,8 +138,11 @@ def segments_of(views: CatalogViews, batch: list[Candidate]) -> dict[bytes, Rele
         per = files.get(c.release_key, {})
         ordered = sorted(per.items(), key=lambda kv: (kv[1][0], kv[0]))
         ids = tuple(mid for _, (_, _, segs) in ordered for _, mid in sorted(segs.items()))
+        ends = tuple(accumulate(len(segs) for _, (_, _, segs) in ordered))
         recovery = recovery_share([n for n, _ in ordered], [v[1] for _, v in ordered])
-        out[c.release_key] = ReleaseSegments(c.release_key, c.group, c.posted_last, ids, recovery)
+        out[c.release_key] = ReleaseSegments(
+            c.release_key, c.group, c.posted_last, ids, recovery, tuple(e - 1 for e in ends if e)
+        )
     return out
 
 
