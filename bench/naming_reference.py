@@ -245,4 +245,9 @@ def random_token(token: str) -> bool:
         return False
     # digits strewn through it, or capitals in runs amid lower case (not CamelCase words)
     capital_runs = len(_CAPITAL_RUN.findall(token))
-    return len(_DIGIT_RUN.findall(token)) >= 3 or (capital_runs >= 2 and token != token.upper())
+    if len(_DIGIT_RUN.findall(token)) >= 3 or (capital_runs >= 2 and token != token.upper()):
+        return True
+    # one case, 24 or more, a digit in it (`hdabbrbhkiwwq9yuzfcahpo58bpedj`): a name that
+    # long has words and separators
+    one_case = token.islower() or token.isupper()
+    return len(token) >= 24 and one_case and any(c.isdigit() for c in token)

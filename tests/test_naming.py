@@ -435,6 +435,17 @@ def test_random_token_is_the_reference(token):
     assert naming.random_token(token) == reference.random_token(token)
 
 
+def test_long_one_case_tokens_with_a_digit_are_random_names():
+    """A renamed set's piece (`hdabbrbhkiwwq9yuzfcahpo58bpedj`: two digit runs, too few for
+    the strewn-digits test) is a hash; a long CamelCase title with a year, or one without a
+    digit, is not."""
+    assert naming.random_token("hdabbrbhkiwwq9yuzfcahpo58bpedj")
+    assert naming.random_token("HDABBRBHKIWWQ9YUZFCAHPO58BPEDJ")
+    assert not naming.random_token("TheBeatlesAbbeyRoad1969Remastered")
+    assert not naming.random_token("thebeatlesabbeyroadremastered")
+    assert not naming.random_token("abbeyroad1969remaster")  # shorter than 24
+
+
 def test_usable_name_wants_a_flag_per_file():
     with pytest.raises(ValueError):
         usable_name("8b33bf5960714efbe6cfcf13dd0f618f", [b"a.rar", b"b.rar"], [True])

@@ -57,6 +57,7 @@ heads = st.sampled_from(
         "ScreenCapture",
         "qxzvbnmwrtkp",  # 12 letters, no word: the shortest run the file test holds random
         "d6780yrxiaxcmed8osjbg3owp5zkct",
+        "hdabbrbhkiwwq9yuzfcahpo58bpedj",  # one case, two digit runs
         "fgt-hourlighsile78",
         "abcdef0123456789-abcdef0123456789",
     ]

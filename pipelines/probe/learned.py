@@ -51,12 +51,8 @@ def _plain(name: str) -> bool:
     core = name.strip(" ._-")
     if len(core) < 3 or naming.random_token(core):
         return False
-    if len(core) < 12 or not core.isalnum():
+    if len(core) < 12 or not core.isalnum() or core.islower() or core.isupper():
         return True
-    if core.islower() or core.isupper():
-        # one case: a long token with digits in it (`hdabbrbhkiwwq9yuzfcahpo58bpedj`) is a
-        # hash however few its digit runs; a name this long has words and separators
-        return len(core) < 24 or not any(c.isdigit() for c in core)
     # one token of both cases and digits (`F6slaHCCVE9YLLoh`), or of runs of capitals amid
     # small letters (`DqyddHSQAbAVKynm`; CamelCase words have single capitals): the random
     # names a set made after renaming lists, shorter than the header pass's random test needs
