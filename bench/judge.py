@@ -27,8 +27,6 @@ from pipelines.judge.run import JudgeSummary, judge_catalog
 PROBED_SHARE = 0.2  # of the releases, probed by the article pass
 LOCKED_SHARE = 0.01  # of those, passworded with no known password
 
-HEALTH = RELEASE_HEALTH
-
 
 def add_probe_rows(catalog: str, seed: int = 0) -> None:
     """A release_probes partition beside each releases partition, and health rows."""
@@ -66,7 +64,7 @@ def add_probe_rows(catalog: str, seed: int = 0) -> None:
             [dead, pa.array([group] * m), pa.array(np.full(m, 1_764_460_800, np.int64)),
              pa.array(["dead"] * m), pa.array(np.full(m, 3, np.int32)),
              pa.array(np.full(m, 3, np.int32)), pa.array(np.zeros(m, np.int64))],
-            schema=HEALTH,
+            schema=RELEASE_HEALTH,
         )  # fmt: skip
         path = f"{root}/release_health/{group}/{p.first}-{p.last}.parquet"
         fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)

@@ -34,8 +34,6 @@ NOW = 1_700_000_000
 DAY = 86400
 MB = 1 << 20
 
-PROBE_RESULTS_V2 = PROBE_RESULTS  # with `head_md5`
-
 _counter = itertools.count(1)
 
 
@@ -138,7 +136,7 @@ def write_results(catalog: Path, rows: list[dict[str, Any]]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{uuid.uuid4().hex}.parquet"
     full = [{"probed_at": NOW, "status": "ok", **r} for r in rows]
-    pq.write_table(_fill(PROBE_RESULTS_V2, full), path)
+    pq.write_table(_fill(PROBE_RESULTS, full), path)
     return path
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from cli.commands import command
 from cli.commands.capture import add_server_arguments, providers_of
+from cli.commands.live_line import LiveLine
 
 
 def add_parser(sub: Any) -> None:
@@ -80,23 +81,18 @@ def run(args: argparse.Namespace) -> int:
     return 0 if summary.ended == DONE else 1
 
 
-class _Live:
-    """A live count on stderr: releases checked, by outcome."""
+class _Live(LiveLine):
+    """Releases checked, by outcome."""
 
     def __init__(self, quiet: bool) -> None:
-        self.quiet = quiet or not sys.stderr.isatty()
+        super().__init__(quiet)
         self.counts: dict[str, int] = {}
 
     def tick(self, outcome: str) -> None:
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
-        if not self.quiet:
-            done = sum(self.counts.values())
-            parts = ", ".join(f"{n:,} {k}" for k, n in sorted(self.counts.items()))
-            print(f"\rhealth: {done:,} releases ({parts})", end="", file=sys.stderr)
-
-    def close(self) -> None:
-        if not self.quiet:
-            print(file=sys.stderr)
+        done = sum(self.counts.values())
+        parts = ", ".join(f"{n:,} {k}" for k, n in sorted(self.counts.items()))
+        self.show(f"health: {done:,} releases ({parts})")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from cli.commands import command
+from cli.commands.live_line import LiveLine
 
 
 def add_parser(sub: Any) -> None:
@@ -41,18 +42,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Live:
-    """A live count on stderr: releases judged."""
+class _Live(LiveLine):
+    """Releases judged."""
 
     def __init__(self, quiet: bool) -> None:
-        self.quiet = quiet or not sys.stderr.isatty()
+        super().__init__(quiet)
         self.judged = 0
 
     def tick(self, n: int) -> None:
         self.judged += n
-        if not self.quiet:
-            print(f"\rjudge: {self.judged:,} releases judged", end="", file=sys.stderr)
-
-    def close(self) -> None:
-        if not self.quiet and self.judged:
-            print(file=sys.stderr)
+        self.show(f"judge: {self.judged:,} releases judged")

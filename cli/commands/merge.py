@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from cli.commands import command
+from cli.commands.live_line import LiveLine
 
 
 def add_parser(sub: Any) -> None:
@@ -41,20 +42,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Live:
-    """A live count on stderr: spans merged, their new releases."""
+class _Live(LiveLine):
+    """Spans merged, their new releases."""
 
     def __init__(self, quiet: bool) -> None:
-        self.quiet = quiet or not sys.stderr.isatty()
+        super().__init__(quiet)
         self.spans = self.releases = 0
 
     def tick(self, what: str, n: int) -> None:
         self.spans += 1
         self.releases += n
-        if not self.quiet:
-            print(f"\rmerge: {self.spans:,} spans, {self.releases:,} releases read",
-                  end="", file=sys.stderr)  # fmt: skip
-
-    def close(self) -> None:
-        if not self.quiet:
-            print(file=sys.stderr)
+        self.show(f"merge: {self.spans:,} spans, {self.releases:,} releases read")

@@ -14,6 +14,7 @@ from typing import Any
 
 from cli.commands import command
 from cli.commands.capture import add_server_arguments, providers_of
+from cli.commands.live_line import LiveLine
 
 
 def add_parser(sub: Any) -> None:
@@ -74,19 +75,14 @@ def run(args: argparse.Namespace) -> int:
     return 1 if summary.gave_up else 0
 
 
-class _Live:
-    """A live count on stderr: articles read, releases done."""
+class _Live(LiveLine):
+    """Articles read, releases done."""
 
     def __init__(self, quiet: bool) -> None:
-        self.quiet = quiet or not sys.stderr.isatty()
+        super().__init__(quiet)
         self.counts = {"articles": 0, "releases": 0}
 
     def tick(self, what: str, n: int) -> None:
         self.counts[what] = self.counts.get(what, 0) + n
-        if not self.quiet:
-            a, r = self.counts["articles"], self.counts["releases"]
-            print(f"\rprobe: {a:,} articles read, {r:,} releases done", end="", file=sys.stderr)
-
-    def close(self) -> None:
-        if not self.quiet:
-            print(file=sys.stderr)
+        a, r = self.counts["articles"], self.counts["releases"]
+        self.show(f"probe: {a:,} articles read, {r:,} releases done")

@@ -17,10 +17,19 @@ as `score.py` matches readable uploads:
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pipelines.score.catalog import CatalogView
+
+
+def normalise_name(name: str | None) -> str:
+    """NFC, case-folded, `.` `_` and runs of white space as one space, stripped: the
+    separators scene and plain names use for a space do not count, any other text does."""
+    text = unicodedata.normalize("NFC", name or "").casefold()
+    return " ".join(text.replace(".", " ").replace("_", " ").split())
+
 
 _COUNTS = (
     "obfuscated", "nameable", "named_right", "named_wrong", "still_open", "still_pending", "split",
@@ -62,8 +71,6 @@ class NamingScore:
 
 
 def score_naming(uploads: list[dict[str, Any]], view: CatalogView) -> NamingScore:
-    from pipelines.score.score import normalise_name
-
     s = NamingScore()
     for u in uploads:
         if not u.get("pending"):

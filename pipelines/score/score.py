@@ -22,7 +22,6 @@ A classic truth (no `family` column) scores as one family, `classic`.
 from __future__ import annotations
 
 import json
-import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,17 +30,10 @@ import fsspec
 
 from pipelines.catalog.reader import read_parquet
 from pipelines.score.catalog import CatalogView, load_catalog
-from pipelines.score.naming import NamingScore, score_naming
+from pipelines.score.naming import NamingScore, normalise_name, score_naming
 from pipelines.score.split_and_junk import SplitJunkScore, score_split_and_junk
 
 OVERALL = "overall"
-
-
-def normalise_name(name: str | None) -> str:
-    """NFC, case-folded, `.` `_` and runs of white space as one space, stripped: the
-    separators scene and plain names use for a space do not count, any other text does."""
-    text = unicodedata.normalize("NFC", name or "").casefold()
-    return " ".join(text.replace(".", " ").replace("_", " ").split())
 
 
 @dataclass

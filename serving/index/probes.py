@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from fsspec import AbstractFileSystem
 
+from pipelines.catalog.newest import newest_by
 from pipelines.catalog.partitions import Partition
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import RELEASE_PROBES
@@ -56,13 +57,7 @@ def read_probes(fs: AbstractFileSystem, paths: Sequence[str]) -> pa.Table:
             log.warning("%s: release_probes partition unreadable; left out", path)
     if not tables:
         return read_probes_none()
-    rows = pa.concat_tables(tables)
-    keys = key_array(rows.column("release_key"))
-    probed = pc.fill_null(rows.column("probed_at"), 0).to_numpy(zero_copy_only=False)
-    order = np.lexsort((-probed, keys))
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = keys[order][1:] != keys[order][:-1]
-    return rows.take(pa.array(order[first]))
+    return newest_by(pa.concat_tables(tables), "probed_at")
 
 
 def read_probes_none() -> pa.Table:
