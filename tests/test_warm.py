@@ -59,3 +59,14 @@ def test_the_real_marker_lives_with_the_compiled_kernels() -> None:
     from numba.core import config
 
     assert warm.marker().parent == Path(config.CACHE_DIR)  # type: ignore[attr-defined]
+
+
+def test_another_checkout_of_the_same_sources_warms_up_again(monkeypatch) -> None:
+    """numba files cached kernels under their sources' full path: a fresh clone beside this
+    one finds none of this checkout's kernels, so its marker is its own."""
+    import kernels._jit
+
+    here = warm.marker()
+    monkeypatch.setattr(kernels._jit, "__file__", "/elsewhere/clone/kernels/_jit.py")
+    there = warm.marker()
+    assert there.parent == here.parent and there != here

@@ -67,14 +67,20 @@ def warm_up() -> None:
 
 
 def marker() -> Path:
-    """The file that says the warm-up went through for these kernels and this numba."""
+    """The file that says the warm-up went through for these kernels and this numba, at
+    this place: numba files a cached kernel under its source file's full path, so a second
+    checkout of the same sources (a fresh clone beside the first) starts cold and needs a
+    warm-up of its own."""
+    import hashlib
+
     import numba
     from numba.core import config
 
-    import kernels._jit  # noqa: F401 - sets numba's cache folder
+    import kernels._jit  # sets numba's cache folder
 
     folder = config.CACHE_DIR  # type: ignore[attr-defined]
-    return Path(folder) / f"header-pass-warm-{numba.__version__}"
+    place = hashlib.sha256(str(Path(kernels._jit.__file__).resolve().parent).encode())
+    return Path(folder) / f"header-pass-warm-{numba.__version__}-{place.hexdigest()[:12]}"
 
 
 def compile_apart(
