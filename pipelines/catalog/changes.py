@@ -168,14 +168,18 @@ class Stamps:
             return Seen(key, stamp, record[1])
         return Seen(key, stamp)
 
+    def last(self, key: str) -> Any:
+        """What the stage recorded for the key last time, whatever the stamp now (None:
+        nothing): a start for working out what changed since."""
+        record = self._records.get(key)
+        return record[1] if isinstance(record, list) and len(record) == 2 else None
+
     def record(self, seen: Seen, memo: Any) -> None:
         """Keep what the stage found for the key under the stamp taken before it looked
         (`memo`: JSON, not None)."""
         if memo is None:
             raise ValueError("a memo cannot be None")
-        if seen.stamp == UNKNOWN:
-            self._dirty |= self._records.pop(seen.key, None) is not None
-            return
+        # under an unknown stamp the memo never answers `check`, but `last` still gives it
         self._records[seen.key] = [seen.stamp, memo]
         self._dirty = True
 

@@ -24,7 +24,15 @@ from pipelines.probe.ladder import (
     counts_from,
 )  # fmt: skip
 from pipelines.probe.source import ArticleSource
-from pipelines.probe.spans import Span, due, group_probe_rows, span_work, spans, write_outputs
+from pipelines.probe.spans import (
+    Span,
+    due,
+    due_spans,
+    group_probe_rows,
+    span_work,
+    spans,
+    write_outputs,
+)
 
 
 @dataclass
@@ -85,7 +93,7 @@ def probe_catalog(
     started, cpu_started = time.perf_counter(), time.process_time()
     cache = ProbeCache(catalog)
     summary = ProbeSummary(cache_damaged=list(cache.damaged))
-    todo = only if only is not None else [s for s in spans(catalog, groups) if due(catalog, s)]
+    todo = only if only is not None else due_spans(catalog, groups)
     left = limit
     signatures_by_group: dict[str, SignatureCounts] = {}
     for span in todo:

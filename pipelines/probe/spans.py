@@ -10,6 +10,7 @@ compact span covers) and climbs the rest.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines import naming
+from pipelines.catalog.changes import RACY_NS, Stamps, table_folders
 from pipelines.catalog.health import READ_ERRORS
+from pipelines.catalog.layout import partition_path
 from pipelines.catalog.partitions import Partition, list_group, list_table
 from pipelines.catalog.probe_outputs import PROBES_TABLE, output_paths, outputs_within
 from pipelines.catalog.reader import read_parquet
@@ -59,6 +62,59 @@ def spans(catalog: str, groups: Iterable[str] | None = None) -> list[Span]:
         if wanted is None or group in wanted:
             out.append(Span(group, p.first, p.last, p.path))
     return sorted(out, key=lambda s: (s.group, s.first, s.last))
+
+
+def due_spans(catalog: str, groups: Iterable[str] | None = None) -> list[Span]:
+    """The due spans of the chosen groups (`spans` filtered by `due`), reading only what
+    moved: a group whose candidates and probes folders have not moved since the last call
+    has the due spans it had then (`pipelines.catalog.changes`); one that moved has
+    `due` asked again only of the spans due then and the spans whose files were written
+    since (a span with no probes file at all is due without a read)."""
+    fs, root = open_fs(catalog)
+    memos = Stamps(catalog, "probe")
+    if groups is None:
+        try:
+            groups = sorted(e.rsplit("/", 1)[-1] for e in fs.ls(f"{root}/probe_candidates",
+                                                                detail=False))  # fmt: skip
+        except FileNotFoundError:
+            groups = []
+    out: list[Span] = []
+    for group in groups:
+        taken = time.time_ns()
+        folders = table_folders(root, ("probe_candidates", PROBES_TABLE), group)
+        seen = memos.check(group, folders)
+        if seen.same:
+            out += [Span(group, a, b, partition_path(root, "probe_candidates", group, a, b))
+                    for a, b in seen.memo["due"]]  # fmt: skip
+            continue
+        before = memos.last(group)
+        since = int(before["t"]) - RACY_NS if before else None
+        was_due = {tuple(x) for x in before["due"]} if before else set()
+        probes = {(p.first, p.last): p for p in list_group(fs, root, PROBES_TABLE, group)}
+        found = []
+        for p in list_group(fs, root, "probe_candidates", group):
+            span = Span(group, p.first, p.last, p.path)
+            done = probes.get((p.first, p.last))
+            if done is None:
+                found.append(span)
+                continue
+            moved = since is None or (p.first, p.last) in was_due or any(
+                _time(q) >= since for q in (p, done)
+            )  # fmt: skip
+            if moved and due(catalog, span):
+                found.append(span)
+        memos.record(seen, {"t": taken, "due": [[s.first, s.last] for s in found]})
+        out += found
+    memos.save()
+    return sorted(out, key=lambda s: (s.group, s.first, s.last))
+
+
+def _time(p: Partition) -> int:
+    """A listed partition's modification time in ns (`list_group` gives it in text)."""
+    try:
+        return int(float(p.mtime) * 1e9)
+    except ValueError:
+        return 1 << 62  # unknown: taken as new
 
 
 def due(catalog: str, span: Span) -> bool:
