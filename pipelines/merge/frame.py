@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 from pipelines.catalog.health import READ_ERRORS, reading
 from pipelines.catalog.layout import partition_path
 from pipelines.catalog.partitions import Partition, list_group
+from pipelines.catalog.partitions import is_local as fs_is_local
 from pipelines.catalog.probe_outputs import PROBES_TABLE
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.versions import hidden, newest_rows
@@ -63,45 +64,65 @@ _FACT_COLUMNS = ("message_id", "status", "kind", "yenc_size", "names", "sizes", 
                  "par2_set", "head_md5")  # fmt: skip
 
 
+# per catalog folder: the cache batches read so far in this process, and their facts.
+# Batches are written once under names of their own, so a later call reads only the
+# names it has not seen (a live loop's merges read each batch once, not every cycle)
+_KNOWN: dict[str, tuple[set[str], ProbeFacts, set[str]]] = {}
+
+
 def probe_facts(catalog: str) -> ProbeFacts:
     """Every cache batch's par2 sets and heads (a batch written before `head_md5` has no
-    heads; a damaged one is skipped and named)."""
+    heads; a damaged one is skipped and named). Only the batches this process has not
+    read yet are read; a batch gone since (the cache was cleared) starts it over."""
     fs, root = open_fs(catalog)
-    facts = ProbeFacts()
     folder = results_folder(root)
     try:
-        paths = sorted(str(p) for p in fs.ls(folder, detail=False))
+        names = {
+            n for p in fs.ls(folder, detail=False)
+            if (n := str(p).rsplit("/", 1)[-1]).endswith(".parquet") and not is_temporary(n)
+        }  # fmt: skip
     except FileNotFoundError:
-        return facts
-    seen: set[str] = set()
-    for path in paths:
-        name = path.rsplit("/", 1)[-1]
-        if not name.endswith(".parquet") or is_temporary(name):
-            continue
+        names = set()
+    read, facts, seen = _KNOWN.get(folder, (set(), ProbeFacts(), set()))
+    if not read <= names:
+        read, facts, seen = set(), ProbeFacts(), set()
+    facts.damaged = []
+    for name in sorted(names - read):
+        path = f"{folder}/{name}"
         try:
             table = read_parquet(fs, path)
+        except FileNotFoundError:
+            continue
         except READ_ERRORS as exc:
             facts.damaged.append(f"{path}: {type(exc).__name__}: {exc}")
             continue
-        # a head is a decoded first part's, whatever its bytes are (an unknown format's too:
-        # a split archive's later volume, an obfuscated container)
-        cols = [c for c in _FACT_COLUMNS if c in table.column_names]
-        for row in table.select(cols).to_pylist():
-            mid = row["message_id"]
-            if mid in seen:  # the first result for an article stands, as in the cache
-                continue
-            seen.add(mid)
-            ok = row["status"] == "ok"
-            if ok and row.get("par2_set") is not None and row["kind"] == "par2":
-                facts.par2[mid] = Par2Facts(
-                    row["par2_set"], list(row["names"] or []), list(row["sizes"] or []),
-                    list(row["hashes"] or []),
-                )  # fmt: skip
-            elif row.get("head_md5") is not None and row.get("yenc_size") is not None:
-                head = (row["head_md5"], int(row["yenc_size"]))
-                facts.heads[mid] = head
-                facts.head_files[head] += 1
+        read.add(name)
+        _learn(facts, table, seen)
+    if fs_is_local(fs):
+        _KNOWN[folder] = (read, facts, seen)
     return facts
+
+
+def _learn(facts: ProbeFacts, table: pa.Table, seen: set[str]) -> None:
+    """A batch's par2 sets and heads; an article already seen keeps its first result."""
+    # a head is a decoded first part's, whatever its bytes are (an unknown format's too:
+    # a split archive's later volume, an obfuscated container)
+    cols = [c for c in _FACT_COLUMNS if c in table.column_names]
+    for row in table.select(cols).to_pylist():
+        mid = row["message_id"]
+        if mid in seen:  # the first result for an article stands, as in the cache
+            continue
+        seen.add(mid)
+        ok = row["status"] == "ok"
+        if ok and row.get("par2_set") is not None and row["kind"] == "par2":
+            facts.par2[mid] = Par2Facts(
+                row["par2_set"], list(row["names"] or []), list(row["sizes"] or []),
+                list(row["hashes"] or []),
+            )  # fmt: skip
+        elif row.get("head_md5") is not None and row.get("yenc_size") is not None:
+            head = (row["head_md5"], int(row["yenc_size"]))
+            facts.heads[mid] = head
+            facts.head_files[head] += 1
 
 
 @dataclass

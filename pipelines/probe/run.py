@@ -91,9 +91,12 @@ def probe_catalog(
     progress: Progress | None = None,
 ) -> ProbeSummary:
     started, cpu_started = time.perf_counter(), time.process_time()
+    todo = only if only is not None else due_spans(catalog, groups)
+    if not todo:  # nothing due: the cache is not read
+        return ProbeSummary(seconds=time.perf_counter() - started,
+                            cpu_seconds=time.process_time() - cpu_started)  # fmt: skip
     cache = ProbeCache(catalog)
     summary = ProbeSummary(cache_damaged=list(cache.damaged))
-    todo = only if only is not None else due_spans(catalog, groups)
     left = limit
     signatures_by_group: dict[str, SignatureCounts] = {}
     for span in todo:
