@@ -60,17 +60,30 @@ def due_candidates(
     )
     if rel.num_rows == 0:
         return []
+    return pick(rel, current, now, cadence, limit)
+
+
+def next_due(posted: np.ndarray, checked: np.ndarray, cadence: Cadence) -> np.ndarray:
+    """When each release falls due (`checked` < 0: never checked): the guard after its
+    last post, and its recheck's wait after its last check. `cadence.due_mask` at `now`
+    is `next_due <= now`: due only grows with time."""
+    limits = np.array([b.max_age for b in cadence.bands])
+    waits = np.array([b.recheck for b in cadence.bands], dtype=np.int64)
+    band = np.minimum(np.searchsorted(limits, checked - posted), len(waits) - 1)
+    guarded = posted + cadence.guard
+    return np.where(checked < 0, guarded, np.maximum(guarded, checked + waits[band]))
+
+
+def pick(
+    rel: pa.Table, current: pa.Table, now: int, cadence: Cadence, limit: int | None = None
+) -> list[Candidate]:
+    """The due releases of `rel` (release_key, group, posted_last, first_article,
+    last_article; each key once) in the order they are checked."""
+    if rel.num_rows == 0:
+        return []
     keys = key_array(rel.column("release_key").cast(KEY))  # DuckDB gives variable binary
     posted = rel.column("posted_last").to_numpy(zero_copy_only=False).astype(np.int64)
-    checked = np.full(len(keys), -1, dtype=np.int64)
-    if current.num_rows:
-        known = key_array(current.column("release_key"))
-        at = current.column("checked_at").to_numpy(zero_copy_only=False).astype(np.int64)
-        order = np.argsort(known)
-        known, at = known[order], at[order]
-        pos = np.minimum(np.searchsorted(known, keys), len(known) - 1)
-        hit = known[pos] == keys
-        checked[hit] = at[pos[hit]]
+    checked = checked_at(keys, current)
     due = np.flatnonzero(cadence.due_mask(posted, checked, now))
     never = checked[due] < 0
     # never checked first (newest posted first), then the longest unchecked first
@@ -85,6 +98,20 @@ def due_candidates(
         last = None if checked[i] < 0 else int(checked[i])
         out.append(Candidate(key_col[i], group_col[i], int(posted[i]), last, firsts[i], lasts[i]))
     return out
+
+
+def checked_at(keys: np.ndarray, current: pa.Table) -> np.ndarray:
+    """Each key's last check (-1: never) from the `latest_health` rows."""
+    checked = np.full(len(keys), -1, dtype=np.int64)
+    if current.num_rows:
+        known = key_array(current.column("release_key"))
+        at = current.column("checked_at").to_numpy(zero_copy_only=False).astype(np.int64)
+        order = np.argsort(known)
+        known, at = known[order], at[order]
+        pos = np.minimum(np.searchsorted(known, keys), len(known) - 1)
+        hit = known[pos] == keys
+        checked[hit] = at[pos[hit]]
+    return checked
 
 
 def _partitions_for(views: CatalogViews, batch: list[Candidate]) -> list[str] | None:
