@@ -70,6 +70,23 @@ def listing(catalog: str) -> dict[str, str]:
     return out
 
 
+def input_folders(catalog: str) -> list[str]:
+    """The folders a run's inputs lie in (each table's group folders, the probe cache's):
+    their stamp tells whether anything the judge reads moved (`pipelines.catalog.changes`).
+    The judge's own verdicts are left out: it knows what it wrote."""
+    fs, root = open_fs(catalog)
+    out = []
+    for table in (*SMALL_TABLES, FILES_TABLE):
+        base = f"{root.rstrip('/')}/{table}"
+        out.append(base)  # a group's first file makes its folder
+        try:
+            out += sorted(str(p) for p in fs.ls(base, detail=False))
+        except FileNotFoundError:
+            continue
+    out.append(f"{root.rstrip('/')}/{RESULTS}")
+    return out
+
+
 def _files_under(fs: AbstractFileSystem, folder: str) -> dict[str, str]:
     """The Parquet files below a folder (any depth, temporary files left out)."""
     found: dict[str, str] = {}

@@ -20,7 +20,11 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
+import pyarrow.compute as pc
+
+from pipelines.catalog.changes import Stamps
 from pipelines.judge import facts as catalog_facts
 from pipelines.judge import rules
 from pipelines.judge.store import (
@@ -75,6 +79,14 @@ def judge_catalog(
     that differ from the current ones. `now`: the wall clock (epoch seconds)."""
     started, cpu = time.perf_counter(), time.process_time()
     wall = int(time.time()) if now is None else int(now)
+    memos = Stamps(catalog, "judge")
+    seen = memos.check("catalog", catalog_facts.input_folders(catalog), extra=rules.RULES_VERSION)
+    if seen.same and not everything:
+        idle = _idle(seen.memo, wall)
+        if idle is not None:  # nothing the judge reads moved, and no release settled since
+            idle.seconds = time.perf_counter() - started
+            idle.cpu_seconds = time.process_time() - cpu
+            return idle
     place = load_place(catalog)
     inputs = catalog_facts.listing(catalog)
     full = everything or not place.inputs or place.rules_version != rules.RULES_VERSION
@@ -159,8 +171,37 @@ def judge_catalog(
             current[r["release_key"]] = (r["rule"], r["rules_version"])
     s.current = Counter(rule for rule, _ in current.values())
     s.damaged = c.damaged
+    if not c.damaged:
+        memos.record(seen, _memo(s, c, newest_post, line))
+        memos.save()
     s.seconds = time.perf_counter() - started
     s.cpu_seconds = time.process_time() - cpu
+    return s
+
+
+def _memo(
+    s: JudgeSummary, c: catalog_facts.CatalogFacts, newest: int | None, line: int
+) -> dict[str, Any]:
+    """What an idle run says again: the catalog's counts, its newest posting, and the
+    next last-post time past the settling line (the next release time alone will move)."""
+    posted = c.live.table["posted_last"]
+    later = pc.min(pc.filter(posted, pc.greater(pc.fill_null(posted, 0), line))).as_py()
+    return {
+        "live": s.live, "current": dict(s.current), "newest": newest,
+        "settles": None if later is None else int(later), "judged_at": s.judged_at,
+    }  # fmt: skip
+
+
+def _idle(memo: dict[str, Any], wall: int) -> JudgeSummary | None:
+    """The summary of a run with nothing to judge, if the settling line has not reached
+    the next release since the memo's run (None: judge)."""
+    newest = memo.get("newest")
+    line = min(wall, newest if newest is not None else wall) - rules.DAY
+    settles = memo.get("settles")
+    if settles is not None and line >= settles:
+        return None
+    s = JudgeSummary(live=int(memo["live"]), judged_at=int(memo["judged_at"]), settled_line=line)
+    s.current = Counter({str(k): int(v) for k, v in memo["current"].items()})
     return s
 
 
