@@ -1,0 +1,296 @@
+"""What is new since a stage's last run (`pipelines.catalog.changes`), and the stages that
+read only that: replay, the probe's due spans, merges, health's due releases, the judge.
+
+Folder times within `RACY_NS` of a stamp are not trusted, so the tests age a catalog's
+folders (`age`) before the runs whose memos they look at, as minutes between live cycles
+would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from pipelines.catalog import changes
+from pipelines.catalog.changes import UNKNOWN, FolderFiles, Stamps, stamp_of
+from pipelines.catalog.schema import RANGES
+from pipelines.catalog.views import CatalogViews
+from pipelines.catalog.writer import write_partition
+from pipelines.corpus.fs import atomic_put, open_fs
+from pipelines.generate import GenerateConfig
+from pipelines.health.cadence import DEFAULT
+from pipelines.health.candidates import due_candidates
+from pipelines.health.due import due_now
+from pipelines.health.store import latest_health, write_batch
+from pipelines.index import replay as replay_module
+from pipelines.index.replay import replay
+from pipelines.judge import facts as judge_facts
+from pipelines.judge.run import judge_catalog
+from pipelines.merge import run as merge_run
+from pipelines.probe import spans as probe_spans
+from tests.corpora import Generated, replayed
+
+CONFIG = GenerateConfig(groups=2, articles=3_000, seed=5, range_size=1_000, chunk=500)
+
+
+def age(*roots: str | Path, seconds: float = 60.0) -> None:
+    """Set the folders under the roots (and the roots) changed within the last few
+    seconds back in time; the others keep their times (their stamps stay)."""
+    now = time.time()
+    then = now - seconds
+    for root in roots:
+        for folder, _, _ in os.walk(root):
+            if os.stat(folder).st_mtime > now - 5:
+                os.utime(folder, (then, then))
+
+
+def _range_row(first: int, last: int) -> pa.Table:
+    row = {name: [0] for name in RANGES.names}
+    row.update(group=["g"], range_first=[first], range_last=[last], rules_version=["r"],
+               seconds=[0.0])  # fmt: skip
+    return pa.Table.from_pydict(row, schema=RANGES)
+
+
+# --- the mechanism -------------------------------------------------------------------
+
+
+def test_a_stamp_moves_with_every_partition_written_or_removed(tmp_path: Path) -> None:
+    fs, root = open_fs(str(tmp_path))
+    folder = f"{root}/ranges/g"
+    write_partition(str(tmp_path), "ranges", "g", 0, 9, _range_row(0, 9))
+    assert stamp_of(fs, [folder]) == UNKNOWN  # just written: too fresh to trust
+    age(tmp_path)
+    first = stamp_of(fs, [folder])
+    assert first != UNKNOWN and stamp_of(fs, [folder]) == first
+    write_partition(str(tmp_path), "ranges", "g", 10, 19, _range_row(10, 19))
+    age(tmp_path, seconds=30)
+    second = stamp_of(fs, [folder])
+    assert second not in (first, UNKNOWN)
+    os.remove(f"{folder}/10-19.parquet")
+    age(tmp_path, seconds=20)
+    assert stamp_of(fs, [folder]) not in (first, second, UNKNOWN)
+
+
+def test_a_partition_from_a_writer_that_knows_nothing_of_the_stamps_is_seen(
+    tmp_path: Path,
+) -> None:
+    """Nothing to append after the rename, so nothing a crash can leave out: a file
+    renamed into place by any writer moves its folder's stamp."""
+    fs, root = open_fs(str(tmp_path))
+    os.makedirs(tmp_path / "releases" / "g")
+    age(tmp_path)
+    memos = Stamps(str(tmp_path), "stage")
+    seen = memos.check("g", [f"{root}/releases/g"])
+    memos.record(seen, {"nothing": True})
+    memos.save()
+    assert Stamps(str(tmp_path), "stage").check("g", [f"{root}/releases/g"]).same
+    atomic_put(fs, f"{root}/releases/g/0-9.parquet", b"not even parquet")
+    age(tmp_path / "releases")
+    assert not Stamps(str(tmp_path), "stage").check("g", [f"{root}/releases/g"]).same
+
+
+def test_a_write_landing_while_a_stage_reads_is_looked_at_next_run(tmp_path: Path) -> None:
+    fs, root = open_fs(str(tmp_path))
+    os.makedirs(tmp_path / "t" / "g")
+    age(tmp_path)
+    memos = Stamps(str(tmp_path), "stage")
+    seen = memos.check("g", [f"{root}/t/g"])  # taken before the stage reads
+    atomic_put(fs, f"{root}/t/g/0-9.parquet", b"x")  # lands while it reads
+    memos.record(seen, {"found": 0})
+    age(tmp_path)
+    assert not memos.check("g", [f"{root}/t/g"]).same
+    assert memos.last("g") == {"found": 0}
+
+
+def test_a_torn_or_foreign_memo_file_means_every_key_is_worked_again(tmp_path: Path) -> None:
+    os.makedirs(tmp_path / "t" / "g")
+    age(tmp_path)
+    folders = [f"{tmp_path}/t/g"]
+    memos = Stamps(str(tmp_path), "stage")
+    memos.record(memos.check("g", folders), [1, 2])
+    memos.save()
+    path = tmp_path / changes.STATE_FOLDER / "stage.json"
+    body = path.read_bytes()
+    path.write_bytes(body[: len(body) // 2])  # cut short (not our writer's way, but a disk's)
+    again = Stamps(str(tmp_path), "stage")
+    assert not again.check("g", folders).same and again.last("g") is None
+    path.write_text(json.dumps({"version": 99, "keys": {}}))
+    assert not Stamps(str(tmp_path), "stage").check("g", folders).same
+    with pytest.raises(ValueError):
+        again.record(again.check("g", folders), None)
+
+
+def test_folder_files_give_what_is_new_rewritten_and_gone(tmp_path: Path) -> None:
+    fs, root = open_fs(str(tmp_path))
+    folder = f"{root}/results"
+    for name in ("a", "b"):
+        atomic_put(fs, f"{folder}/{name}.parquet", b"1")
+    old = time.time() - 60
+    for name in ("a", "b"):
+        os.utime(f"{folder}/{name}.parquet", (old, old))
+    files = FolderFiles(str(tmp_path), "stage")
+    d = files.diff(folder)
+    assert d.changed == ["a.parquet", "b.parquet"] and not d.removed
+    files.taken(d)
+    files.save()
+    os.remove(f"{folder}/a.parquet")
+    atomic_put(fs, f"{folder}/c.parquet", b"2")
+    atomic_put(fs, f"{folder}/.c.parquet.tmp-1", b"half")  # being written: not a file yet
+    d = FolderFiles(str(tmp_path), "stage").diff(folder)
+    assert d.changed == ["c.parquet"] and d.removed == ["a.parquet"]
+    assert d.paths == [f"{folder}/c.parquet"]
+
+
+# --- the stages ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Generated, Path]:
+    tmp = tmp_path_factory.mktemp("changes")
+    gen, _ = replayed(tmp / "gen", tmp / "cat", CONFIG)
+    return gen, tmp / "cat"
+
+
+def _copy(world: tuple[Generated, Path], tmp_path: Path) -> tuple[Generated, str]:
+    gen, catalog = world
+    shutil.copytree(catalog, tmp_path / "cat")
+    return gen, str(tmp_path / "cat")
+
+
+def test_replay_skips_a_quiet_group_and_looks_again_when_capture_stores(
+    world: tuple[Generated, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gen, catalog = _copy(world, tmp_path)
+    age(gen.corpus, catalog)
+    first = replay(gen.corpus, catalog, gen.rules, progress=False)
+    assert first.ranges_indexed == 0 and first.ranges_resumed > 0
+    planned: list[str] = []
+    real_plan = replay_module.plan
+    monkeypatch.setattr(replay_module, "plan",
+                        lambda reader, g: planned.append(g) or real_plan(reader, g))  # fmt: skip
+    again = replay(gen.corpus, catalog, gen.rules, progress=False)
+    assert planned == []  # no manifest, range log or window read
+    assert again.text().splitlines()[1:] == first.text().splitlines()[1:]
+    assert again.ranges_resumed == first.ranges_resumed
+    # capture rewrites a range's manifest of one group: that group is looked at again
+    group = sorted(os.listdir(gen.corpus))[0]
+    ranges = sorted(e for e in os.listdir(f"{gen.corpus}/{group}") if "-" in e)
+    manifest = Path(gen.corpus, group, ranges[-1], "range.json")
+    fs, _ = open_fs(gen.corpus)
+    atomic_put(fs, str(manifest), manifest.read_bytes())
+    age(gen.corpus)
+    third = replay(gen.corpus, catalog, gen.rules, progress=False)
+    assert planned == [group] and third.ranges_resumed == first.ranges_resumed
+
+
+def test_the_probe_asks_due_only_of_the_spans_written_since(
+    world: tuple[Generated, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, catalog = _copy(world, tmp_path)
+    age(catalog)
+    asked: list[tuple[int, int]] = []
+    real_due = probe_spans.due
+    monkeypatch.setattr(probe_spans, "due",
+                        lambda c, s: asked.append((s.first, s.last)) or real_due(c, s))  # fmt: skip
+    every = probe_spans.spans(catalog)
+    assert probe_spans.due_spans(catalog) == every  # no probes file yet: due, unread
+    assert asked == []
+    # the article pass writes the first span's outputs (every release left waiting)
+    from pipelines.probe.run import probe_catalog
+
+    probe_catalog(catalog, None, only=[every[0]])
+    age(catalog)
+    expected = [s for s in every if real_due(catalog, s)]
+    assert probe_spans.due_spans(catalog) == expected
+    assert asked == [(every[0].first, every[0].last)]  # the span written, no other
+    asked.clear()
+    assert probe_spans.due_spans(catalog) == expected and asked == []
+
+
+def test_a_quiet_merge_run_reads_no_span_and_no_probe_cache(
+    world: tuple[Generated, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, catalog = _copy(world, tmp_path)
+    from pipelines.probe.run import probe_catalog
+
+    probe_catalog(catalog, None)  # the article pass, from no server: what waits is told
+    age(catalog)
+    first = merge_run.merge_catalog(catalog)
+    assert first.spans > 0
+    age(catalog)
+    second = merge_run.merge_catalog(catalog)  # its own merges moved the stamps: looked at
+    assert second.spans == 0
+    age(catalog)
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("read")
+
+    monkeypatch.setattr(merge_run, "header_spans", refuse)
+    monkeypatch.setattr(merge_run, "probe_facts", refuse)
+    third = merge_run.merge_catalog(catalog)
+    assert third.spans == 0 and third.waiting == second.waiting
+
+
+def test_health_reads_a_group_only_when_it_moved_or_fell_due(
+    world: tuple[Generated, Path], tmp_path: Path
+) -> None:
+    _, catalog = _copy(world, tmp_path)
+    views = CatalogViews(catalog)
+    try:
+        newest = int(views.query("SELECT max(posted_last) AS t FROM releases")["t"][0].as_py())
+        now = newest + 3 * 86_400
+        expected = due_candidates(views, latest_health(catalog), now, DEFAULT)
+    finally:
+        views.close()
+    age(catalog)
+    first = due_now(catalog, now, DEFAULT)
+    assert first.candidates == expected and first.groups_read == 2
+    # every release checked: nothing falls due before a day has passed
+    rows = [{"release_key": c.release_key, "group": c.group, "checked_at": now, "verdict": "ok",
+             "segments": 3, "missing": 0, "posted_last": c.posted_last} for c in expected]  # fmt: skip
+    write_batch(catalog, rows, 1, 0)
+    age(catalog)
+    second = due_now(catalog, now, DEFAULT)
+    assert second.candidates == [] and second.groups_read == 2  # the checks moved them
+    third = due_now(catalog, now + 3600, DEFAULT)
+    assert third.candidates == [] and third.groups_read == 0  # an idle pass reads nothing
+    later = due_now(catalog, now + 86_400, DEFAULT)
+    assert later.groups_read == 2 and {c.release_key for c in later.candidates} == {
+        c.release_key for c in expected
+    }
+
+
+def test_a_quiet_judge_run_reads_nothing_until_an_input_moves(
+    world: tuple[Generated, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, catalog = _copy(world, tmp_path)
+    age(catalog)
+    now = 2_000_000_000
+    first = judge_catalog(catalog, now=now)
+    assert first.full and first.live > 0
+    loads: list[int] = []
+    real_load = judge_facts.load
+    monkeypatch.setattr(judge_facts, "load", lambda *a: loads.append(1) or real_load(*a))
+    age(catalog)
+    idle = judge_catalog(catalog, now=now + 60)
+    assert loads == [] and idle.judged == 0
+    assert (idle.live, idle.current) == (first.live, first.current)
+    # a health check lands: the judge reads again
+    views = CatalogViews(catalog)
+    try:
+        row = views.query('SELECT release_key, "group", posted_last FROM releases LIMIT 1')
+    finally:
+        views.close()
+    (r,) = row.to_pylist()
+    write_batch(catalog, [{"release_key": bytes(r["release_key"]), "group": r["group"],
+                           "checked_at": now, "verdict": "dead", "segments": 3, "missing": 3,
+                           "posted_last": r["posted_last"]}], 1, 0)  # fmt: skip
+    age(catalog)
+    moved = judge_catalog(catalog, now=now + 120)
+    assert loads == [1] and moved.judged == 1 and moved.verdicts["dead"] == 1
