@@ -252,8 +252,11 @@ def test_health_reads_a_group_only_when_it_moved_or_fell_due(
     first = due_now(catalog, now, DEFAULT)
     assert first.candidates == expected and first.groups_read == 2
     # every release checked: nothing falls due before a day has passed
-    rows = [{"release_key": c.release_key, "group": c.group, "checked_at": now, "verdict": "ok",
-             "segments": 3, "missing": 0, "posted_last": c.posted_last} for c in expected]  # fmt: skip
+    rows = [
+        {"release_key": c.release_key, "group": c.group, "checked_at": now, "verdict": "ok",
+         "segments": 3, "missing": 0, "posted_last": c.posted_last}
+        for c in expected
+    ]  # fmt: skip
     write_batch(catalog, rows, 1, 0)
     age(catalog)
     second = due_now(catalog, now, DEFAULT)
