@@ -51,7 +51,7 @@ def age(*roots: str | Path, seconds: float = 60.0) -> None:
 
 
 def _range_row(first: int, last: int) -> pa.Table:
-    row = {name: [0] for name in RANGES.names}
+    row: dict[str, list[object]] = {name: [0] for name in RANGES.names}
     row.update(group=["g"], range_first=[first], range_last=[last], rules_version=["r"],
                seconds=[0.0])  # fmt: skip
     return pa.Table.from_pydict(row, schema=RANGES)
@@ -172,8 +172,12 @@ def test_replay_skips_a_quiet_group_and_looks_again_when_capture_stores(
     assert first.ranges_indexed == 0 and first.ranges_resumed > 0
     planned: list[str] = []
     real_plan = replay_module.plan
-    monkeypatch.setattr(replay_module, "plan",
-                        lambda reader, g: planned.append(g) or real_plan(reader, g))  # fmt: skip
+
+    def plan(reader: object, g: str) -> object:
+        planned.append(g)
+        return real_plan(reader, g)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(replay_module, "plan", plan)
     again = replay(gen.corpus, catalog, gen.rules, progress=False)
     assert planned == []  # no manifest, range log or window read
     assert again.text().splitlines()[1:] == first.text().splitlines()[1:]
@@ -196,8 +200,12 @@ def test_the_probe_asks_due_only_of_the_spans_written_since(
     age(catalog)
     asked: list[tuple[int, int]] = []
     real_due = probe_spans.due
-    monkeypatch.setattr(probe_spans, "due",
-                        lambda c, s: asked.append((s.first, s.last)) or real_due(c, s))  # fmt: skip
+
+    def due(c: str, s: probe_spans.Span) -> bool:
+        asked.append((s.first, s.last))
+        return real_due(c, s)
+
+    monkeypatch.setattr(probe_spans, "due", due)
     every = probe_spans.spans(catalog)
     assert probe_spans.due_spans(catalog) == every  # no probes file yet: due, unread
     assert asked == []
@@ -279,7 +287,12 @@ def test_a_quiet_judge_run_reads_nothing_until_an_input_moves(
     assert first.full and first.live > 0
     loads: list[int] = []
     real_load = judge_facts.load
-    monkeypatch.setattr(judge_facts, "load", lambda *a: loads.append(1) or real_load(*a))
+
+    def load(*a: object) -> object:
+        loads.append(1)
+        return real_load(*a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(judge_facts, "load", load)
     age(catalog)
     idle = judge_catalog(catalog, now=now + 60)
     assert loads == [] and idle.judged == 0
