@@ -39,9 +39,9 @@ Crash safety and races:
   stage reads makes the next stamp differ, so the next run looks again: a change is never
   recorded as seen before it was read.
 - File systems stamp times at a coarse clock tick: two renames within one tick leave the
-  same mtime. A stamp with a folder changed within `RACY_NS` of the moment it was taken is
-  not trusted ("racy", as git's index does): it is recorded as unknown, so the next run
-  looks again.
+  same mtime. A stamp with a folder changed within `RACY_NS` (two seconds on a file system
+  of whole seconds) of the moment it was taken is not trusted ("racy", as git's index
+  does): it is recorded as unknown, so the next run looks again.
 - The memo file is written atomically after the stage's own outputs. A stage stopped
   before it is written runs its keys again (its work is idempotent); two processes that
   write one stage's memo at once lose at most the other's records, which are then
@@ -70,8 +70,11 @@ from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
 STATE_FOLDER = "_changes"
 STATE_VERSION = 1
 # a folder changed this close to the moment of its stamp may change again within the same
-# clock tick without its time moving: such a stamp is not trusted
-RACY_NS = 2_000_000_000
+# clock tick without its time moving: such a stamp is not trusted. Local file systems stamp
+# at the kernel's coarse clock (a tick of 1-10 ms); one that keeps whole seconds only
+# (a time with no fraction) gets two seconds
+RACY_NS = 100_000_000
+RACY_WHOLE_SECONDS_NS = 2_000_000_000
 UNKNOWN = ""  # a stamp that matches nothing
 
 
@@ -81,6 +84,12 @@ def folder_time(path: str) -> int:
         return os.stat(path).st_mtime_ns
     except (FileNotFoundError, NotADirectoryError):
         return 0
+
+
+def racy(mtime_ns: int, now_ns: int) -> bool:
+    """Whether a time is too close to now to tell a later change in the same tick."""
+    window = RACY_WHOLE_SECONDS_NS if mtime_ns % 1_000_000_000 == 0 else RACY_NS
+    return now_ns - mtime_ns < window
 
 
 def _digest(times: Iterable[int], extra: str) -> str:
@@ -110,7 +119,7 @@ def stamp_of(
         for e in entries:
             if e.is_dir() and not is_temporary(e.name):
                 times.append(e.stat().st_mtime_ns)
-    if any(now - t < RACY_NS for t in times):
+    if any(racy(t, now) for t in times):
         return UNKNOWN
     return _digest(times, extra)
 
@@ -278,8 +287,8 @@ class FolderFiles:
     def taken(self, d: FolderDiff) -> None:
         """The stage has read the diff's files: keep the listing (`save` writes it). A file
         rewritten within `RACY_NS` of now is kept as unseen: it is read again next run."""
-        fresh = time.time_ns() - RACY_NS
-        self._load()[d.folder] = {n: list(st) for n, st in d.files.items() if st[1] < fresh}
+        now = time.time_ns()
+        self._load()[d.folder] = {n: list(st) for n, st in d.files.items() if not racy(st[1], now)}
         self._dirty = True
 
     def save(self) -> None:

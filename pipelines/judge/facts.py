@@ -70,6 +70,13 @@ def listing(catalog: str) -> dict[str, str]:
     return out
 
 
+def relative(catalog: str, inputs: dict[str, str]) -> dict[str, str]:
+    """Each input file's path within the catalog."""
+    _, root = open_fs(catalog)
+    cut = len(root.rstrip("/")) + 1
+    return {p: p[cut:] for p in inputs}
+
+
 def input_folders(catalog: str) -> list[str]:
     """The folders a run's inputs lie in (each table's group folders, the probe cache's):
     their stamp tells whether anything the judge reads moved (`pipelines.catalog.changes`).

@@ -89,9 +89,14 @@ def judge_catalog(
             return idle
     place = load_place(catalog)
     inputs = catalog_facts.listing(catalog)
+    # the place keeps paths within the catalog: a catalog moved or copied whole (its files'
+    # times kept) is the same catalog
+    within = catalog_facts.relative(catalog, inputs)
     full = everything or not place.inputs or place.rules_version != rules.RULES_VERSION
-    changed = {p for p, m in inputs.items() if place.inputs.get(p) != m}
-    shaken = any(p not in inputs or p in changed for p in place.inputs)
+    changed = {p for p, m in inputs.items() if place.inputs.get(within[p]) != m}
+    path_of = {r: p for p, r in within.items()}
+    # a file seen last run is gone or rewritten
+    shaken = any(r not in path_of or path_of[r] in changed for r in place.inputs)
     c = catalog_facts.load(catalog, inputs, changed)
 
     newest = newest_verdicts(verdict_rows(catalog))
@@ -162,7 +167,12 @@ def judge_catalog(
     s.files = write_verdicts(catalog, judged_at, rows)
     save_place(
         catalog,
-        Place(rules.RULES_VERSION, judged_at if rows else place.judged_at, line, inputs),
+        Place(
+            rules.RULES_VERSION,
+            judged_at if rows else place.judged_at,
+            line,
+            {within[p]: m for p, m in inputs.items()},
+        ),
     )
     for r in rows:
         if r["rule"] is None:

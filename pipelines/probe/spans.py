@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines import naming
-from pipelines.catalog.changes import RACY_NS, Stamps, table_folders
+from pipelines.catalog.changes import RACY_WHOLE_SECONDS_NS, Stamps, table_folders
 from pipelines.catalog.health import READ_ERRORS
 from pipelines.catalog.layout import partition_path
 from pipelines.catalog.partitions import Partition, list_group, list_table
@@ -88,7 +88,7 @@ def due_spans(catalog: str, groups: Iterable[str] | None = None) -> list[Span]:
                     for a, b in seen.memo["due"]]  # fmt: skip
             continue
         before = memos.last(group)
-        since = int(before["t"]) - RACY_NS if before else None
+        since = int(before["t"]) - RACY_WHOLE_SECONDS_NS if before else None
         was_due = {tuple(x) for x in before["due"]} if before else set()
         probes = {(p.first, p.last): p for p in list_group(fs, root, PROBES_TABLE, group)}
         found = []
