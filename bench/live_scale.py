@@ -299,7 +299,7 @@ def run_bench(
     def idle(n: int, what: str) -> None:
         time.sleep(1.0)  # a pause between cycles (live's is a minute)
         for i in range(n):
-            figures.cycles.append(chain.cycle(f"{what} {i + 1}"))
+            figures.cycles.append(chain.cycle(f"{what} {i + 1}"))  # "idle 1", "idle 2" ...
 
     idle(idle_cycles, "idle")
     for k, chosen in enumerate(sizes):
@@ -308,5 +308,5 @@ def run_bench(
         cycle = chain.cycle(f"work {k + 1} ({len(chosen)} groups)")
         cycle.lines = lines
         figures.cycles.append(cycle)
-        idle(1, f"idle after work {k + 1}")
+        idle(1, f"after work {k + 1}, nothing new: cycle")
     return figures

@@ -124,6 +124,20 @@ def stamp_of(
     return _digest(times, extra)
 
 
+def settled_stamp(
+    fs: AbstractFileSystem, folders: list[str], trees: list[str], extra: str = ""
+) -> str:
+    """`stamp_of`, waiting out the racy window once when a folder has just moved: a stage
+    that runs right after the one writing its inputs (live runs them back to back) would
+    otherwise record every memo under an unknown stamp and read it all again next cycle.
+    The wait is a tick (100 ms), CPU-free; still racy after it (writes going on): UNKNOWN."""
+    stamp = stamp_of(fs, folders, trees, extra)
+    if stamp == UNKNOWN and is_local(fs):
+        time.sleep(RACY_NS / 1e9)
+        stamp = stamp_of(fs, folders, trees, extra)
+    return stamp
+
+
 def table_folders(root: str, tables: Iterable[str], group: str) -> list[str]:
     """The group's folder of each table (`<root>/<table>/<group>`)."""
     base = root.rstrip("/")
@@ -169,7 +183,7 @@ class Stamps:
     def check(
         self, key: str, folders: Iterable[str] = (), trees: Iterable[str] = (), extra: str = ""
     ) -> Seen:
-        stamp = stamp_of(self.fs, folders, trees, extra)
+        stamp = settled_stamp(self.fs, list(folders), list(trees), extra)
         record = self._records.get(key)
         ok = isinstance(record, list) and len(record) == 2 and record[0] == stamp
         if stamp != UNKNOWN and ok:
