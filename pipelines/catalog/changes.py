@@ -76,10 +76,12 @@ STATE_VERSION = 1
 RACY_NS = 100_000_000
 RACY_WHOLE_SECONDS_NS = 2_000_000_000
 UNKNOWN = ""  # a stamp that matches nothing
+# files of a tree's subfolders whose own times count too (a corpus range's manifest)
+TREE_LEAVES = ("range.json", "log.json")
 
 
 def folder_time(path: str) -> int:
-    """A local folder's modification time in ns (0: no such folder)."""
+    """A local folder's (or file's) modification time in ns (0: no such thing)."""
     try:
         return os.stat(path).st_mtime_ns
     except (FileNotFoundError, NotADirectoryError):
@@ -100,12 +102,17 @@ def _digest(times: Iterable[int], extra: str) -> str:
 
 
 def stamp_of(
-    fs: AbstractFileSystem, folders: Iterable[str], trees: Iterable[str] = (), extra: str = ""
+    fs: AbstractFileSystem,
+    folders: Iterable[str],
+    trees: Iterable[str] = (),
+    extra: str = "",
+    leaves: tuple[str, ...] = TREE_LEAVES,
 ) -> str:
     """The stamp of `folders` (each one folder) and `trees` (a folder and every folder
-    directly under it: a corpus group and its ranges), with `extra` (what else the answer
-    rests on: a rule set's fingerprint, a version). UNKNOWN when the file system keeps no
-    folder times or a folder changed too recently to be trusted."""
+    directly under it, and the `leaves` files in those: a corpus group, its ranges and
+    their manifests, which a hand or a tool may rewrite in place), with `extra` (what else
+    the answer rests on: a rule set's fingerprint, a version). UNKNOWN when the file
+    system keeps no folder times or a folder changed too recently to be trusted."""
     if not is_local(fs):
         return UNKNOWN
     now = time.time_ns()
@@ -119,6 +126,7 @@ def stamp_of(
         for e in entries:
             if e.is_dir() and not is_temporary(e.name):
                 times.append(e.stat().st_mtime_ns)
+                times += [folder_time(f"{e.path}/{leaf}") for leaf in leaves]
     if any(racy(t, now) for t in times):
         return UNKNOWN
     return _digest(times, extra)
