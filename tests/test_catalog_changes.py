@@ -18,7 +18,7 @@ import pyarrow as pa
 import pytest
 
 from pipelines.catalog import changes
-from pipelines.catalog.changes import UNKNOWN, FolderFiles, Stamps, stamp_of
+from pipelines.catalog.changes import UNKNOWN, Stamps, stamp_of
 from pipelines.catalog.schema import RANGES
 from pipelines.catalog.views import CatalogViews
 from pipelines.catalog.writer import write_partition
@@ -124,27 +124,6 @@ def test_a_torn_or_foreign_memo_file_means_every_key_is_worked_again(tmp_path: P
     assert not Stamps(str(tmp_path), "stage").check("g", folders).same
     with pytest.raises(ValueError):
         again.record(again.check("g", folders), None)
-
-
-def test_folder_files_give_what_is_new_rewritten_and_gone(tmp_path: Path) -> None:
-    fs, root = open_fs(str(tmp_path))
-    folder = f"{root}/results"
-    for name in ("a", "b"):
-        atomic_put(fs, f"{folder}/{name}.parquet", b"1")
-    old = time.time() - 60
-    for name in ("a", "b"):
-        os.utime(f"{folder}/{name}.parquet", (old, old))
-    files = FolderFiles(str(tmp_path), "stage")
-    d = files.diff(folder)
-    assert d.changed == ["a.parquet", "b.parquet"] and not d.removed
-    files.taken(d)
-    files.save()
-    os.remove(f"{folder}/a.parquet")
-    atomic_put(fs, f"{folder}/c.parquet", b"2")
-    atomic_put(fs, f"{folder}/.c.parquet.tmp-1", b"half")  # being written: not a file yet
-    d = FolderFiles(str(tmp_path), "stage").diff(folder)
-    assert d.changed == ["c.parquet"] and d.removed == ["a.parquet"]
-    assert d.paths == [f"{folder}/c.parquet"]
 
 
 # --- the stages ------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""What is new since a stage's last run: folder stamps, per-stage memos and file diffs.
+"""What is new since a stage's last run: folder stamps and per-stage memos.
 
 Every stage asks the same question each cycle, over the catalog (and capture, over the
 corpus): has anything I read changed since my last run, and if so, which files? Asked by
@@ -21,9 +21,12 @@ Design:
   read has changed and the memo is the answer. Otherwise it does its work for that key
   and records the new stamp with the new memo. An idle cycle is one small file read and a
   `stat` per folder per stage.
-- Where a stage must know *which* files changed (to read only those), `FolderFiles`
-  keeps the folder's listing (name, size, mtime) as of its last run and gives the names
-  that are new, rewritten or gone since; it lists the folder only when its stamp moved.
+- A corpus range's manifest (and a tail's log) counts by its own time too: rewritten in
+  place by hand or by a tool, it would not move its folder.
+- Where a stage must know *which* files changed, it lists only the folders whose stamp
+  moved and takes the files written since its memo's time (the probe's due spans), or
+  the names it has not read (the probe cache's batches, written once under names of
+  their own: the merges' facts).
 
 Why not an append-only change log written by every writer: a log is one more thing a
 writer must append to after its rename, so a crash between the two loses an entry (the
@@ -41,7 +44,8 @@ Crash safety and races:
 - File systems stamp times at a coarse clock tick: two renames within one tick leave the
   same mtime. A stamp with a folder changed within `RACY_NS` (two seconds on a file system
   of whole seconds) of the moment it was taken is not trusted ("racy", as git's index
-  does): it is recorded as unknown, so the next run looks again.
+  does): the stamp is taken again after a tick, and if still racy it is unknown: the
+  stage does its work and the next run looks again.
 - The memo file is written atomically after the stage's own outputs. A stage stopped
   before it is written runs its keys again (its work is idempotent); two processes that
   write one stage's memo at once lose at most the other's records, which are then
@@ -57,9 +61,8 @@ import json
 import os
 import struct
 import time
-import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from fsspec import AbstractFileSystem
@@ -224,96 +227,3 @@ class Stamps:
         body = json.dumps({"version": STATE_VERSION, "keys": self._records}, sort_keys=True)
         atomic_put(self.fs, self.path, body.encode())
         self._dirty = False
-
-
-# --- which files of a folder changed -------------------------------------------------
-
-
-FileStat = tuple[int, int]  # size, mtime (ns)
-
-
-def list_files(
-    fs: AbstractFileSystem, folder: str, suffix: str = ".parquet"
-) -> dict[str, FileStat]:
-    """The whole files of a folder (temporary names left out), with size and mtime."""
-    out: dict[str, FileStat] = {}
-    if is_local(fs):
-        try:
-            entries = list(os.scandir(folder))
-        except (FileNotFoundError, NotADirectoryError):
-            return out
-        for e in entries:
-            if e.name.endswith(suffix) and not is_temporary(e.name):
-                try:
-                    st = e.stat()
-                except FileNotFoundError:
-                    continue
-                out[e.name] = (st.st_size, st.st_mtime_ns)
-        return out
-    try:
-        listed = fs.ls(folder, detail=True)
-    except FileNotFoundError:
-        return out
-    for info in listed:
-        name = str(info["name"]).rsplit("/", 1)[-1]
-        if name.endswith(suffix) and not is_temporary(name):
-            mtime = info.get("mtime") or info.get("LastModified") or info.get("created") or 0
-            # a stable number for the time as the store gives it (text, a datetime)
-            out[name] = (int(info.get("size") or 0), zlib.crc32(str(mtime).encode()))
-    return out
-
-
-@dataclass
-class FolderDiff:
-    """A folder's files now against the listing a stage kept: new or rewritten, gone."""
-
-    folder: str
-    files: dict[str, FileStat]
-    changed: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-
-    @property
-    def paths(self) -> list[str]:
-        return [f"{self.folder}/{n}" for n in self.changed]
-
-
-class FolderFiles:
-    """The listings a stage kept of its folders, to read only the files new since.
-
-    The listings live in `_changes/<stage>/files.json`, read and written only by a run
-    that found a stamp moved. A stage that forgets its listing (none kept, unreadable)
-    sees every file as new: it reads everything once, as a first run does."""
-
-    def __init__(self, catalog: str, stage: str) -> None:
-        self.fs, self.root = open_fs(catalog)
-        self.path = f"{self.root.rstrip('/')}/{STATE_FOLDER}/{stage}-files.json"
-        self._kept: dict[str, dict[str, list[int]]] | None = None
-        self._dirty = False
-
-    def _load(self) -> dict[str, dict[str, list[int]]]:
-        if self._kept is None:
-            try:
-                doc = json.loads(self.fs.cat_file(self.path))
-                self._kept = doc if isinstance(doc, dict) else {}
-            except (FileNotFoundError, ValueError, OSError):
-                self._kept = {}
-        return self._kept
-
-    def diff(self, folder: str, suffix: str = ".parquet") -> FolderDiff:
-        now = list_files(self.fs, folder, suffix)
-        kept = self._load().get(folder, {})
-        changed = sorted(n for n, st in now.items() if tuple(kept.get(n, ())) != st)
-        removed = sorted(n for n in kept if n not in now)
-        return FolderDiff(folder, now, changed, removed)
-
-    def taken(self, d: FolderDiff) -> None:
-        """The stage has read the diff's files: keep the listing (`save` writes it). A file
-        rewritten within `RACY_NS` of now is kept as unseen: it is read again next run."""
-        now = time.time_ns()
-        self._load()[d.folder] = {n: list(st) for n, st in d.files.items() if not racy(st[1], now)}
-        self._dirty = True
-
-    def save(self) -> None:
-        if self._dirty and self._kept is not None:
-            atomic_put(self.fs, self.path, json.dumps(self._kept, sort_keys=True).encode())
-            self._dirty = False
