@@ -9,8 +9,9 @@ health sweep's due releases (`due_now`, the step before any STAT) and the judge
 run in it, as in `live`).
 
 The catalog (`build`, once, into `<dir>/base`): `groups` groups named as the generator
-names them, `releases` synthetic releases over them (`bench.synthetic_catalog`: bigger
-groups first, ranges of 10 k releases, one file of one segment each, with what the
+names them, `releases` synthetic releases over them (`bench.synthetic_catalog`: sizes
+falling as 1/rank, the biggest group first and the groups with new work next; ranges of
+10 k releases and 10 k articles, one file of one segment each, with what the
 later passes leave: windows, pending releases, candidates, probes, the probe cache,
 merge records, a health check of every release, verdicts), the corpus's manifests of
 those ranges (their chunks are never read: the ranges are indexed), and every stage run
@@ -124,7 +125,10 @@ def _work_corpus(folder: Path, groups: int, articles: int, seed: int) -> Path:
             shutil.rmtree(out)
         days = 0.1
         start = NOW + 60 - int(days * 86_400)
-        config = GenerateConfig(groups=groups, articles=articles, seed=seed, days=days, start=start)
+        # ranges of 100 k articles: the work's first range starts near its first article
+        # (a group's articles start 1-9 M in), above the catalog's ranges
+        config = GenerateConfig(groups=groups, articles=articles, seed=seed, days=days,
+                                start=start, range_size=100_000, chunk=20_000)  # fmt: skip
         generate_corpus(str(out), config, progress=False)
     return out / "corpus"
 
@@ -169,11 +173,16 @@ def build(
     if marker.exists():
         return
     work = _work_corpus(folder, sum(work_groups), articles, seed)
-    starts = [int(p.name.split("-")[0]) for ps in _work_ranges(work).values() for p in ps]
+    starts = {g: int(ps[0].name.split("-")[0]) for g, ps in _work_ranges(work).items()}
     names = _names(groups)
-    most = _plan(max(1, -(-releases // PER_RANGE)), groups)[0]
-    # every synthetic range lies below the new work's first article
-    range_size = max(1_000, (min(starts) - 1) // (most + 1))
+    # sizes go by place in this list, biggest first: the biggest group gets no new work
+    # (its ranges would reach past the work's first article), the next ones do
+    order = [names[len(starts)], *names[: len(starts)]]
+    order += [g for g in names if g not in order]
+    plan = _plan(max(1, -(-releases // PER_RANGE)), groups)
+    for g, n_ranges in zip(order, plan, strict=False):
+        if g in starts and 1 + n_ranges * PER_RANGE > starts[g]:
+            raise ValueError(f"{g}: {n_ranges} ranges of the catalog reach its new work")
     base = folder / "base"
     if base.exists():
         shutil.rmtree(base)
@@ -187,7 +196,7 @@ def build(
 
     write_synthetic_catalog(
         str(catalog), releases, seed=seed, groups=groups, per_range=PER_RANGE,
-        range_size=range_size, now=NOW, days=3_000, progress=progress, group_names=names,
+        range_size=PER_RANGE, now=NOW, days=3_000, progress=progress, group_names=order,
         rules=rules, light=True, phase_two=True,
     )  # fmt: skip
     say("\n")

@@ -594,6 +594,10 @@ def write_synthetic_catalog(
         raise ValueError("releases, groups and per_range must be positive")
     if first_group + groups > len(names):
         raise ValueError(f"at most {len(names)} groups")
+    if range_size < per_range:
+        # keys come from (group, a release's place in its range's articles): ranges
+        # narrower than their releases would give two releases one key
+        raise ValueError(f"range_size ({range_size}) below per_range ({per_range})")
     rng = np.random.default_rng(seed)
     vocab = _vocabulary(20_000, rng)
     posters = np.array(
