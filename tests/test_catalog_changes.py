@@ -289,3 +289,26 @@ def test_a_quiet_judge_run_reads_nothing_until_an_input_moves(
     age(catalog)
     moved = judge_catalog(catalog, now=now + 120)
     assert loads == [1] and moved.judged == 1 and moved.verdicts["dead"] == 1
+
+
+def test_a_folder_of_batches_is_read_once_a_process_and_again_when_one_changed(
+    tmp_path: Path,
+) -> None:
+    fs, root = open_fs(str(tmp_path))
+    folder = f"{root}/batches"
+    for name in ("1", "2"):
+        atomic_put(fs, f"{folder}/{name}.parquet", b"a")
+    once = changes.WrittenOnce(fs, folder, "reader")
+    assert once.new() == (["1.parquet", "2.parquet"], False)
+    once.taken("1.parquet")
+    once.taken("2.parquet")
+    atomic_put(fs, f"{folder}/3.parquet", b"b")
+    again = changes.WrittenOnce(fs, folder, "reader")  # another run, the same process
+    assert again.new() == (["3.parquet"], False)
+    again.taken("3.parquet")
+    assert changes.WrittenOnce(fs, folder, "another reader").new()[0] == [
+        "1.parquet", "2.parquet", "3.parquet"
+    ]  # fmt: skip
+    Path(folder, "2.parquet").write_bytes(b"cut")  # rewritten in place: start over
+    names, reset = changes.WrittenOnce(fs, folder, "reader").new()
+    assert reset and names == ["1.parquet", "2.parquet", "3.parquet"]

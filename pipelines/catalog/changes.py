@@ -63,7 +63,7 @@ import struct
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from fsspec import AbstractFileSystem
 
@@ -227,3 +227,72 @@ class Stamps:
         body = json.dumps({"version": STATE_VERSION, "keys": self._records}, sort_keys=True)
         atomic_put(self.fs, self.path, body.encode())
         self._dirty = False
+
+
+# --- folders of files written once ----------------------------------------------------
+
+
+class WrittenOnce:
+    """A folder of files written once under names of their own (the probe cache's
+    batches), read once per process: each call to `new` gives the files this consumer
+    has not read yet in this process. A file read before that is gone or not as it was
+    (the folder cleared, a file rewritten or cut short) starts the consumer over: `reset`
+    is set and every file is new.
+
+    A process that runs stage after stage (`live`, a Dagster run worker) reads each batch
+    once; a new process reads them all once, as a run did before. Other file systems than
+    the local one: every call starts over."""
+
+    _read: ClassVar[dict[tuple[str, str], dict[str, tuple[int, int]]]] = {}
+
+    def __init__(self, fs: AbstractFileSystem, folder: str, consumer: str) -> None:
+        self.fs, self.folder = fs, folder.rstrip("/")
+        self._key = (consumer, self.folder) if is_local(fs) else None
+        self._now: dict[str, tuple[int, int]] = {}
+
+    def _listing(self) -> dict[str, tuple[int, int]]:
+        out: dict[str, tuple[int, int]] = {}
+        if self._key is None:
+            try:
+                found = self.fs.ls(self.folder, detail=False)
+            except FileNotFoundError:
+                return out
+            for p in found:
+                name = str(p).rstrip("/").rsplit("/", 1)[-1]
+                if name.endswith(".parquet") and not is_temporary(name):
+                    out[name] = (0, 0)
+            return out
+        try:
+            entries = list(os.scandir(self.folder))
+        except FileNotFoundError:
+            return out
+        for e in entries:
+            if e.name.endswith(".parquet") and not is_temporary(e.name):
+                try:
+                    st = e.stat()
+                except FileNotFoundError:
+                    continue
+                out[e.name] = (st.st_size, st.st_mtime_ns)
+        return out
+
+    def new(self) -> tuple[list[str], bool]:
+        """The names not read yet (sorted: batches are named by time), and whether the
+        consumer starts over."""
+        self._now = self._listing()
+        read = WrittenOnce._read.get(self._key, {}) if self._key else {}
+        reset = self._key is None or any(self._now.get(n) != st for n, st in read.items())
+        if reset:
+            read = {}
+        if self._key is not None:
+            WrittenOnce._read[self._key] = read
+        return sorted(n for n in self._now if n not in read), reset
+
+    def taken(self, name: str) -> None:
+        """The consumer has what the file holds (it read it, or wrote it itself)."""
+        if self._key is None:
+            return
+        st = self._now.get(name)
+        if st is None:
+            path = f"{self.folder}/{name}"
+            st = (os.stat(path).st_size, os.stat(path).st_mtime_ns)
+        WrittenOnce._read.setdefault(self._key, {})[name] = st

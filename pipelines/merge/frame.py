@@ -25,14 +25,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipelines.catalog.changes import WrittenOnce
 from pipelines.catalog.health import READ_ERRORS, reading
 from pipelines.catalog.layout import partition_path
 from pipelines.catalog.partitions import Partition, list_group
-from pipelines.catalog.partitions import is_local as fs_is_local
 from pipelines.catalog.probe_outputs import PROBES_TABLE
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.versions import hidden, newest_rows
-from pipelines.corpus.fs import is_temporary, open_fs
+from pipelines.corpus.fs import open_fs
 from pipelines.merge.rules import PAR2_WINDOW
 from pipelines.probe.cache import results_folder
 
@@ -64,30 +64,24 @@ _FACT_COLUMNS = ("message_id", "status", "kind", "yenc_size", "names", "sizes", 
                  "par2_set", "head_md5")  # fmt: skip
 
 
-# per catalog folder: the cache batches read so far in this process, and their facts.
-# Batches are written once under names of their own, so a later call reads only the
-# names it has not seen (a live loop's merges read each batch once, not every cycle)
-_KNOWN: dict[str, tuple[set[str], ProbeFacts, set[str]]] = {}
+# per cache folder, in this process: the facts of the batches read so far (`WrittenOnce`
+# names the batches not read yet: a live loop's merges read each batch once)
+_KNOWN: dict[str, tuple[ProbeFacts, set[str]]] = {}
 
 
 def probe_facts(catalog: str) -> ProbeFacts:
     """Every cache batch's par2 sets and heads (a batch written before `head_md5` has no
     heads; a damaged one is skipped and named). Only the batches this process has not
-    read yet are read; a batch gone since (the cache was cleared) starts it over."""
+    read yet are read; one gone or changed since starts it over."""
     fs, root = open_fs(catalog)
     folder = results_folder(root)
-    try:
-        names = {
-            n for p in fs.ls(folder, detail=False)
-            if (n := str(p).rsplit("/", 1)[-1]).endswith(".parquet") and not is_temporary(n)
-        }  # fmt: skip
-    except FileNotFoundError:
-        names = set()
-    read, facts, seen = _KNOWN.get(folder, (set(), ProbeFacts(), set()))
-    if not read <= names:
-        read, facts, seen = set(), ProbeFacts(), set()
+    once = WrittenOnce(fs, folder, "merge-facts")
+    names, reset = once.new()
+    if reset or folder not in _KNOWN:
+        _KNOWN[folder] = (ProbeFacts(), set())
+    facts, seen = _KNOWN[folder]
     facts.damaged = []
-    for name in sorted(names - read):
+    for name in names:
         path = f"{folder}/{name}"
         try:
             table = read_parquet(fs, path)
@@ -96,10 +90,8 @@ def probe_facts(catalog: str) -> ProbeFacts:
         except READ_ERRORS as exc:
             facts.damaged.append(f"{path}: {type(exc).__name__}: {exc}")
             continue
-        read.add(name)
+        once.taken(name)
         _learn(facts, table, seen)
-    if fs_is_local(fs):
-        _KNOWN[folder] = (read, facts, seen)
     return facts
 
 
