@@ -312,3 +312,38 @@ def test_a_folder_of_batches_is_read_once_a_process_and_again_when_one_changed(
     Path(folder, "2.parquet").write_bytes(b"cut")  # rewritten in place: start over
     names, reset = changes.WrittenOnce(fs, folder, "reader").new()
     assert reset and names == ["1.parquet", "2.parquet", "3.parquet"]
+
+
+def test_the_judge_reads_only_the_groups_that_moved(
+    world: tuple[Generated, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, catalog = _copy(world, tmp_path)
+    age(catalog)
+    now = 2_000_000_000
+    first = judge_catalog(catalog, now=now)
+    age(catalog)
+    scopes: list[list[str] | None] = []
+    real_listing = judge_facts.listing
+
+    def listing(c: str, groups: list[str] | None = None) -> dict[str, str]:
+        scopes.append(None if groups is None else list(groups))
+        return real_listing(c, groups)
+
+    monkeypatch.setattr(judge_facts, "listing", listing)
+    views = CatalogViews(catalog)
+    try:
+        rows = views.query('SELECT release_key, "group", posted_last FROM releases').to_pylist()
+    finally:
+        views.close()
+    r = rows[0]
+    write_batch(catalog, [{"release_key": bytes(r["release_key"]), "group": r["group"],
+                           "checked_at": now, "verdict": "dead", "segments": 3, "missing": 3,
+                           "posted_last": r["posted_last"]}], 1, 0)  # fmt: skip
+    age(catalog)
+    moved = judge_catalog(catalog, now=now + 60)
+    assert [s for s in scopes if s != []] == [[r["group"]]]  # one group read, not the other
+    assert moved.judged == 1 and moved.verdicts["dead"] == 1
+    assert moved.live == first.live and moved.current["dead"] == 1 + first.current["dead"]
+    # what the partial run left is what judging everything gives
+    again = judge_catalog(catalog, everything=True, now=now + 60)
+    assert not again.verdicts and not again.taken_back and again.current == moved.current

@@ -50,6 +50,7 @@ SMALL_TABLES = (
 )
 FILES_TABLE = "release_files"
 INPUTS = (*SMALL_TABLES, FILES_TABLE, RESULTS)
+GROUP_TABLES = (*SMALL_TABLES, FILES_TABLE)  # a folder a group
 
 RELEASE_COLUMNS = [
     "release_key", "group", "name", "posted_last", "first_article", "last_article", "bytes",
@@ -61,12 +62,19 @@ PENDING_COLUMNS = [
 ]  # fmt: skip
 
 
-def listing(catalog: str) -> dict[str, str]:
-    """Every input file with its modification time (in text)."""
+def listing(catalog: str, groups: Iterable[str] | None = None) -> dict[str, str]:
+    """Every input file with its modification time (in text); `groups`: only those
+    groups' files, and the probe cache's (every group's articles)."""
     fs, root = open_fs(catalog)
     out: dict[str, str] = {}
-    for table in INPUTS:
-        out.update(_files_under(fs, f"{root}/{table}"))
+    if groups is None:
+        for table in INPUTS:
+            out.update(_files_under(fs, f"{root}/{table}"))
+        return out
+    for group in groups:
+        for table in GROUP_TABLES:
+            out.update(_files_under(fs, f"{root}/{table}/{group}"))
+    out.update(_files_under(fs, f"{root}/{RESULTS}"))
     return out
 
 
@@ -77,21 +85,33 @@ def relative(catalog: str, inputs: dict[str, str]) -> dict[str, str]:
     return {p: p[cut:] for p in inputs}
 
 
-def input_folders(catalog: str) -> list[str]:
-    """The folders a run's inputs lie in (each table's group folders, the probe cache's):
-    their stamp tells whether anything the judge reads moved (`pipelines.catalog.changes`).
-    The judge's own verdicts are left out: it knows what it wrote."""
+def group_of_path(relative_path: str) -> str | None:
+    """The group folder an input file lies in (None: the probe cache's)."""
+    if relative_path.startswith(RESULTS + "/"):
+        return None
+    parts = relative_path.split("/")
+    return parts[1] if len(parts) > 2 else None
+
+
+def catalog_groups(catalog: str) -> list[str]:
+    """Every group folder of the judge's input tables."""
     fs, root = open_fs(catalog)
-    out = []
-    for table in (*SMALL_TABLES, FILES_TABLE):
-        base = f"{root.rstrip('/')}/{table}"
-        out.append(base)  # a group's first file makes its folder
+    found: set[str] = set()
+    for table in GROUP_TABLES:
         try:
-            out += sorted(str(p) for p in fs.ls(base, detail=False))
+            found.update(str(p).rstrip("/").rsplit("/", 1)[-1]
+                         for p in fs.ls(f"{root.rstrip('/')}/{table}", detail=False))  # fmt: skip
         except FileNotFoundError:
             continue
-    out.append(f"{root.rstrip('/')}/{RESULTS}")
-    return out
+    return sorted(found)
+
+
+def group_folders(catalog: str, group: str) -> list[str]:
+    """The folders a group's inputs lie in: their stamp tells whether anything the judge
+    reads of the group moved (`pipelines.catalog.changes`). The judge's own verdicts are
+    left out: it knows what it wrote."""
+    _, root = open_fs(catalog)
+    return [f"{root.rstrip('/')}/{t}/{group}" for t in GROUP_TABLES]
 
 
 def _files_under(fs: AbstractFileSystem, folder: str) -> dict[str, str]:
@@ -390,6 +410,21 @@ class CatalogFacts:
         pending = lt["pending"].to_numpy(zero_copy_only=False)
         readable = lt["readable"].to_numpy(zero_copy_only=False)
         self._plain = ~told & ~pending & readable
+
+    def add_holders(self, rows: pa.Table) -> None:
+        """Holders of content files from the groups not read this run (the copies index)."""
+        for h, size, key in zip(rows["hash"].to_pylist(), rows["size"].to_pylist(),
+                                rows["release_key"].to_pylist(), strict=True):  # fmt: skip
+            self.holders.setdefault((h, int(size)), set()).add(key)
+
+    def holder_rows(self) -> list[tuple[bytes, int, bytes, str]]:
+        """The copies index's rows of the live releases read this run."""
+        out = []
+        for (h, size), keys in self.holders.items():
+            for key in keys:
+                if key in self.live:
+                    out.append((h, size, key, self.group_of(key)))
+        return out
 
     def families(self, keys: Iterable[bytes]) -> set[bytes]:
         """Every live release sharing a content file with one of `keys` (live or gone)."""

@@ -22,17 +22,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipelines.catalog.changes import Stamps
+from pipelines.catalog.changes import Seen, Stamps
 from pipelines.judge import facts as catalog_facts
 from pipelines.judge import rules
 from pipelines.judge.store import (
     Place,
+    load_copies,
     load_place,
     newest_verdicts,
+    save_copies,
     save_place,
     verdict_rows,
+    verdicts_of,
     write_verdicts,
 )
 
@@ -76,30 +80,62 @@ def judge_catalog(
     progress: Callable[[int], None] | None = None,
 ) -> JudgeSummary:
     """Judge what changed (or, `everything`, every live release) and store the verdicts
-    that differ from the current ones. `now`: the wall clock (epoch seconds)."""
+    that differ from the current ones. `now`: the wall clock (epoch seconds).
+
+    Only the groups whose inputs moved since the last run are read (their folders'
+    stamps, `pipelines.catalog.changes`), with those in which a release crossed the
+    settling line since and those a touched release shares a content file with (the
+    copies index); the others stand as their memos say. A run that finds no group to
+    read reads nothing but its memos."""
     started, cpu = time.perf_counter(), time.process_time()
     wall = int(time.time()) if now is None else int(now)
     memos = Stamps(catalog, "judge")
-    seen = memos.check("catalog", catalog_facts.input_folders(catalog), extra=rules.RULES_VERSION)
-    if seen.same and not everything:
-        idle = _idle(seen.memo, wall)
-        if idle is not None:  # nothing the judge reads moved, and no release settled since
-            idle.seconds = time.perf_counter() - started
-            idle.cpu_seconds = time.process_time() - cpu
-            return idle
+    every_group = catalog_facts.catalog_groups(catalog)
+    seen = {
+        g: memos.check(g, catalog_facts.group_folders(catalog, g), extra=rules.RULES_VERSION)
+        for g in every_group
+    }
     place = load_place(catalog)
-    inputs = catalog_facts.listing(catalog)
-    # the place keeps paths within the catalog: a catalog moved or copied whole (its files'
-    # times kept) is the same catalog
-    within = catalog_facts.relative(catalog, inputs)
-    full = everything or not place.inputs or place.rules_version != rules.RULES_VERSION
-    changed = {p for p, m in inputs.items() if place.inputs.get(within[p]) != m}
-    path_of = {r: p for p, r in within.items()}
-    # a file seen last run is gone or rewritten
-    shaken = any(r not in path_of or path_of[r] in changed for r in place.inputs)
-    c = catalog_facts.load(catalog, inputs, changed)
+    index = load_copies(catalog)
+    full = (
+        everything or not place.inputs or place.rules_version != rules.RULES_VERSION
+        or index is None
+    )  # fmt: skip
+    read = set(every_group) if full else {g for g, m in seen.items() if not m.same}
+    if not full and _results_shaken(catalog, place):
+        read = set(every_group)  # what rested on a result gone may be in any group
+    while True:
+        # the settling line: a day before now, or before the catalog's newest posting when
+        # that is older (a catalog replayed from an old corpus); the groups not read give
+        # theirs from their memos
+        if not read:
+            line = _line(wall, _newest(seen, read, None))
+            read |= _settling(seen, read, line)
+            if not read:
+                return _idle(seen, line, place, started, cpu)
+        scope = None if read == set(every_group) else sorted(read)
+        inputs = catalog_facts.listing(catalog, scope)
+        within = catalog_facts.relative(catalog, inputs)
+        changed = {p for p, m in inputs.items() if place.inputs.get(within[p]) != m}
+        path_of = {r: p for p, r in within.items()}
+        in_scope = [r for r in place.inputs if _in(r, read)]
+        # a file seen last run is gone or rewritten
+        shaken = any(r not in path_of or path_of[r] in changed for r in in_scope)
+        c = catalog_facts.load(catalog, inputs, changed)
+        if index is not None and scope is not None:
+            c.add_holders(index.filter(pc.invert(pc.is_in(index["group"], pa.array(scope)))))
+        line = _line(wall, _newest(seen, read, c.newest_posting()))
+        more = _settling(seen, read, line)
+        if index is not None and scope is not None:
+            # releases of other groups sharing a content file with a touched one
+            outside = c.families(c.touched) - set(c.live.having(c.families(c.touched)))
+            more |= _groups_of(index, outside) - read
+        if not more:
+            break
+        read |= more
 
-    newest = newest_verdicts(verdict_rows(catalog))
+    stored = verdict_rows(catalog) if scope is None else verdicts_of(catalog, [*scope, "_"])
+    newest = newest_verdicts(stored)
     current = {
         k: (rule, version)
         for k, rule, version in zip(
@@ -111,11 +147,9 @@ def judge_catalog(
         if rule is not None
     }
     groups = dict(zip(newest["release_key"].to_pylist(), newest["group"].to_pylist(), strict=True))
+    # what the groups read judge; a verdict of a group not read stands
+    answerable = {k for k, g in groups.items() if full or (g or "_") in read}
 
-    # the settling line: a day before now, or before the catalog's newest posting when that
-    # is older (a catalog replayed from an old corpus)
-    newest_post = c.newest_posting()
-    line = min(wall, newest_post if newest_post is not None else wall) - rules.DAY
     if full:
         todo = set(c.live.keys)
     else:
@@ -125,12 +159,16 @@ def judge_catalog(
             todo |= set(c.posted_within(last_line, line))
         if shaken:
             todo |= c.live.having(current)
+    todo = c.live.having(todo)
     standing_live = c.live.having(current)
-    gone = {k for k in current if k not in standing_live and (full or shaken or k in c.touched)}
+    gone = {
+        k for k in current
+        if k in answerable and k not in standing_live and (full or shaken or k in c.touched)
+    }  # fmt: skip
 
     judged_at = max(wall, place.judged_at + 1)
     names = catalog_facts.file_names(catalog, c, todo, every=full)
-    s = JudgeSummary(full=full, live=len(c.live), judged_at=judged_at, settled_line=line)
+    s = JudgeSummary(full=full, judged_at=judged_at, settled_line=line)
     # a release nothing but its counters is known of matches no rule: only its standing
     # verdict, if any, is taken back
     ordered = sorted(todo)
@@ -165,53 +203,137 @@ def judge_catalog(
         s.taken_back += 1
     s.judged = len(todo)
     s.files = write_verdicts(catalog, judged_at, rows)
+    kept = {r: m for r, m in place.inputs.items() if not _in(r, read)}
+    kept.update({within[p]: m for p, m in inputs.items()})
+    rest = [] if index is None or scope is None else [
+        (h, int(size), k, g)
+        for h, size, k, g in zip(index["hash"].to_pylist(), index["size"].to_pylist(),
+                                 index["release_key"].to_pylist(), index["group"].to_pylist(),
+                                 strict=True)
+        if g not in read
+    ]  # fmt: skip
+    save_copies(catalog, rest + c.holder_rows())
     save_place(
         catalog,
-        Place(
-            rules.RULES_VERSION,
-            judged_at if rows else place.judged_at,
-            line,
-            {within[p]: m for p, m in inputs.items()},
-        ),
+        Place(rules.RULES_VERSION, judged_at if rows else place.judged_at, line, kept),
     )
     for r in rows:
         if r["rule"] is None:
             current.pop(r["release_key"], None)
         else:
             current[r["release_key"]] = (r["rule"], r["rules_version"])
-    s.current = Counter(rule for rule, _ in current.values())
     s.damaged = c.damaged
-    if not c.damaged:
-        memos.record(seen, _memo(s, c, newest_post, line))
-        memos.save()
+    memo = _group_memos(c, current, groups, line)
+    s.live = len(c.live)
+    s.current = Counter(
+        rule for k, (rule, _) in current.items()
+        if full or (groups.get(k) or c.group_of(k) or "_") in read
+    )  # fmt: skip
+    for g, m in seen.items():
+        if g in read:
+            if not c.damaged:
+                memos.record(m, memo.get(g, _EMPTY))
+        elif m.same:
+            s.live += int(m.memo["live"])
+            s.current.update({str(k): int(v) for k, v in m.memo["current"].items()})
+    memos.save()
     s.seconds = time.perf_counter() - started
     s.cpu_seconds = time.process_time() - cpu
     return s
 
 
-def _memo(
-    s: JudgeSummary, c: catalog_facts.CatalogFacts, newest: int | None, line: int
-) -> dict[str, Any]:
-    """What an idle run says again: the catalog's counts, its newest posting, and the
-    next last-post time past the settling line (the next release time alone will move)."""
-    posted = c.live.table["posted_last"]
-    later = pc.min(pc.filter(posted, pc.greater(pc.fill_null(posted, 0), line))).as_py()
-    return {
-        "live": s.live, "current": dict(s.current), "newest": newest,
-        "settles": None if later is None else int(later), "judged_at": s.judged_at,
-    }  # fmt: skip
+_EMPTY: dict[str, Any] = {"live": 0, "current": {}, "newest": None, "settles": None}
 
 
-def _idle(memo: dict[str, Any], wall: int) -> JudgeSummary | None:
-    """The summary of a run with nothing to judge, if the settling line has not reached
-    the next release since the memo's run (None: judge)."""
-    newest = memo.get("newest")
-    line = min(wall, newest if newest is not None else wall) - rules.DAY
-    settles = memo.get("settles")
-    if settles is not None and line >= settles:
-        return None
-    s = JudgeSummary(live=int(memo["live"]), judged_at=int(memo["judged_at"]), settled_line=line)
-    s.current = Counter({str(k): int(v) for k, v in memo["current"].items()})
+def _in(relative_path: str, groups: set[str]) -> bool:
+    """Whether a place's input file is one a run reading `groups` lists (the probe cache's
+    always)."""
+    group = catalog_facts.group_of_path(relative_path)
+    return group is None or group in groups
+
+
+def _results_shaken(catalog: str, place: Place) -> bool:
+    """Whether a probe cache batch the last run read is gone or rewritten."""
+    found = catalog_facts.listing(catalog, [])
+    within = catalog_facts.relative(catalog, found)
+    times = {within[p]: m for p, m in found.items()}
+    return any(
+        catalog_facts.group_of_path(r) is None and times.get(r) != m
+        for r, m in place.inputs.items()
+    )
+
+
+def _line(wall: int, newest: int | None) -> int:
+    return min(wall, newest if newest is not None else wall) - rules.DAY
+
+
+def _newest(seen: dict[str, Seen], read: set[str], loaded: int | None) -> int | None:
+    """The catalog's newest posting: the groups read give theirs, the others their memos'."""
+    found = [loaded] if loaded is not None else []
+    for g, m in seen.items():
+        if g not in read and m.same and m.memo.get("newest") is not None:
+            found.append(int(m.memo["newest"]))
+    return max(found) if found else None
+
+
+def _settling(seen: dict[str, Seen], read: set[str], line: int) -> set[str]:
+    """The groups not read in which a release has crossed the settling line since, or
+    with no memo to say."""
+    out = set()
+    for g, m in seen.items():
+        if g in read:
+            continue
+        if not m.same or (m.memo.get("settles") is not None and line >= int(m.memo["settles"])):
+            out.add(g)
+    return out
+
+
+def _groups_of(index: pa.Table, keys: set[bytes]) -> set[str]:
+    if not keys:
+        return set()
+    hit = index.filter(pc.is_in(index["release_key"], pa.array(list(keys), pa.binary(20))))
+    return {str(g) for g in hit["group"].to_pylist()}
+
+
+def _group_memos(
+    c: catalog_facts.CatalogFacts,
+    current: dict[bytes, tuple[str, str]],
+    groups: dict[bytes, str | None],
+    line: int,
+) -> dict[str, dict[str, Any]]:
+    """Per group read: what a later run that does not read it says of it (its live
+    releases and standing verdicts, its newest post, the next post to settle)."""
+    t = c.live.table
+    out: dict[str, dict[str, Any]] = {}
+    group_col = pc.fill_null(t["group"], "_")
+    posted = pc.fill_null(t["posted_last"], 0)
+    for g in pc.unique(group_col).to_pylist():
+        mine = pc.equal(group_col, g)
+        p = pc.filter(posted, mine)
+        later = pc.min(pc.filter(p, pc.greater(p, line))).as_py()
+        top = pc.max(p).as_py()
+        out[str(g)] = {
+            "live": int(pc.sum(mine.cast("int64")).as_py() or 0), "current": {},
+            "newest": None if top is None else int(top),
+            "settles": None if later is None else int(later),
+        }  # fmt: skip
+    for key, (rule, _) in current.items():
+        g = groups.get(key) or c.group_of(key) or "_"
+        entry = out.setdefault(str(g), dict(_EMPTY, current={}))
+        entry["current"][rule] = entry["current"].get(rule, 0) + 1
+    return out
+
+
+def _idle(
+    seen: dict[str, Seen], line: int, place: Place, started: float, cpu: float
+) -> JudgeSummary:
+    """The summary of a run with no group to read: the memos' counts."""
+    s = JudgeSummary(judged_at=place.judged_at, settled_line=line)
+    for m in seen.values():
+        s.live += int(m.memo["live"])
+        s.current.update({str(k): int(v) for k, v in m.memo["current"].items()})
+    s.seconds = time.perf_counter() - started
+    s.cpu_seconds = time.process_time() - cpu
     return s
 
 
