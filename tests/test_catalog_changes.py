@@ -13,6 +13,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -347,3 +348,39 @@ def test_the_judge_reads_only_the_groups_that_moved(
     # what the partial run left is what judging everything gives
     again = judge_catalog(catalog, everything=True, now=now + 60)
     assert not again.verdicts and not again.taken_back and again.current == moved.current
+
+
+def test_health_reads_only_the_partitions_new_or_falling_due(
+    world: tuple[Generated, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipelines.health import due as due_module
+
+    _, catalog = _copy(world, tmp_path)
+    age(catalog)
+    views = CatalogViews(catalog)
+    try:
+        newest = int(views.query("SELECT max(posted_last) AS t FROM releases")["t"][0].as_py())
+    finally:
+        views.close()
+    now = newest - 86_400  # only the older releases are due yet
+    first = due_now(catalog, now, DEFAULT)
+    read: list[str] = []
+    real = due_module.group_releases
+
+    def group_releases(c: str, g: str, damaged: list[str], parts: list[Any]) -> pa.Table:
+        read.extend(p.path for p in parts)
+        return real(c, g, damaged, parts)
+
+    monkeypatch.setattr(due_module, "group_releases", group_releases)
+    # a new partition lands in one group: of the groups, the new partition is read and
+    # those holding a release due (and not checked), not the others
+    group = first.candidates[0].group
+    src = sorted(Path(catalog, "releases", group).glob("*.parquet"))[-1]
+    fs, _ = open_fs(catalog)
+    new = str(src.with_name("9000000-9000999.parquet"))
+    atomic_put(fs, new, src.read_bytes())
+    age(catalog)
+    again = due_now(catalog, now, DEFAULT)
+    every = list(Path(catalog).glob("releases/*/*.parquet"))
+    assert new in read and len(set(read)) < len(every) - 1  # the new one and the due ones
+    assert {c.release_key for c in again.candidates} == {c.release_key for c in first.candidates}
