@@ -22,7 +22,7 @@ from pipelines import naming
 from pipelines.catalog.changes import RACY_WHOLE_SECONDS_NS, Stamps, table_folders
 from pipelines.catalog.health import READ_ERRORS
 from pipelines.catalog.layout import partition_path
-from pipelines.catalog.partitions import Partition, list_group, list_table
+from pipelines.catalog.partitions import Partition, is_local, list_group, list_table
 from pipelines.catalog.probe_outputs import PROBES_TABLE, output_paths, outputs_within
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import RELEASE_PROBES, RELEASES
@@ -361,14 +361,28 @@ def release_row(
     }
 
 
+# per release_probes file, in this process: its time and the rows the signature counts
+# read (a live loop's probe runs read a group's files once, then the new ones)
+_SIGNATURE_ROWS: dict[str, tuple[str, list[dict[str, Any]]]] = {}
+
+
 def group_probe_rows(catalog: str, group: str, skip: Span | None = None) -> list[dict[str, Any]]:
-    """The group's stored release_probes rows (for its signature counts), but the span's."""
+    """The group's stored release_probes rows (for its signature counts), but the span's.
+    A file this process read before, unchanged since (its time), is not read again."""
     fs, root = open_fs(catalog)
     out: list[dict[str, Any]] = []
-    for p in list_group(fs, root, PROBES_TABLE, group, stat=False):
+    local = is_local(fs)
+    for p in list_group(fs, root, PROBES_TABLE, group, stat=local):
         if skip is not None and skip.first <= p.first and p.last <= skip.last:
+            continue
+        kept = _SIGNATURE_ROWS.get(p.path) if local else None
+        if kept is not None and kept[0] == p.mtime:
+            out.extend(kept[1])
             continue
         table = _read(fs, p.path, ["group", "pending", "poster", "tool", "outcome"])
         if table is not None:
-            out.extend(table.to_pylist())
+            rows = table.to_pylist()
+            if local:
+                _SIGNATURE_ROWS[p.path] = (p.mtime, rows)
+            out.extend(rows)
     return out
