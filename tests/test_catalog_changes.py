@@ -268,9 +268,9 @@ def test_a_quiet_judge_run_reads_nothing_until_an_input_moves(
     loads: list[int] = []
     real_load = judge_facts.load
 
-    def load(*a: object) -> object:
+    def load(*a: object, **k: object) -> object:
         loads.append(1)
-        return real_load(*a)  # type: ignore[arg-type]
+        return real_load(*a, **k)  # type: ignore[arg-type]
 
     monkeypatch.setattr(judge_facts, "load", load)
     age(catalog)

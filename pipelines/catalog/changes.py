@@ -248,6 +248,7 @@ class WrittenOnce:
     def __init__(self, fs: AbstractFileSystem, folder: str, consumer: str) -> None:
         self.fs, self.folder = fs, folder.rstrip("/")
         self._key = (consumer, self.folder) if is_local(fs) else None
+        self.local = self._key is not None  # what is read may be kept for the next call
         self._now: dict[str, tuple[int, int]] = {}
 
     def _listing(self) -> dict[str, tuple[int, int]]:

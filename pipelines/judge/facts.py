@@ -26,10 +26,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from fsspec import AbstractFileSystem
 
+from pipelines.catalog.changes import WrittenOnce
 from pipelines.catalog.health import READ_ERRORS
 from pipelines.catalog.newest import keys_of, newest_by
 from pipelines.catalog.partitions import is_local, parse_name, stat_of
 from pipelines.catalog.reader import read_parquet
+from pipelines.catalog.schema import PROBE_RESULTS
 from pipelines.catalog.versions import hidden, newest_rows
 from pipelines.corpus.fs import is_temporary, open_fs
 from pipelines.health.store import current_health
@@ -455,8 +457,12 @@ RESULT_COLUMNS = ("message_id", "status", "kind", "yenc_name", "yenc_size", "nam
                   "hashes", "head_md5")  # fmt: skip
 
 
-def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFacts:
-    """The facts of every live release; `touched`: the keys of the `changed` files."""
+def load(
+    catalog: str, inputs: dict[str, str], changed: set[str], every_group: bool = True
+) -> CatalogFacts:
+    """The facts of every live release of the `inputs` files (`every_group`: they are
+    every group's, not some groups' only); `touched`: the keys of the `changed` files.
+    The probe cache's results are every group's: read through `_results`."""
     fs, root = open_fs(catalog)
     by_table: dict[str, list[str]] = {}
     for path in sorted(inputs):
@@ -538,16 +544,14 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
             if frm is not None and into is not None and frm != into:
                 c.into_of[frm] = into
         touch(path, t["into_key"], t["from_key"])
-    parts = []
     fresh: set[str] = set()  # articles of the changed batches
-    for path, t in read(RESULTS, list(RESULT_COLUMNS)):
-        parts.append(_with_columns(t, list(RESULT_COLUMNS)))
+    for path in by_table.get(RESULTS, []):
         if path in changed:
-            fresh.update(t["message_id"].to_pylist())
-    results = _concat(parts)
-    if results is not None:
-        # the first result for an article stands (the cache's rule); batches by name
-        c.results = Rows(_first_by(results, "message_id"))
+            try:
+                fresh.update(read_parquet(fs, path, ["message_id"])["message_id"].to_pylist())
+            except (FileNotFoundError, *READ_ERRORS, KeyError):  # type: ignore[misc]
+                continue  # a damaged batch is told by `_results`
+    _results(fs, root, c)
     # where new probe results come from: the spans the article pass (or a merge, or the
     # header pass) wrote since the last run
     spans: dict[str, list[tuple[int, int]]] = {}
@@ -555,11 +559,56 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
         name = parse_name(path.rsplit("/", 1)[-1])
         if name is not None and table_of(path, root) != RESULTS:
             spans.setdefault(path.rsplit("/", 2)[-2], []).append((name.first, name.last))
-    _link_by_files(catalog, c, spans)
+    _link_by_files(catalog, c, spans, None if every_group else fresh)
     for mid in fresh:
         c.touched.update(c.links.get(mid, []))
     c.index_links()
     return c
+
+
+# per probe cache folder, in this process: its results (the first per article) and their
+# index by article; `WrittenOnce` gives the batches not read yet, so a run reads the new
+# ones only (a new process: every batch once)
+_RESULTS: dict[str, tuple[pa.Table, dict[Any, int]]] = {}
+
+
+def _results(fs: AbstractFileSystem, root: str, c: CatalogFacts) -> None:
+    """The probe cache's results into `c.results`, as the cache's rule has them: the
+    first result for an article stands, batches in name order."""
+    folder = f"{root.rstrip('/')}/{RESULTS}"
+    once = WrittenOnce(fs, folder, "judge-results")
+    names, reset = once.new()
+    table, index = _RESULTS.get(folder, (None, {})) if not reset else (None, {})
+    parts = []
+    for name in names:
+        path = f"{folder}/{name}"
+        try:
+            try:
+                t = read_parquet(fs, path, list(RESULT_COLUMNS))
+            except (*READ_ERRORS, KeyError):  # type: ignore[misc]
+                t = read_parquet(fs, path)  # an older file without a column
+        except FileNotFoundError:
+            continue
+        except (*READ_ERRORS, KeyError) as exc:  # type: ignore[misc]
+            c.damaged.append(f"{path}: {type(exc).__name__}: {exc}")
+            continue
+        once.taken(name)
+        parts.append(_with_columns(t, list(RESULT_COLUMNS)))
+    if parts:
+        new = _first_by(pa.concat_tables(parts), "message_id")
+        ids = new["message_id"].to_pylist()
+        keep = np.array([m not in index for m in ids], dtype=bool)
+        new = new.filter(pa.array(keep))
+        at = 0 if table is None else table.num_rows
+        for i, m in enumerate(new["message_id"].to_pylist()):
+            index[m] = at + i
+        table = new if table is None else pa.concat_tables([table, new])
+    if table is None:
+        table = PROBE_RESULTS.empty_table().select(list(RESULT_COLUMNS))
+    if once.local:
+        _RESULTS[folder] = (table, index)
+    c.results = Rows(table)
+    c.results._index = index
 
 
 def _first_by(t: pa.Table, key: str) -> pa.Table:
@@ -569,7 +618,12 @@ def _first_by(t: pa.Table, key: str) -> pa.Table:
     return t.take(pa.array(np.sort(first)))
 
 
-def _link_by_files(catalog: str, c: CatalogFacts, spans: dict[str, list[tuple[int, int]]]) -> None:
+def _link_by_files(
+    catalog: str,
+    c: CatalogFacts,
+    spans: dict[str, list[tuple[int, int]]],
+    fresh: set[str] | None = None,
+) -> None:
     """Link the probed articles no candidate or pending release names (another pass read
     a file's first article: a merge's 16 KiB hash, say) to their releases, through the
     chunk store: the release whose file's first segment it is.
@@ -578,9 +632,20 @@ def _link_by_files(catalog: str, c: CatalogFacts, spans: dict[str, list[tuple[in
     (`store.LINKS_PATH`; articles found nowhere with a null key), and only the chunk store
     partitions within the spans written since the last run (`spans`, per group) are read
     for the articles not linked yet: an article is read after its range was written, and
-    by a pass that writes the span's rows. With no links kept yet, every partition is."""
+    by a pass that writes the span's rows. With no links kept yet, every partition is.
+
+    A run that reads some groups only (`fresh`: the articles of the batches new since the
+    last run) looks for the new articles and those looked for before and not found: an
+    older article no candidate of these groups names is another group's."""
     known = load_links(catalog)
-    unlinked = [m for m in c.results.keys if m not in c.links]
+    if fresh is None:
+        unlinked = [m for m in c.results.keys if m not in c.links]
+    else:
+        unlinked = [m for m in fresh | {m for m, k in known.items() if k is None}
+                    if m in c.results and m not in c.links]  # fmt: skip
+        for m, key in known.items():
+            if key is not None and m not in c.links and m in c.results:
+                c.links[m] = [key]
     for m in unlinked:
         key = known.get(m)
         if key is not None:

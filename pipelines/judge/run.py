@@ -121,7 +121,7 @@ def judge_catalog(
         in_scope = [r for r in place.inputs if _in(r, read)]
         # a file seen last run is gone or rewritten
         shaken = any(r not in path_of or path_of[r] in changed for r in in_scope)
-        c = catalog_facts.load(catalog, inputs, changed)
+        c = catalog_facts.load(catalog, inputs, changed, every_group=scope is None)
         if index is not None and scope is not None:
             c.add_holders(index.filter(pc.invert(pc.is_in(index["group"], pa.array(scope)))))
         line = _line(wall, _newest(seen, read, c.newest_posting()))
