@@ -260,10 +260,8 @@ def test_health_reads_a_group_only_when_it_moved_or_fell_due(
 def test_a_quiet_judge_run_reads_nothing_until_an_input_moves(
     world: tuple[Generated, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _, catalog = _copy(world, tmp_path)
-    age(catalog)
     now = 2_000_000_000
-    first = judge_catalog(catalog, now=now)
+    catalog, first = _judged_once(world, tmp_path, now)
     assert first.full and first.live > 0
     loads: list[int] = []
     real_load = judge_facts.load
@@ -273,7 +271,6 @@ def test_a_quiet_judge_run_reads_nothing_until_an_input_moves(
         return real_load(*a, **k)  # type: ignore[arg-type]
 
     monkeypatch.setattr(judge_facts, "load", load)
-    age(catalog)
     idle = judge_catalog(catalog, now=now + 60)
     assert loads == [] and idle.judged == 0
     assert (idle.live, idle.current) == (first.live, first.current)
@@ -315,14 +312,20 @@ def test_a_folder_of_batches_is_read_once_a_process_and_again_when_one_changed(
     assert reset and names == ["1.parquet", "2.parquet", "3.parquet"]
 
 
+def _judged_once(world: tuple[Generated, Path], tmp_path: Path, now: int) -> tuple[str, Any]:
+    """A copy of the world, judged once, its folders aged."""
+    _, catalog = _copy(world, tmp_path)
+    age(catalog)
+    first = judge_catalog(catalog, now=now)
+    age(catalog)
+    return catalog, first
+
+
 def test_the_judge_reads_only_the_groups_that_moved(
     world: tuple[Generated, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _, catalog = _copy(world, tmp_path)
-    age(catalog)
     now = 2_000_000_000
-    first = judge_catalog(catalog, now=now)
-    age(catalog)
+    catalog, first = _judged_once(world, tmp_path, now)
     scopes: list[list[str] | None] = []
     real_listing = judge_facts.listing
 

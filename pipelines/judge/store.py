@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from pipelines.catalog.health import READ_ERRORS
 from pipelines.catalog.newest import newest_by
-from pipelines.catalog.partitions import list_group, list_table
+from pipelines.catalog.partitions import Partition, list_group, list_table
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import RELEASE_VERDICTS
 from pipelines.catalog.writer import write_partition
@@ -48,11 +48,14 @@ def verdict_rows(catalog: str, group: str | None = None) -> pa.Table:
     """Every stored verdict row (of one group, or all); a damaged file is skipped (its
     keys' earlier rows stand, and the next run writes what differs)."""
     fs, root = open_fs(catalog)
-    parts = list_table(fs, root, VERDICTS_TABLE, stat=False)
+    if group is not None:
+        return verdicts_of(catalog, [group])
+    return _read_verdicts(fs, list_table(fs, root, VERDICTS_TABLE, stat=False))
+
+
+def _read_verdicts(fs: Any, parts: list[Partition]) -> pa.Table:
     tables = []
     for p in parts:
-        if group is not None and p.path.rsplit("/", 2)[-2] != group:
-            continue
         try:
             tables.append(read_parquet(fs, p.path))
         except FileNotFoundError:
@@ -185,15 +188,5 @@ def save_copies(catalog: str, rows: list[tuple[bytes, int, bytes, str]]) -> None
 def verdicts_of(catalog: str, groups: list[str]) -> pa.Table:
     """The stored verdict rows of these groups' folders (`_`: rows with no group)."""
     fs, root = open_fs(catalog)
-    tables = []
-    for group in groups:
-        for p in list_group(fs, root, VERDICTS_TABLE, group, stat=False):
-            try:
-                tables.append(read_parquet(fs, p.path))
-            except FileNotFoundError:
-                continue
-            except READ_ERRORS:
-                continue
-    if not tables:
-        return RELEASE_VERDICTS.empty_table()
-    return pa.concat_tables(tables)
+    parts = [p for g in groups for p in list_group(fs, root, VERDICTS_TABLE, g, stat=False)]
+    return _read_verdicts(fs, parts)
