@@ -249,7 +249,8 @@ class Chain:
             f"replay: {t.ranges} ranges, {t.headers:,} headers; probe: {probed.spans} spans, "
             f"{probed.releases:,} releases; merge: {merged.spans} spans, {merged.releases:,} "
             f"new releases; health: {len(due.candidates):,} due, {due.groups_read} groups "
-            f"read; judge: {judged.judged:,} of {judged.live:,} judged",
+            f"read; judge: {judged.judged:,} of {judged.live:,} judged, {judged.groups_read} "
+            "groups read",
         ]
         return cycle
 

@@ -48,6 +48,7 @@ class JudgeSummary:
     rules_version: str = rules.RULES_VERSION
     full: bool = False
     live: int = 0  # live releases in the catalog
+    groups_read: int = 0  # groups whose inputs the run read (the others: their memos)
     judged: int = 0
     verdicts: Counter[str] = field(default_factory=Counter)  # rows written this run, by rule
     taken_back: int = 0
@@ -64,7 +65,8 @@ class JudgeSummary:
         now = ", ".join(f"{r} {self.current[r]:,}" for r in rules.ORDER if self.current[r])
         lines = [
             f"judge: {self.judged:,} of {self.live:,} releases judged"
-            f"{' (all)' if self.full else ''} under rules {self.rules_version}",
+            f"{' (all)' if self.full else ''} under rules {self.rules_version}; "
+            f"{self.groups_read:,} groups read",
             f"  new verdicts: {new or 'none'}; taken back: {self.taken_back:,}",
             f"  standing: {now or 'none'}",
             f"  {self.seconds:.2f} s, {self.cpu_seconds:.2f} CPU s",
@@ -168,7 +170,7 @@ def judge_catalog(
 
     judged_at = max(wall, place.judged_at + 1)
     names = catalog_facts.file_names(catalog, c, todo, every=full)
-    s = JudgeSummary(full=full, judged_at=judged_at, settled_line=line)
+    s = JudgeSummary(full=full, judged_at=judged_at, settled_line=line, groups_read=len(read))
     # a release nothing but its counters is known of matches no rule: only its standing
     # verdict, if any, is taken back
     ordered = sorted(todo)
