@@ -334,6 +334,14 @@ def test_the_judge_reads_only_the_groups_that_moved(
         return real_listing(c, groups)
 
     monkeypatch.setattr(judge_facts, "listing", listing)
+    loaded: list[str] = []
+    real_load = judge_facts.load
+
+    def load(c: str, inputs: dict[str, str], *a: Any, **k: Any) -> Any:
+        loaded.extend(inputs)
+        return real_load(c, inputs, *a, **k)
+
+    monkeypatch.setattr(judge_facts, "load", load)
     views = CatalogViews(catalog)
     try:
         rows = views.query('SELECT release_key, "group", posted_last FROM releases').to_pylist()
@@ -346,6 +354,10 @@ def test_the_judge_reads_only_the_groups_that_moved(
     age(catalog)
     moved = judge_catalog(catalog, now=now + 60)
     assert [s for s in scopes if s != []] == [[r["group"]]]  # one group read, not the other
+    # of it, the checks, the merge records and the partitions holding the checked release
+    spans = {Path(p).stem for p in loaded if "/releases/" in p}
+    every = {p.stem for p in Path(catalog, "releases", r["group"]).glob("*.parquet")}
+    assert spans and len(spans) < len(every)
     assert moved.judged == 1 and moved.verdicts["dead"] == 1
     assert moved.live == first.live and moved.current["dead"] == 1 + first.current["dead"]
     # what the partial run left is what judging everything gives

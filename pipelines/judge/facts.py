@@ -87,6 +87,14 @@ def relative(catalog: str, inputs: dict[str, str]) -> dict[str, str]:
     return {p: p[cut:] for p in inputs}
 
 
+def keys_in(fs: AbstractFileSystem, path: str) -> list[bytes]:
+    """The release keys a file holds (none when it cannot be read: told by `load`)."""
+    try:
+        return _keys(read_parquet(fs, path, ["release_key"])["release_key"])
+    except (FileNotFoundError, *READ_ERRORS, KeyError):  # type: ignore[misc]
+        return []
+
+
 def group_of_path(relative_path: str) -> str | None:
     """The group folder an input file lies in (None: the probe cache's)."""
     if relative_path.startswith(RESULTS + "/"):
@@ -262,6 +270,7 @@ class CatalogFacts:
 
     live: KeyRows = field(default_factory=lambda: KeyRows(LIVE.empty_table()))
     gone: set[bytes] = field(default_factory=set)  # tombstoned keys
+    gone_rows: pa.Table = field(default_factory=LIVE.empty_table)  # their newest rows
     links: dict[str, list[bytes]] = field(default_factory=dict)  # probed article -> releases
     probe_rows: KeyRows = field(default_factory=lambda: KeyRows(_NO_KEYS))
     health: KeyRows = field(default_factory=lambda: KeyRows(_NO_KEYS))
@@ -338,10 +347,18 @@ class CatalogFacts:
         r = self.live.get(key)
         return (r["group"] or "") if r is not None else ""
 
-    def spans_of(self, keys: Iterable[bytes]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Per group, the first and last articles of these live releases."""
-        at = self.live.positions(list(keys))
+    def spans_of(
+        self, keys: Iterable[bytes], gone: bool = False
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per group, the first and last articles of these live releases (`gone`: and of
+        those a tombstone hides)."""
+        wanted = list(keys)
+        at = self.live.positions(wanted)
         t = self.live.table.take(pa.array(at[at >= 0]))
+        if gone and self.gone_rows.num_rows:
+            hid = self.gone_rows.filter(pc.is_in(self.gone_rows["release_key"],
+                                                 pa.array(wanted, pa.binary(20))))  # fmt: skip
+            t = pa.concat_tables([t, hid])
         out = {}
         for group in pc.unique(t["group"]).to_pylist():
             of = (
@@ -503,6 +520,7 @@ def load(
         rel = rel.take(pa.array(newest_rows(rel)))
         tomb = pa.array(hidden(rel))
         c.gone.update(_keys(rel["release_key"].filter(tomb)))
+        c.gone_rows = _live_part(rel.filter(tomb), pending=False)
         named = rel["release_key"].combine_chunks()
         live_parts.append(_live_part(rel.filter(pc.invert(tomb)), pending=False))
     parts = []

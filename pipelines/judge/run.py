@@ -22,10 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.catalog.changes import Seen, Stamps
+from pipelines.catalog.partitions import parse_name
+from pipelines.corpus.fs import open_fs
 from pipelines.judge import facts as catalog_facts
 from pipelines.judge import rules
 from pipelines.judge.store import (
@@ -38,6 +41,16 @@ from pipelines.judge.store import (
     verdict_rows,
     verdicts_of,
     write_verdicts,
+)
+from pipelines.judge.where import (
+    load_where,
+    replaced,
+    save_where,
+    settling,
+    spans_of,
+)
+from pipelines.judge.where import (
+    rows_of as where_rows,
 )
 
 PROGRESS_EVERY = 10_000
@@ -106,6 +119,9 @@ def judge_catalog(
     read = set(every_group) if full else {g for g, m in seen.items() if not m.same}
     if not full and _results_shaken(catalog, place):
         read = set(every_group)  # what rested on a result gone may be in any group
+    last_line = place.settled_line
+    wheres: dict[str, pa.Table | None] = {}
+    wanted: dict[str, list[tuple[int, int]]] = {}  # per group: spans found since a read
     while True:
         # the settling line: a day before now, or before the catalog's newest posting when
         # that is older (a catalog replayed from an old corpus); the groups not read give
@@ -120,19 +136,39 @@ def judge_catalog(
         within = catalog_facts.relative(catalog, inputs)
         changed = {p for p, m in inputs.items() if place.inputs.get(within[p]) != m}
         path_of = {r: p for p, r in within.items()}
-        in_scope = [r for r in place.inputs if _in(r, read)]
-        # a file seen last run is gone or rewritten
-        shaken = any(r not in path_of or path_of[r] in changed for r in in_scope)
-        c = catalog_facts.load(catalog, inputs, changed, every_group=scope is None)
+        # a file seen last run is gone or rewritten: every verdict of its group is judged
+        shaken_in = {
+            catalog_facts.group_of_path(r) for r in place.inputs
+            if _in(r, read) and (r not in path_of or path_of[r] in changed)
+        }  # fmt: skip
+        shaken = bool(shaken_in)
+        for g in read:
+            if g not in wheres:
+                wheres[g] = None if full or g in shaken_in else load_where(catalog, g)
+        # the line as the groups' memos and indexes put it: the new posts the changed files
+        # bring can only move it on, and a later round reads what that settles
+        chosen_line = _line(wall, _newest(seen, read, _newest_indexed(wheres)))
+        chosen = _choose(
+            catalog, inputs, within, changed, wheres, wanted, last_line, chosen_line
+        )  # fmt: skip
+        c = catalog_facts.load(
+            catalog, {p: inputs[p] for p in chosen}, changed & chosen,
+            every_group=scope is None and len(chosen) == len(inputs),
+        )  # fmt: skip
         if index is not None and scope is not None:
             c.add_holders(index.filter(pc.invert(pc.is_in(index["group"], pa.array(scope)))))
         line = _line(wall, _newest(seen, read, c.newest_posting()))
         more = _settling(seen, read, line)
+        families = c.families(c.touched)
         if index is not None and scope is not None:
             # releases of other groups sharing a content file with a touched one
-            outside = c.families(c.touched) - set(c.live.having(c.families(c.touched)))
-            more |= _groups_of(index, outside) - read
-        if not more:
+            more |= _groups_of(index, families - set(c.live.having(families))) - read
+        # the releases to judge whose spans reach partitions not read: read those too
+        reach = _unread_reach(c, inputs, within, chosen, families, wheres,
+                              (last_line, chosen_line, line))  # fmt: skip
+        for g, spans in reach.items():
+            wanted.setdefault(g, []).extend(spans)
+        if not more and not reach:
             break
         read |= more
 
@@ -156,16 +192,20 @@ def judge_catalog(
         todo = set(c.live.keys)
     else:
         todo = c.live.having(c.touched) | c.families(c.touched)
-        last_line = place.settled_line if place.settled_line is not None else line
-        if line > last_line:
-            todo |= set(c.posted_within(last_line, line))
+        since = last_line if last_line is not None else line
+        if line > since:
+            todo |= set(c.posted_within(since, line))
         if shaken:
             todo |= c.live.having(current)
     todo = c.live.having(todo)
     standing_live = c.live.having(current)
+    # a verdict whose release is gone: of a group read whole, or a release a changed file
+    # held (a group read in part keeps the others' as they stand)
+    whole = {g for g in read if wheres.get(g) is None}
     gone = {
         k for k in current
-        if k in answerable and k not in standing_live and (full or shaken or k in c.touched)
+        if k in answerable and k not in standing_live
+        and (full or ((groups.get(k) or "_") in whole and shaken) or k in c.touched)
     }  # fmt: skip
 
     judged_at = max(wall, place.judged_at + 1)
@@ -215,6 +255,7 @@ def judge_catalog(
         if g not in read
     ]  # fmt: skip
     save_copies(catalog, rest + c.holder_rows())
+    wheres = _save_wheres(catalog, c, read, wheres)
     save_place(
         catalog,
         Place(rules.RULES_VERSION, judged_at if rows else place.judged_at, line, kept),
@@ -225,14 +266,14 @@ def judge_catalog(
         else:
             current[r["release_key"]] = (r["rule"], r["rules_version"])
     s.damaged = c.damaged
-    memo = _group_memos(c, current, groups, line)
-    s.live = len(c.live)
+    memo = _group_memos(c, current, groups, wheres, line)
     s.current = Counter(
         rule for k, (rule, _) in current.items()
         if full or (groups.get(k) or c.group_of(k) or "_") in read
     )  # fmt: skip
     for g, m in seen.items():
         if g in read:
+            s.live += int(memo.get(g, _EMPTY)["live"])
             if not c.damaged:
                 memos.record(m, memo.get(g, _EMPTY))
         elif m.same:
@@ -301,21 +342,19 @@ def _group_memos(
     c: catalog_facts.CatalogFacts,
     current: dict[bytes, tuple[str, str]],
     groups: dict[bytes, str | None],
+    wheres: dict[str, pa.Table],
     line: int,
 ) -> dict[str, dict[str, Any]]:
     """Per group read: what a later run that does not read it says of it (its live
-    releases and standing verdicts, its newest post, the next post to settle)."""
-    t = c.live.table
+    releases and standing verdicts, its newest post, the next post to settle), from its
+    index of releases."""
     out: dict[str, dict[str, Any]] = {}
-    group_col = pc.fill_null(t["group"], "_")
-    posted = pc.fill_null(t["posted_last"], 0)
-    for g in pc.unique(group_col).to_pylist():
-        mine = pc.equal(group_col, g)
-        p = pc.filter(posted, mine)
-        later = pc.min(pc.filter(p, pc.greater(p, line))).as_py()
-        top = pc.max(p).as_py()
-        out[str(g)] = {
-            "live": int(pc.sum(mine.cast("int64")).as_py() or 0), "current": {},
+    for g, where in wheres.items():
+        posted = pc.fill_null(where["posted_last"], 0)
+        later = pc.min(pc.filter(posted, pc.greater(posted, line))).as_py()
+        top = pc.max(posted).as_py() if where.num_rows else None
+        out[g] = {
+            "live": where.num_rows, "current": {},
             "newest": None if top is None else int(top),
             "settles": None if later is None else int(later),
         }  # fmt: skip
@@ -323,6 +362,137 @@ def _group_memos(
         g = groups.get(key) or c.group_of(key) or "_"
         entry = out.setdefault(str(g), dict(_EMPTY, current={}))
         entry["current"][rule] = entry["current"].get(rule, 0) + 1
+    return out
+
+
+def _choose(
+    catalog: str,
+    inputs: dict[str, str],
+    within: dict[str, str],
+    changed: set[str],
+    wheres: dict[str, pa.Table | None],
+    wanted: dict[str, list[tuple[int, int]]],
+    last_line: int | None,
+    line: int,
+) -> set[str]:
+    """The input files a run reads: the probe cache's; every file of a group read whole
+    (no index of it, or a file of it gone or rewritten); of the others, their health
+    checks and merge records, and the partitions whose spans meet a changed file's, or
+    those of the releases a changed check names, that cross the settling line since, or
+    that were found to reach further (`wanted`)."""
+    fs, _ = open_fs(catalog)
+    by_group: dict[str | None, list[str]] = {}
+    for p in inputs:
+        by_group.setdefault(catalog_facts.group_of_path(within[p]), []).append(p)
+    chosen = set(by_group.get(None, []))
+    for g, paths in by_group.items():
+        if g is None:
+            continue
+        where = wheres.get(g)
+        if where is None:
+            chosen.update(paths)
+            continue
+        spans = list(wanted.get(g, []))
+        keys: list[bytes] = []
+        for p in paths:
+            table = within[p].split("/", 1)[0]
+            if p in changed and table == "release_health":
+                keys += catalog_facts.keys_in(fs, p)
+            elif p in changed and table != "release_merges":
+                name = parse_name(p.rsplit("/", 1)[-1])
+                if name is None:  # a changed file with no span: the group is read whole
+                    chosen.update(paths)
+                    break
+                spans.append((name.first, name.last))
+        else:
+            if last_line is not None and line > last_line:
+                keys += settling(where, last_line, line).to_pylist()
+            if keys:
+                spans += spans_of(where, pa.array(keys, pa.binary(20)))
+            chosen.update(p for p in paths if _meets(within[p], spans))
+    return chosen
+
+
+def _meets(relative_path: str, spans: list[tuple[int, int]]) -> bool:
+    """Whether a group's file is read for these spans: its checks and merge records
+    always, a partition when its span meets one."""
+    table = relative_path.split("/", 1)[0]
+    if table in ("release_health", "release_merges"):
+        return True
+    name = parse_name(relative_path.rsplit("/", 1)[-1])
+    if name is None:
+        return True
+    return any(a <= name.last and name.first <= b for a, b in spans)
+
+
+def _unread_reach(
+    c: catalog_facts.CatalogFacts,
+    inputs: dict[str, str],
+    within: dict[str, str],
+    chosen: set[str],
+    families: set[bytes],
+    wheres: dict[str, pa.Table | None],
+    lines: tuple[int | None, int, int],
+) -> dict[str, list[tuple[int, int]]]:
+    """Per group, the spans of the releases to judge that meet a partition not read: a
+    release a changed file holds, written in part in a range before it; one sharing a
+    content file with a touched one; one that the line, moved on by the new posts,
+    settles. `lines`: the last run's line, the one the files were chosen by, the line."""
+    if len(chosen) == len(inputs):
+        return {}
+    last_line, chosen_line, line = lines
+    unread: dict[str, list[tuple[int, int]]] = {}
+    for p in inputs:
+        g = catalog_facts.group_of_path(within[p])
+        name = parse_name(p.rsplit("/", 1)[-1])
+        if p not in chosen and g is not None and name is not None:
+            unread.setdefault(g, []).append((name.first, name.last))
+    keys = set(c.touched) | set(c.live.having(families))
+    if last_line is not None and line > last_line:
+        keys |= set(c.posted_within(last_line, line))
+    spans: dict[str, list[tuple[int, int]]] = {}
+    # a touched release's other versions, a tombstone's too (an album's member, whose
+    # family's count moved)
+    for g, (firsts, lasts) in c.spans_of(keys, gone=True).items():
+        spans[g] = list(zip(firsts.tolist(), np.maximum(firsts, lasts).tolist(), strict=True))
+    for g, where in wheres.items():
+        if where is None or g not in unread:
+            continue
+        more = pa.array(list(families), pa.binary(20))
+        if line > chosen_line:
+            more = pa.concat_arrays([more, settling(where, max(last_line or 0, chosen_line),
+                                                    line)])  # fmt: skip
+        spans.setdefault(g, []).extend(spans_of(where, more))
+    out: dict[str, list[tuple[int, int]]] = {}
+    for g, found in spans.items():
+        parts = unread.get(g, [])
+        for f, last in found:
+            if any(a <= last and f <= b for a, b in parts):
+                out.setdefault(g, []).append((f, last))
+    return out
+
+
+def _newest_indexed(wheres: dict[str, pa.Table | None]) -> int | None:
+    """The newest post the groups' indexes hold."""
+    tops = [pc.max(w["posted_last"]).as_py() for w in wheres.values() if w is not None]
+    found = [int(t) for t in tops if t is not None]
+    return max(found) if found else None
+
+
+def _save_wheres(
+    catalog: str, c: catalog_facts.CatalogFacts, read: set[str], wheres: dict[str, Any]
+) -> dict[str, pa.Table]:
+    """Each group read's index of releases, as this run leaves it (written anew for a
+    group read whole; the rows of the releases read replaced for the others)."""
+    gone = pa.array(list(c.gone), pa.binary(20))
+    out: dict[str, pa.Table] = {}
+    for g in sorted(read):
+        rows = where_rows(c.live.table, g)
+        old = wheres.get(g)
+        table = rows if old is None else replaced(old, pa.concat_arrays(
+            [rows["release_key"].combine_chunks().cast(pa.binary(20)), gone]), rows)  # fmt: skip
+        save_where(catalog, g, table)
+        out[g] = table
     return out
 
 
