@@ -214,6 +214,7 @@ def build(
     for _ in range(2):  # the second run finds what the first wrote: every stage settles
         time.sleep(0.2)
         chain.cycle("warm-up")
+    index_judge(str(catalog), names, say)
     marker.write_text(json.dumps({"releases": releases, "groups": groups}))
 
 
@@ -253,6 +254,16 @@ class Chain:
             "groups read",
         ]
         return cycle
+
+
+def index_judge(catalog: str, names: list[str], say: Callable[[str], None]) -> None:
+    """Every group read whole by the judge once, 20 groups a run (its memory bounded by
+    them): each gets the index a judge keeps of a group it read (`pipelines.judge.where`),
+    as a live catalog judged for a while has."""
+    for i in range(0, len(names), 20):
+        say(f"\rbuilding: the judge's index of each group: {i:,} of {len(names):,}")
+        judge_catalog(catalog, whole=names[i : i + 20])
+    say("\n")
 
 
 def _copy_base(folder: Path) -> Path:
@@ -300,7 +311,10 @@ def run_bench(
     rules = rules_for(groups)
     # the base as a live catalog stands between cycles: every stage's memos current (after
     # a change of the code, the first of these cycles reads what the memos no longer say)
-    base = Chain(str(folder / "base" / "corpus"), str(folder / "base" / "catalog"), rules)
+    base_catalog = folder / "base" / "catalog"
+    if not (base_catalog / "_judge" / "where").exists():  # a base built before the indexes
+        index_judge(str(base_catalog), list(rules.groups), say)
+    base = Chain(str(folder / "base" / "corpus"), str(base_catalog), rules)
     for _ in range(2):
         base.cycle("warm-up")
         time.sleep(0.2)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,9 +93,12 @@ def judge_catalog(
     everything: bool = False,
     now: int | None = None,
     progress: Callable[[int], None] | None = None,
+    whole: Iterable[str] = (),
 ) -> JudgeSummary:
     """Judge what changed (or, `everything`, every live release) and store the verdicts
-    that differ from the current ones. `now`: the wall clock (epoch seconds).
+    that differ from the current ones. `now`: the wall clock (epoch seconds); `whole`:
+    groups read whole this run whether they moved or not (their indexes and memos made
+    anew: a catalog judged before the indexes were kept, a few groups a run).
 
     Only the groups whose inputs moved since the last run are read (their folders'
     stamps, `pipelines.catalog.changes`), with those in which a release crossed the
@@ -120,7 +123,8 @@ def judge_catalog(
     if not full and _results_shaken(catalog, place):
         read = set(every_group)  # what rested on a result gone may be in any group
     last_line = place.settled_line
-    wheres: dict[str, pa.Table | None] = {}
+    wheres: dict[str, pa.Table | None] = dict.fromkeys(g for g in whole if g in seen)
+    read |= set(wheres)
     wanted: dict[str, list[tuple[int, int]]] = {}  # per group: spans found since a read
     while True:
         # the settling line: a day before now, or before the catalog's newest posting when
@@ -201,11 +205,11 @@ def judge_catalog(
     standing_live = c.live.having(current)
     # a verdict whose release is gone: of a group read whole, or a release a changed file
     # held (a group read in part keeps the others' as they stand)
-    whole = {g for g in read if wheres.get(g) is None}
+    read_whole = {g for g in read if wheres.get(g) is None}
     gone = {
         k for k in current
         if k in answerable and k not in standing_live
-        and (full or ((groups.get(k) or "_") in whole and shaken) or k in c.touched)
+        and (full or ((groups.get(k) or "_") in read_whole and shaken) or k in c.touched)
     }  # fmt: skip
 
     judged_at = max(wall, place.judged_at + 1)
