@@ -3,11 +3,13 @@
 The inputs are the header pass's tables (`releases`, its named and merged versions
 included, `pending_releases`, `probe_candidates`, `release_files`), the article pass's
 (`release_probes`, the probe cache `_probes/results`), health's `release_health` and the
-merges' `release_merges`. Every table but the chunk store is small (a row a release or a
-probed article) and read whole each run: the repeated rule counts a file over the whole
-catalog, and a probed article reaches its release through the candidates and the pending
-releases' probe ids. The chunk store's file names are read only for the releases judged,
-from the partitions whose spans hold them.
+merges' `release_merges`. `load` reads the files it is given: a run gives it the files
+of the groups and partitions that hold what it judges (`run.py`; every file on a run that
+judges everything). A probed article reaches its release through the candidates and the
+pending releases' probe ids; the probe cache is every group's, read once a process
+(`_results`); the repeated rule counts a file's holders over the whole catalog, the
+groups not read through the copies index (`store.COPIES_PATH`). The chunk store's file
+names are read only for the releases judged, from the partitions whose spans hold them.
 
 A release is *live* when its newest version is no tombstone (a merge or an album took it)
 and, if pending, no named version of it exists.

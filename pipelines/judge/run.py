@@ -8,10 +8,19 @@ Which releases a run judges (the others keep their verdicts):
   against the place the last run kept), the releases that share a content file with them
   (a repeated family's count moved), those that crossed the settling line since the last
   run (time alone makes them unusable), and, when an input file was removed or rewritten,
-  every release with a verdict (what it rested on may be gone).
+  every release with a verdict of that file's group (what it rested on may be gone).
 
 A release with a verdict that is no longer live (a merge or an album took it) has its
 verdict taken back.
+
+What a run reads grows with what changed, not with the catalog. Per group, its folders'
+stamp (`pipelines.catalog.changes`) says whether anything of it moved; a group that did
+not keeps its memo (live releases, standing verdicts, newest post, next post to settle)
+unless the settling line has reached that post. Of a group that did, the run reads its
+checks and merge records and only the partitions the changed files, the releases a new
+check names, the releases settling and those sharing a content file reach (the group's
+index of its releases' spans, `where.py`); a group with a file gone or rewritten, or no
+index yet, is read whole. A run with no group to read reads nothing but its memos.
 """
 
 from __future__ import annotations
