@@ -225,6 +225,8 @@ class Chain:
     def __init__(self, corpus: str, catalog: str, rules: Rules) -> None:
         self.corpus, self.catalog, self.rules = corpus, catalog, rules
         self.indexed = IndexedRanges(catalog, refresh=0)
+        # the clock the health sweep and the judge see: the catalog's, a cycle a minute
+        self.now = NOW + 600
 
     def cycle(self, what: str) -> Cycle:
         """One cycle of every stage; CPU per stage."""
@@ -244,8 +246,10 @@ class Chain:
         version = rules.fingerprint
         probed = timed("probe", lambda: probe_catalog(catalog, None, rules_version=version))
         merged = timed("merge", lambda: merge_catalog(catalog, rules_version=version))
-        due = timed("health", lambda: due_now(catalog, NOW + 600, DEFAULT))
-        judged = timed("judge", lambda: judge_catalog(catalog))
+        self.now += 60
+        now = self.now
+        due = timed("health", lambda: due_now(catalog, now, DEFAULT))
+        judged = timed("judge", lambda: judge_catalog(catalog, now=now))
         cycle.notes = [
             f"replay: {t.ranges} ranges, {t.headers:,} headers; probe: {probed.spans} spans, "
             f"{probed.releases:,} releases; merge: {merged.spans} spans, {merged.releases:,} "

@@ -268,7 +268,8 @@ def judge_catalog(
         if g not in read
     ]  # fmt: skip
     save_copies(catalog, rest + c.holder_rows())
-    wheres = _save_wheres(catalog, c, read, wheres)
+    moved = {g for g in read if not seen[g].same} | {g for g in read if wheres.get(g) is None}
+    wheres = _save_wheres(catalog, c, read, wheres, moved)
     save_place(
         catalog,
         Place(rules.RULES_VERSION, judged_at if rows else place.judged_at, line, kept),
@@ -493,13 +494,21 @@ def _newest_indexed(wheres: dict[str, pa.Table | None]) -> int | None:
 
 
 def _save_wheres(
-    catalog: str, c: catalog_facts.CatalogFacts, read: set[str], wheres: dict[str, Any]
+    catalog: str,
+    c: catalog_facts.CatalogFacts,
+    read: set[str],
+    wheres: dict[str, Any],
+    moved: set[str],
 ) -> dict[str, pa.Table]:
     """Each group read's index of releases, as this run leaves it (written anew for a
-    group read whole; the rows of the releases read replaced for the others)."""
+    group read whole; the rows of the releases read replaced for the others; kept as it
+    was for a group read only for the releases settling, where nothing moved)."""
     gone = pa.array(list(c.gone), pa.binary(20))
     out: dict[str, pa.Table] = {}
     for g in sorted(read):
+        if g not in moved and wheres.get(g) is not None:
+            out[g] = wheres[g]
+            continue
         rows = where_rows(c.live.table, g)
         old = wheres.get(g)
         table = rows if old is None else replaced(old, pa.concat_arrays(

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.catalog.health import READ_ERRORS
+from pipelines.catalog.partitions import is_local
 from pipelines.corpus.fs import atomic_put, open_fs
 
 FOLDER = "_judge/where"
@@ -32,9 +33,13 @@ def _path(root: str, group: str) -> str:
 def load_where(catalog: str, group: str) -> pa.Table | None:
     """The group's index (None: none kept, or unreadable: the group is read whole)."""
     fs, root = open_fs(catalog)
+    path = _path(root, group)
     try:
-        with fs.open(_path(root, group), "rb") as fh:
-            table = pa.ipc.open_file(pa.py_buffer(fh.read())).read_all()
+        if is_local(fs):  # mapped: the pages a run touches are read, not the file
+            table = pa.ipc.open_file(pa.memory_map(path, "r")).read_all()
+        else:
+            with fs.open(path, "rb") as fh:
+                table = pa.ipc.open_file(pa.py_buffer(fh.read())).read_all()
     except FileNotFoundError:
         return None
     except (*READ_ERRORS, ValueError):  # type: ignore[misc]
