@@ -552,13 +552,14 @@ def load(
     if probes is not None:
         c.probe_rows = KeyRows(newest_by(probes, "probed_at"))
     parts = []
-    live_keys = c.live.table["release_key"].combine_chunks().cast(pa.binary(20))
     for path, t in read("release_health", ["release_key", "checked_at", "verdict"]):
         touch(path, t["release_key"])
-        # a group's checks are every release's of it: those of the releases read are kept
-        parts.append(t.filter(pc.is_in(t["release_key"].cast(pa.binary(20)), live_keys)))
+        parts.append(t)
     health = _concat(parts)
     if health is not None:
+        # a group's checks are every release's of it: those of the releases read are kept
+        live_keys = c.live.table["release_key"].combine_chunks().cast(pa.binary(20))
+        health = health.filter(pc.is_in(health["release_key"].cast(pa.binary(20)), live_keys))
         c.health = KeyRows(current_health(health))
     for path, t in read("release_merges", ["from_key", "into_key"]):
         c.merged_into.update(_keys(t["into_key"]))

@@ -36,7 +36,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.catalog.changes import Seen, Stamps
+from pipelines.catalog.health import READ_ERRORS
 from pipelines.catalog.partitions import parse_name
+from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import open_fs
 from pipelines.judge import facts as catalog_facts
 from pipelines.judge import rules
@@ -158,9 +160,14 @@ def judge_catalog(
         for g in read:
             if g not in wheres:
                 wheres[g] = None if full or g in shaken_in else load_where(catalog, g)
-        # the line as the groups' memos and indexes put it: the new posts the changed files
-        # bring can only move it on, and a later round reads what that settles
-        chosen_line = _line(wall, _newest(seen, read, _newest_indexed(wheres)))
+        # the line as the groups' memos and indexes and the changed files put it (a later
+        # round reads what a line moved on further settles)
+        newest = [_newest(seen, read, _newest_indexed(wheres)), _newest_in(catalog, changed)]
+        chosen_line = _line(wall, max((n for n in newest if n is not None), default=None))
+        settle = _settling(seen, read, chosen_line)
+        if settle:
+            read |= settle  # listed before anything is read
+            continue
         chosen = _choose(
             catalog, inputs, within, changed, wheres, wanted, last_line, chosen_line
         )  # fmt: skip
@@ -484,6 +491,21 @@ def _unread_reach(
             if any(a <= last and f <= b for a, b in parts):
                 out.setdefault(g, []).append((f, last))
     return out
+
+
+def _newest_in(catalog: str, changed: set[str]) -> int | None:
+    """The newest last post the changed releases files hold (new ranges, tails)."""
+    fs, _ = open_fs(catalog)
+    found = []
+    for p in changed:
+        if "/releases/" in p or "/pending_releases/" in p:
+            try:
+                top = pc.max(read_parquet(fs, p, ["posted_last"])["posted_last"]).as_py()
+            except (FileNotFoundError, *READ_ERRORS, KeyError):  # type: ignore[misc]
+                continue  # told by the load
+            if top is not None:
+                found.append(int(top))
+    return max(found) if found else None
 
 
 def _newest_indexed(wheres: dict[str, pa.Table | None]) -> int | None:
