@@ -399,3 +399,33 @@ def test_health_reads_only_the_partitions_new_or_falling_due(
     every = list(Path(catalog).glob("releases/*/*.parquet"))
     assert new in read and len(set(read)) < len(every) - 1  # the new one and the due ones
     assert {c.release_key for c in again.candidates} == {c.release_key for c in first.candidates}
+
+
+def test_health_checks_again_a_release_that_grew_since_its_check(tmp_path: Path) -> None:
+    """The rule of `due_candidates` (a release checked while still being posted counts as
+    never checked once a later version carries more) holds for the incremental pass."""
+    from pipelines.catalog.schema import RELEASES
+
+    day = 86_400
+
+    def version(posted_last: int, first: int, last: int) -> None:
+        row = dict.fromkeys(RELEASES.names)
+        row.update(release_key=b"k" * 20, identity_key=b"k" * 20, group="g",
+                   posted_last=posted_last, finished=False, written_range=first)  # fmt: skip
+        table = pa.Table.from_pylist([row], RELEASES)
+        write_partition(str(tmp_path), "releases", "g", first, last, table, tail=True)
+        age(tmp_path)
+
+    version(100, 0, 4)
+    assert [c.release_key for c in due_now(str(tmp_path), 10 * day, DEFAULT).candidates] == [
+        b"k" * 20
+    ]
+    write_batch(str(tmp_path), [{"release_key": b"k" * 20, "group": "g",
+                                 "checked_at": 10 * day - 60, "verdict": "dead", "segments": 3,
+                                 "missing": 1, "posted_last": 100}], 1, 0)  # fmt: skip
+    age(tmp_path)
+    assert due_now(str(tmp_path), 10 * day, DEFAULT).candidates == []  # a day to its recheck
+    version(200, 5, 9)  # a later part adds its last articles
+    assert [c.release_key for c in due_now(str(tmp_path), 10 * day, DEFAULT).candidates] == [
+        b"k" * 20
+    ]

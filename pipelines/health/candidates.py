@@ -3,8 +3,10 @@
 Never-checked releases come first (the newest posted first: take-downs come soon after
 posting), then those whose recheck is due by the cadence, the longest unchecked first.
 A stamp (a check whose answer was unusable) counts as a check: the release waits out its
-recheck like any other rather than leading every batch. The current version of each
-release is the catalog's (`pipelines.catalog.views`); tombstoned releases are not checked.
+recheck like any other rather than leading every batch. A release whose version grew
+since its check (a later `posted_last`) counts as never checked. The current version of
+each release is the catalog's (`pipelines.catalog.views`); tombstoned releases are not
+checked.
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ def pick(
         return []
     keys = key_array(rel.column("release_key").cast(KEY))  # DuckDB gives variable binary
     posted = rel.column("posted_last").to_numpy(zero_copy_only=False).astype(np.int64)
-    checked = checked_at(keys, current)
+    checked = checked_at(keys, current, posted)
     due = np.flatnonzero(cadence.due_mask(posted, checked, now))
     never = checked[due] < 0
     # never checked first (newest posted first), then the longest unchecked first
@@ -100,8 +102,11 @@ def pick(
     return out
 
 
-def checked_at(keys: np.ndarray, current: pa.Table) -> np.ndarray:
-    """Each key's last check (-1: never) from the `latest_health` rows."""
+def checked_at(keys: np.ndarray, current: pa.Table, posted: np.ndarray | None = None) -> np.ndarray:
+    """Each key's last check (-1: never) from the `latest_health` rows. A release whose
+    version grew since its check (`posted`, its last post now, later than the check's)
+    counts as never checked: checked while still being posted, its par2 volumes and last
+    articles not there yet, what was missing then may be repairable now."""
     checked = np.full(len(keys), -1, dtype=np.int64)
     if current.num_rows:
         known = key_array(current.column("release_key"))
@@ -111,6 +116,10 @@ def checked_at(keys: np.ndarray, current: pa.Table) -> np.ndarray:
         pos = np.minimum(np.searchsorted(known, keys), len(known) - 1)
         hit = known[pos] == keys
         checked[hit] = at[pos[hit]]
+        if posted is not None and "posted_last" in current.column_names:
+            was = current.column("posted_last").to_numpy(zero_copy_only=False)
+            was = np.nan_to_num(was.astype(np.float64), nan=np.inf)[order]
+            checked[hit & (posted > was[pos])] = -1
     return checked
 
 

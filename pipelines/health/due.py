@@ -148,7 +148,7 @@ def _group_due(
     damaged += checks.damaged
     current = newest_per_key(checks.rows)
     posted = rel["posted_last"].to_numpy(zero_copy_only=False).astype(np.int64)
-    when = next_due(posted, checked_at(key_array(keys), current), cadence)
+    when = next_due(posted, checked_at(key_array(keys), current, posted), cadence)
     earliest = np.full(len(read), NEVER, dtype=np.int64)
     np.minimum.at(earliest, rel["part"].to_numpy(zero_copy_only=False), when)
     kept = {name[p.path]: old[name[p.path]] for p in parts if p not in read}

@@ -96,7 +96,8 @@ def read_health(
     keys: pa.Array | pa.ChunkedArray | None = None,
 ) -> HealthFiles:
     """Every stored check (of one group, or all); `keys`: only these releases' checks,
-    with their key and time only (what a due time is counted from)."""
+    with their key, time and the release's last post then (what a due time is counted
+    from)."""
     fs, root = open_fs(catalog, storage_options)
     tables, damaged = [], []
     schema = RELEASE_HEALTH if keys is None else _CHECKS
@@ -115,7 +116,7 @@ def read_health(
     return HealthFiles(rows, len(tables), damaged)
 
 
-_CHECKS = pa.schema([RELEASE_HEALTH.field("release_key"), RELEASE_HEALTH.field("checked_at")])
+_CHECKS = pa.schema([RELEASE_HEALTH.field(c) for c in ("release_key", "checked_at", "posted_last")])
 
 
 def newest_per_key(rows: pa.Table) -> pa.Table:
