@@ -134,6 +134,7 @@ def judge_catalog(
     if not full and _results_shaken(catalog, place):
         read = set(every_group)  # what rested on a result gone may be in any group
     last_line = place.settled_line
+    place_groups = {r: catalog_facts.group_of_path(r) for r in place.inputs}
     wheres: dict[str, pa.Table | None] = dict.fromkeys(g for g in whole if g in seen)
     read |= set(wheres)
     wanted: dict[str, list[tuple[int, int]]] = {}  # per group: spans found since a read
@@ -153,8 +154,8 @@ def judge_catalog(
         path_of = {r: p for p, r in within.items()}
         # a file seen last run is gone or rewritten: every verdict of its group is judged
         shaken_in = {
-            catalog_facts.group_of_path(r) for r in place.inputs
-            if _in(r, read) and (r not in path_of or path_of[r] in changed)
+            g for r, g in place_groups.items()
+            if (g is None or g in read) and (r not in path_of or path_of[r] in changed)
         }  # fmt: skip
         shaken = bool(shaken_in)
         for g in read:
@@ -265,7 +266,8 @@ def judge_catalog(
         s.taken_back += 1
     s.judged = len(todo)
     s.files = write_verdicts(catalog, judged_at, rows)
-    kept = {r: m for r, m in place.inputs.items() if not _in(r, read)}
+    unread = {r for r, owner in place_groups.items() if owner is not None and owner not in read}
+    kept = {r: m for r, m in place.inputs.items() if r in unread}
     kept.update({within[p]: m for p, m in inputs.items()})
     rest = [] if index is None or scope is None else [
         (h, int(size), k, g)
@@ -307,13 +309,6 @@ def judge_catalog(
 
 
 _EMPTY: dict[str, Any] = {"live": 0, "current": {}, "newest": None, "settles": None}
-
-
-def _in(relative_path: str, groups: set[str]) -> bool:
-    """Whether a place's input file is one a run reading `groups` lists (the probe cache's
-    always)."""
-    group = catalog_facts.group_of_path(relative_path)
-    return group is None or group in groups
 
 
 def _results_shaken(catalog: str, place: Place) -> bool:
@@ -398,7 +393,7 @@ def _choose(
 ) -> set[str]:
     """The input files a run reads: the probe cache's; every file of a group read whole
     (no index of it, or a file of it gone or rewritten); of the others, their health
-    checks and merge records, and the partitions whose spans meet a changed file's, or
+    checks, and the partitions (merge records too) whose spans meet a changed file's, or
     those of the releases a changed check names, that cross the settling line since, or
     that were found to reach further (`wanted`)."""
     fs, _ = open_fs(catalog)
@@ -419,7 +414,7 @@ def _choose(
             table = within[p].split("/", 1)[0]
             if p in changed and table == "release_health":
                 keys += catalog_facts.keys_in(fs, p)
-            elif p in changed and table != "release_merges":
+            elif p in changed:
                 name = parse_name(p.rsplit("/", 1)[-1])
                 if name is None:  # a changed file with no span: the group is read whole
                     chosen.update(paths)
@@ -435,10 +430,9 @@ def _choose(
 
 
 def _meets(relative_path: str, spans: list[tuple[int, int]]) -> bool:
-    """Whether a group's file is read for these spans: its checks and merge records
-    always, a partition when its span meets one."""
-    table = relative_path.split("/", 1)[0]
-    if table in ("release_health", "release_merges"):
+    """Whether a group's file is read for these spans: its checks always (they are by
+    sweep, not by span), a partition (merge records too) when its span meets one."""
+    if relative_path.startswith("release_health/"):
         return True
     name = parse_name(relative_path.rsplit("/", 1)[-1])
     if name is None:
