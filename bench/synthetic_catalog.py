@@ -17,8 +17,10 @@ release_files with their packed segments), vectorised so millions of rows stay c
 from __future__ import annotations
 
 import hashlib
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -26,8 +28,13 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipelines.catalog import schema
-from pipelines.catalog.layout import partition_path
+from pipelines.catalog.layout import partition_path, snapshot_path
 from pipelines.corpus.fs import atomic_put, open_fs
+from pipelines.health.store import batch_name, health_folder
+from pipelines.index.rules import Rules
+from pipelines.index.snapshot import snapshot_bytes
+from pipelines.index.window import Window
+from pipelines.probe.cache import results_folder
 
 RULES_VERSION = "synthetic-1"
 
@@ -238,10 +245,21 @@ def _list(offsets: np.ndarray, values: pa.Array) -> pa.Array:
 class _RangeBuilder:
     """Builds one (group, range) partition with numpy and Arrow column operations."""
 
-    def __init__(self, rng: np.random.Generator, vocab: np.ndarray, posters: np.ndarray) -> None:
+    def __init__(
+        self,
+        rng: np.random.Generator,
+        vocab: np.ndarray,
+        posters: np.ndarray,
+        rules_version: str = RULES_VERSION,
+        light: bool = False,
+    ) -> None:
         self.rng = rng
         self.vocab = vocab
         self.posters = posters
+        self.rules_version = rules_version
+        # one file of one segment a release: the chunk store small enough for a catalog of
+        # tens of millions of releases on one machine (for benches that never read it whole)
+        self.light = light
 
     def releases(self, n: int) -> dict[str, object]:
         rng = self.rng
@@ -275,10 +293,14 @@ class _RangeBuilder:
         ).astype(np.int64)
         album = kind == _KINDS.index("album")
         files[album] = 1
+        if self.light:
+            files[:] = 1
         return {"kind": kind, "names": names, "cats": cats, "ext": ext, "files": files}
 
     def segments_per_file(self, files: np.ndarray, file_rel: np.ndarray) -> np.ndarray:
         rng = self.rng
+        if self.light:
+            return np.ones(len(file_rel), dtype=np.int64)
         single = files[file_rel] == 1
         one_seg = rng.random(len(file_rel)) < 0.6
         small = rng.integers(1, 8, len(file_rel))
@@ -398,7 +420,7 @@ def _build_range(
         "members": members,
         # No counter on ~10 % of posts: the header pass leaves file_total null then.
         "file_total": pa.array(file_total, pa.int32(), mask=rng.random(n) < 0.1),
-        "rules_version": pa.array([RULES_VERSION] * n),
+        "rules_version": pa.array([b.rules_version] * n),
     }
     finished_now = ~spanning
     version_now = {
@@ -551,6 +573,10 @@ def write_synthetic_catalog(
     progress: Callable[[int], None] | None = None,
     first_group: int = 0,
     first_range: int = 0,
+    group_names: list[str] | None = None,
+    rules: Rules | None = None,
+    light: bool = False,
+    phase_two: bool = False,
 ) -> SyntheticStats:
     """Write about `releases` releases into `catalog` (a folder or fsspec URL).
 
@@ -558,11 +584,20 @@ def write_synthetic_catalog(
     over the `days` before `now`; `progress` is called with releases written so far.
     `first_group` and `first_range` place the partitions elsewhere in the group list and
     the article numbers, so a second call can land new ranges in an existing catalog.
+    `group_names`: the groups (default `GROUPS`); `rules`: the rule set the ranges ran
+    with (their logs and windows name its fingerprint, so the scheduler finds them done);
+    `light`: one file of one segment per release; `phase_two`: what the later passes
+    leave too (`PhaseTwo`), as if each range had been probed, merged and checked.
     """
+    names = group_names or GROUPS
     if releases < 1 or groups < 1 or per_range < 1:
         raise ValueError("releases, groups and per_range must be positive")
-    if first_group + groups > len(GROUPS):
-        raise ValueError(f"at most {len(GROUPS)} groups")
+    if first_group + groups > len(names):
+        raise ValueError(f"at most {len(names)} groups")
+    if range_size < per_range:
+        # keys come from (group, a release's place in its range's articles): ranges
+        # narrower than their releases would give two releases one key
+        raise ValueError(f"range_size ({range_size}) below per_range ({per_range})")
     rng = np.random.default_rng(seed)
     vocab = _vocabulary(20_000, rng)
     posters = np.array(
@@ -573,16 +608,18 @@ def write_synthetic_catalog(
         ],
         dtype=object,
     )
-    builder = _RangeBuilder(rng, vocab, posters)
+    version = rules.fingerprint if rules is not None else RULES_VERSION
+    builder = _RangeBuilder(rng, vocab, posters, version, light)
     fs, root = open_fs(catalog)
+    later = PhaseTwo(fs, root, now, rules, np.random.default_rng([seed, 2])) if phase_two else None
     stats = SyntheticStats()
     n_ranges = max(1, -(-releases // per_range))
     plan = _plan(n_ranges, groups)
     t_start = now - days * 86_400
     left = releases
     for g, n_group_ranges in enumerate(plan):
-        group = GROUPS[first_group + g]
-        cross = [group, GROUPS[(g + 1) % len(GROUPS)]] if g % 3 == 2 else [group]
+        group = names[first_group + g]
+        cross = [group, names[(g + 1) % len(names)]] if g % 3 == 2 else [group]
         carried: _Range | None = None
         for r in range(n_group_ranges):
             n = min(per_range, left)
@@ -626,10 +663,12 @@ def write_synthetic_catalog(
                 group,
                 first,
                 last,
-                _range_row(group, first, last, part, files_table, now),
+                _range_row(group, first, last, part, files_table, now, version),
                 False,
                 stats,
             )
+            if later is not None:
+                later.write(group, first, last, rel_table, stats)
             stats.releases += n
             stats.versions += rel_table.num_rows
             stats.files += files_table.num_rows
@@ -650,7 +689,13 @@ def _plan(n_ranges: int, groups: int) -> list[int]:
 
 
 def _range_row(
-    group: str, first: int, last: int, part: _Range, files: pa.Table, now: int
+    group: str,
+    first: int,
+    last: int,
+    part: _Range,
+    files: pa.Table,
+    now: int,
+    rules_version: str = RULES_VERSION,
 ) -> pa.Table:
     rel = part.releases[0]
     finished = int(pc.sum(rel["finished"]).as_py() or 0)
@@ -659,7 +704,7 @@ def _range_row(
         "group": [group],
         "range_first": [first],
         "range_last": [last],
-        "rules_version": [RULES_VERSION],
+        "rules_version": [rules_version],
         "headers": [int(segments * 1.6)],
         "bad_lines": [segments // 5000],
         "segments_kept": [segments],
@@ -671,3 +716,113 @@ def _range_row(
         "indexed_at": [now - 3600 + first // 1000],
     }
     return pa.Table.from_pydict(row, schema=schema.RANGES)
+
+
+class PhaseTwo:
+    """What the passes after the header pass leave of each range, as if every range had
+    been probed, merged, checked and judged: the stages that read them find every span
+    done, so a run over the catalog does their real work on whatever is added to it.
+
+    Per range: the window snapshot the range left (an empty window under `rules`: the
+    range is done for the scheduler); pending releases (1 in 50, keys of their own); probe
+    candidates (1 in 20 releases, and every pending one) with finished `release_probes`
+    rows and their articles' results in the probe cache; an empty merge record (the span
+    is merged: nothing joined); a health check of every release (checked at `now`: none
+    is due for a day); a standing verdict for 1 in 500.
+    """
+
+    def __init__(
+        self, fs: Any, root: str, now: int, rules: Rules | None, rng: np.random.Generator
+    ) -> None:
+        self.fs, self.root, self.now, self.rng = fs, root, now, rng
+        self.rules = rules
+        self.version = rules.fingerprint if rules is not None else RULES_VERSION
+        self._window = snapshot_bytes(Window(rules), self.version) if rules is not None else b""
+        self._runs = 0  # judge runs stamped so far: each verdict file's own judged_at
+
+    def _put(self, path: str, table: pa.Table, stats: SyntheticStats) -> None:
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink, compression="zstd", compression_level=1)
+        atomic_put(self.fs, path, sink.getvalue().to_pybytes())
+        stats.paths.append(path)
+
+    def write(
+        self, group: str, first: int, last: int, rel: pa.Table, stats: SyntheticStats
+    ) -> None:
+        fs, root, now = self.fs, self.root, self.now
+        n = rel.num_rows
+        if self._window:
+            atomic_put(fs, snapshot_path(root, group, first, last), self._window)
+        # pending releases: a copy of 1 in 50 rows under keys of their own
+        picked = rel.take(pa.array(np.arange(0, n, 50)))
+        m = picked.num_rows
+        pkeys = _keys(group, np.arange(m, dtype=np.int64) + first, b"pending")
+        pending_cols = {
+            c: picked[c] for c in schema.PENDING_RELEASES.names if c in picked.column_names
+        }
+        pending_cols["release_key"] = _fixed(pkeys)
+        pending_cols["tool"] = pa.array(["ngPost"] * m)
+        pending = _table(schema.PENDING_RELEASES, pending_cols)
+        self._put(partition_path(root, "pending_releases", group, first, last), pending, stats)
+        # probe candidates: 1 in 20 releases (a par2 index) and every pending release
+        some = rel.take(pa.array(np.arange(0, n, 20)))
+        keys = pa.concat_arrays([some["release_key"].combine_chunks(), _fixed(pkeys)])
+        k = len(keys)
+        mids = _message_ids(self.rng, k)
+        pend = np.arange(k) >= some.num_rows
+        cand = _table(schema.PROBE_CANDIDATES, {
+            "release_key": keys,
+            "kind": pa.array(np.where(pend, "lone_random", "par2_index")),
+            "file_name": pa.array(np.where(pend, "a1b2c3d4e5f6.bin", "index.par2")),
+            "message_id": mids,
+            "segment": np.ones(k, dtype=np.int32),
+            "written_range": np.full(k, first, dtype=np.int64),
+        })  # fmt: skip
+        self._put(partition_path(root, "probe_candidates", group, first, last), cand, stats)
+        probes = _table(schema.RELEASE_PROBES, {
+            "release_key": keys,
+            "group": pa.array([group] * k),
+            "pending": pend,
+            "outcome": pa.array(np.where(pend, "exhausted", "probed")),
+            "step": np.ones(k, dtype=np.int8),
+            "probes": np.ones(k, dtype=np.int32),
+            "fetched": np.ones(k, dtype=np.int32),
+            "missing": np.zeros(k, dtype=np.int32),
+            "failed": np.zeros(k, dtype=np.int32),
+            "probed_at": np.full(k, now - 7200, dtype=np.int64),
+            "written_range": np.full(k, first, dtype=np.int64),
+        })  # fmt: skip
+        self._put(partition_path(root, "release_probes", group, first, last), probes, stats)
+        results = _table(schema.PROBE_RESULTS, {
+            "message_id": mids,
+            "probed_at": np.full(k, now - 7200, dtype=np.int64),
+            "status": pa.array(["ok"] * k),
+            "kind": pa.array(np.where(pend, "other", "par2")),
+        })  # fmt: skip
+        name = f"{first:020d}-{zlib.crc32(group.encode()):010d}-bench.parquet"
+        self._put(f"{results_folder(root)}/{name}", results, stats)
+        merged = schema.RELEASE_MERGES.empty_table()
+        self._put(partition_path(root, "release_merges", group, first, last), merged, stats)
+        health = _table(schema.RELEASE_HEALTH, {
+            "release_key": rel["release_key"],
+            "group": pa.array([group] * n),
+            "checked_at": np.full(n, now, dtype=np.int64),
+            "verdict": pa.array(["ok"] * n),
+            "segments": np.full(n, 3, dtype=np.int32),
+            "missing": np.zeros(n, dtype=np.int32),
+            "posted_last": rel["posted_last"],
+        })  # fmt: skip
+        self._put(f"{health_folder(root, group)}/{batch_name(first, 0)}", health, stats)
+        judged = rel.take(pa.array(np.arange(0, n, 500)))
+        j = judged.num_rows
+        self._runs += 1
+        at = now - 86_400 + self._runs
+        verdicts = _table(schema.RELEASE_VERDICTS, {
+            "release_key": judged["release_key"],
+            "group": pa.array([group] * j),
+            "rule": pa.array(["dead"] * j),
+            "detail": pa.array(["synthetic"] * j),
+            "rules_version": pa.array([self.version] * j),
+            "judged_at": np.full(j, at, dtype=np.int64),
+        })  # fmt: skip
+        self._put(partition_path(root, "release_verdicts", group, at, at), verdicts, stats)

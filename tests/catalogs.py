@@ -132,10 +132,11 @@ def refreshed_index(catalog: str, **options: Any) -> Iterator[IndexManager]:
 
 
 def catalog_files(catalog: Path) -> dict[str, bytes]:
-    """Every catalog file but the range log's timing columns, by path."""
+    """Every catalog file but the range log's timing columns, by path (not the rule sets
+    recorded, nor the stages' memos of what they saw, `_changes`)."""
     out = {}
     for path in sorted(catalog.rglob("*")):
-        if not path.is_file() or "_rules" in path.parts:
+        if not path.is_file() or "_rules" in path.parts or "_changes" in path.parts:
             continue
         rel = str(path.relative_to(catalog))
         if rel.startswith("ranges/"):

@@ -27,14 +27,34 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--history", type=float, default=0.3, help="share there at the start")
     p.add_argument("--interval", type=float, default=60.0, help="live's cycle (its default)")
     p.add_argument("--seed", type=int, default=3)
+    # the scale bench (bench/live_scale.py): a cycle's CPU over a large synthetic catalog
+    p.add_argument("--groups", type=int, help="scale bench: groups of the catalog (e.g. 200)")
+    p.add_argument("--releases", type=int, default=10_000_000, help="scale bench: releases")
+    p.add_argument("--catalog-dir", help="scale bench: where its catalog is built once")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.groups is not None:
+        return _scale(args)
     from bench.live import run_bench
 
     if args.rate <= 0 or not 0 <= args.history < 1 or args.articles < 1000:
         print("bench-live: --rate > 0, 0 <= --history < 1, --articles >= 1000", file=sys.stderr)
         return 2
     figures = run_bench(args.articles, args.rate, args.history, args.interval, args.seed)
+    print(figures.text())
+    return 0
+
+
+def _scale(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from bench.live_scale import run_bench as scale_bench
+
+    if args.groups < 4 or args.releases < 10 * args.groups or not args.catalog_dir:
+        print("bench-live --groups: at least 4 groups, 10 releases a group, and --catalog-dir",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    figures = scale_bench(Path(args.catalog_dir), args.releases, args.groups, seed=args.seed)
     print(figures.text())
     return 0

@@ -7,6 +7,10 @@ and due). Read here from two listings per group rather than range by range, beca
 prefetch asks about every range of a long history on each pass; a listing is kept for
 `refresh` seconds, so a capture that runs for hours sees the indexer advance.
 
+Between listings, a group whose two folders have not moved (`pipelines.catalog.changes`:
+their stamp, a `stat` each) keeps its listing however old it is: a capture pass over 200
+groups of a quiet catalog lists nothing.
+
 A range whose log cannot be read back, or that is stale under a new rule set, is still
 taken: it is due for the indexer again, but it is captured, and capturing it once more
 would change nothing.
@@ -18,6 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from pipelines.catalog.changes import UNKNOWN, stamp_of, table_folders
 from pipelines.catalog.layout import snapshot_path
 from pipelines.catalog.partitions import list_group
 from pipelines.corpus.fs import is_temporary, open_fs
@@ -39,6 +44,7 @@ class IndexedRanges:
         self.refresh = refresh
         self._clock = clock
         self._listed: dict[str, tuple[float, frozenset[tuple[int, int]]]] = {}
+        self._stamps: dict[str, str] = {}
 
     def __call__(self, ref: RangeRef) -> bool:
         return (ref.first, ref.last) in self.spans(ref.group)
@@ -48,7 +54,13 @@ class IndexedRanges:
         now = self._clock()
         listed = self._listed.get(group)
         if listed is None or now - listed[0] >= self.refresh:
-            listed = (now, self._list(group))
+            # taken before the listing: a range indexed meanwhile moves it for next time
+            stamp = stamp_of(self.fs, table_folders(self.root, ("ranges", "_window"), group))
+            if listed is None or stamp == UNKNOWN or stamp != self._stamps.get(group):
+                listed = (now, self._list(group))
+                self._stamps[group] = stamp
+            else:
+                listed = (now, listed[1])
             self._listed[group] = listed
         return listed[1]
 

@@ -3,8 +3,10 @@
 Never-checked releases come first (the newest posted first: take-downs come soon after
 posting), then those whose recheck is due by the cadence, the longest unchecked first.
 A stamp (a check whose answer was unusable) counts as a check: the release waits out its
-recheck like any other rather than leading every batch. The current version of each
-release is the catalog's (`pipelines.catalog.views`); tombstoned releases are not checked.
+recheck like any other rather than leading every batch. A release whose version grew
+since its check (a later `posted_last`) counts as never checked. The current version of
+each release is the catalog's (`pipelines.catalog.views`); tombstoned releases are not
+checked.
 """
 
 from __future__ import annotations
@@ -60,17 +62,30 @@ def due_candidates(
     )
     if rel.num_rows == 0:
         return []
+    return pick(rel, current, now, cadence, limit)
+
+
+def next_due(posted: np.ndarray, checked: np.ndarray, cadence: Cadence) -> np.ndarray:
+    """When each release falls due (`checked` < 0: never checked): the guard after its
+    last post, and its recheck's wait after its last check. `cadence.due_mask` at `now`
+    is `next_due <= now`: due only grows with time."""
+    limits = np.array([b.max_age for b in cadence.bands])
+    waits = np.array([b.recheck for b in cadence.bands], dtype=np.int64)
+    band = np.minimum(np.searchsorted(limits, checked - posted), len(waits) - 1)
+    guarded = posted + cadence.guard
+    return np.where(checked < 0, guarded, np.maximum(guarded, checked + waits[band]))
+
+
+def pick(
+    rel: pa.Table, current: pa.Table, now: int, cadence: Cadence, limit: int | None = None
+) -> list[Candidate]:
+    """The due releases of `rel` (release_key, group, posted_last, first_article,
+    last_article; each key once) in the order they are checked."""
+    if rel.num_rows == 0:
+        return []
     keys = key_array(rel.column("release_key").cast(KEY))  # DuckDB gives variable binary
     posted = rel.column("posted_last").to_numpy(zero_copy_only=False).astype(np.int64)
-    checked = np.full(len(keys), -1, dtype=np.int64)
-    if current.num_rows:
-        known = key_array(current.column("release_key"))
-        at = current.column("checked_at").to_numpy(zero_copy_only=False).astype(np.int64)
-        order = np.argsort(known)
-        known, at = known[order], at[order]
-        pos = np.minimum(np.searchsorted(known, keys), len(known) - 1)
-        hit = known[pos] == keys
-        checked[hit] = at[pos[hit]]
+    checked = checked_at(keys, current, posted)
     due = np.flatnonzero(cadence.due_mask(posted, checked, now))
     never = checked[due] < 0
     # never checked first (newest posted first), then the longest unchecked first
@@ -85,6 +100,27 @@ def due_candidates(
         last = None if checked[i] < 0 else int(checked[i])
         out.append(Candidate(key_col[i], group_col[i], int(posted[i]), last, firsts[i], lasts[i]))
     return out
+
+
+def checked_at(keys: np.ndarray, current: pa.Table, posted: np.ndarray | None = None) -> np.ndarray:
+    """Each key's last check (-1: never) from the `latest_health` rows. A release whose
+    version grew since its check (`posted`, its last post now, later than the check's)
+    counts as never checked: checked while still being posted, its par2 volumes and last
+    articles not there yet, what was missing then may be repairable now."""
+    checked = np.full(len(keys), -1, dtype=np.int64)
+    if current.num_rows:
+        known = key_array(current.column("release_key"))
+        at = current.column("checked_at").to_numpy(zero_copy_only=False).astype(np.int64)
+        order = np.argsort(known)
+        known, at = known[order], at[order]
+        pos = np.minimum(np.searchsorted(known, keys), len(known) - 1)
+        hit = known[pos] == keys
+        checked[hit] = at[pos[hit]]
+        if posted is not None and "posted_last" in current.column_names:
+            was = current.column("posted_last").to_numpy(zero_copy_only=False)
+            was = np.nan_to_num(was.astype(np.float64), nan=np.inf)[order]
+            checked[hit & (posted > was[pos])] = -1
+    return checked
 
 
 def _partitions_for(views: CatalogViews, batch: list[Candidate]) -> list[str] | None:

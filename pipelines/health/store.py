@@ -90,18 +90,33 @@ def _paths(fs: Any, folder: str, group: str | None) -> list[str]:
 
 
 def read_health(
-    catalog: str, group: str | None = None, storage_options: dict[str, Any] | None = None
+    catalog: str,
+    group: str | None = None,
+    storage_options: dict[str, Any] | None = None,
+    keys: pa.Array | pa.ChunkedArray | None = None,
 ) -> HealthFiles:
-    """Every stored check (of one group, or all)."""
+    """Every stored check (of one group, or all); `keys`: only these releases' checks,
+    with their key, time and the release's last post then (what a due time is counted
+    from)."""
     fs, root = open_fs(catalog, storage_options)
     tables, damaged = [], []
+    schema = RELEASE_HEALTH if keys is None else _CHECKS
+    wanted = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
     for path in _paths(fs, health_folder(root), group):
         try:
-            tables.append(read_parquet(fs, path).select(RELEASE_HEALTH.names).cast(RELEASE_HEALTH))
+            t = read_parquet(fs, path, None if keys is None else schema.names)
+            t = t.select(schema.names).cast(schema)
         except _READ_ERRORS as exc:
             damaged.append(f"{path}: {type(exc).__name__}: {exc}")
-    rows = pa.concat_tables(tables) if tables else RELEASE_HEALTH.empty_table()
+            continue
+        if keys is not None:
+            t = t.filter(pc.is_in(t["release_key"], wanted))
+        tables.append(t)
+    rows = pa.concat_tables(tables) if tables else schema.empty_table()
     return HealthFiles(rows, len(tables), damaged)
+
+
+_CHECKS = pa.schema([RELEASE_HEALTH.field(c) for c in ("release_key", "checked_at", "posted_last")])
 
 
 def newest_per_key(rows: pa.Table) -> pa.Table:

@@ -33,10 +33,11 @@ from typing import Any
 
 from pipelines.catalog.views import CatalogViews
 from pipelines.health.cadence import DEFAULT, Cadence
-from pipelines.health.candidates import Candidate, due_candidates, segments_of
+from pipelines.health.candidates import Candidate, segments_of
 from pipelines.health.check import Answer, stat_sample
+from pipelines.health.due import due_now
 from pipelines.health.sample import ReleaseSegments, sample
-from pipelines.health.store import newest_per_key, read_health, write_batch
+from pipelines.health.store import write_batch
 from pipelines.health.verdicts import VERDICTS, verdict
 from pipelines.nntp.errors import AuthError, NNTPError, PoolBusy
 from pipelines.nntp.pool import ConnectionPool
@@ -240,15 +241,17 @@ def sweep(
     started = time.monotonic()
     now = int(time.time()) if now is None else now
     summary = SweepSummary()
-    stored = read_health(catalog)
-    summary.damaged = stored.damaged
+    # only the groups that moved or fell due are read (`due.py`); the catalog's views,
+    # for the segments of what is checked, only when something is due
+    due = due_now(catalog, now, settings.cadence, settings.groups, settings.limit)
+    summary.damaged = due.damaged
+    todo = due.candidates
+    summary.candidates = len(todo)
+    if not todo:
+        summary.seconds = time.monotonic() - started
+        return summary
     views = CatalogViews(catalog)
     try:
-        todo = due_candidates(
-            views, newest_per_key(stored.rows), now, settings.cadence,
-            groups=settings.groups, limit=settings.limit,
-        )  # fmt: skip
-        summary.candidates = len(todo)
         checks = _Pass(pool, settings, summary, now, progress)
         sweep_id = time.time_ns()
         for start in range(0, len(todo), settings.batch_size):

@@ -7,6 +7,11 @@ redoes the ranges it touches. A range that is not complete stops its group there
 window cannot carry across a hole), and the summary says so. A done range whose snapshot
 cannot be read back is indexed again when the range after it needs its window (from the
 window of the range before it, and so on back).
+
+A group found idle (nothing due, its tail with nothing new) is remembered with the stamp
+of its corpus and catalog folders (`pipelines.catalog.changes`): while none of them moves,
+later runs skip it without reading its manifests, range logs or tail window, so a cycle
+with nothing new costs a `stat` per folder, not a read per range.
 """
 
 from __future__ import annotations
@@ -14,15 +19,19 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
 from tqdm import tqdm
 
+from pipelines.catalog.changes import UNKNOWN, Seen, Stamps, table_folders
+from pipelines.catalog.partitions import is_local
+from pipelines.corpus.fs import open_fs
 from pipelines.corpus.layout import RangeRef
 from pipelines.corpus.reader import CorpusReader, RangeInfo
 from pipelines.index.range_indexer import RangeResult, index_range
 from pipelines.index.rules import Rules
 from pipelines.index.schedule import (
+    RULES_FOLDER,
     GroupSchedule,
     OutOfOrder,
     RangeTotals,
@@ -97,7 +106,12 @@ def replay(
     if missing:
         raise ValueError(f"no such group in the corpus: {', '.join(missing)}")
     summary = ReplaySummary()
-    plans = {g: plan(reader, g) for g in chosen}
+    # a group none of whose corpus or catalog folders moved since a run found it idle is
+    # idle still: its ranges' manifests and logs and its tail's window are not read again
+    memos = Stamps(catalog, "replay")
+    extra = f"{rules.fingerprint}|{tail}|{','.join(priority)}"
+    seen = {g: _stamp(memos, reader, catalog, g, extra) for g in chosen}
+    plans = {g: plan(reader, g) for g in chosen if not seen[g].same}
     if any(ranges for ranges, _ in plans.values()):
         # a first pass after an install compiles the kernels apart (its peak memory)
         compile_apart(sys.stderr if progress else None)
@@ -107,12 +121,17 @@ def replay(
     if any(ranges for ranges, _ in plans.values()):
         record_rules(catalog, rules)
     for group in chosen:
+        if seen[group].same:
+            _replay_idle(summary, group, seen[group].memo)
+            continue
         ranges, stopped = plans[group]
         indexed = _replay_group(reader, catalog, rules, priority, ranges, summary, bar)
         resumed = [info for info in ranges if info.ref not in indexed]
         summary.ranges_resumed += len(resumed)
         bar.update(sum(_lines(info) for info in resumed))
         growing = growing_range(reader, group) if tail else None
+        stop = ""
+        done: TailResult | None = None
         if growing is not None and _follows(growing[1], ranges):
             # the group's newest range, still being filled: what is stored of it
             bar.total += tail_lines(catalog, growing[0])
@@ -120,16 +139,51 @@ def replay(
             try:
                 done = index_tail(reader, catalog, rules, priority, group, on_chunk=bar.update)
             except OutOfOrder as exc:
-                summary.stopped.append(f"tail {group}: {exc}")
+                stop = f"tail {group}: {exc}"
             else:
                 summary.tails.append(done)
         elif stopped:
-            summary.stopped.append(stopped)
+            stop = stopped
+        if stop:
+            summary.stopped.append(stop)
+        if not indexed and (done is None or done.part is None):
+            memos.record(seen[group], _idle_memo(len(resumed), stop, done))
+        else:
+            memos.forget(group)  # its own writes moved its stamp: looked at again next run
+    memos.save()
     bar.close()
     summary.seconds = time.perf_counter() - started
     if out is not None:
         out.write(summary.text() + "\n")
     return summary
+
+
+def _stamp(memos: Stamps, reader: CorpusReader, catalog: str, group: str, extra: str) -> Seen:
+    """The group's stamp: its corpus folder and range folders (capture's new chunks and
+    manifests), its range logs, windows, rule counts, tail state, and the rule sets."""
+    _, root = open_fs(catalog)
+    if not is_local(reader.fs):
+        return Seen(group, UNKNOWN)  # no folder times to go by: the group is looked at
+    folders = table_folders(root, ("ranges", "_window", "rule_counts"), group)
+    folders.append(f"{root.rstrip('/')}/{RULES_FOLDER}")
+    trees = [f"{reader.root.rstrip('/')}/{group}", f"{root.rstrip('/')}/_tail/{group}"]
+    return memos.check(group, folders, trees, extra)
+
+
+def _idle_memo(resumed: int, stopped: str, done: TailResult | None) -> dict[str, object]:
+    tail = None if done is None else [done.first, done.last, done.cursor, done.note]
+    return {"resumed": resumed, "stopped": stopped, "tail": tail}
+
+
+def _replay_idle(summary: ReplaySummary, group: str, memo: dict[str, Any]) -> None:
+    """What a run that found the group idle said, said again."""
+    summary.ranges_resumed += int(memo.get("resumed", 0))
+    if memo.get("stopped"):
+        summary.stopped.append(str(memo["stopped"]))
+    tail = memo.get("tail")
+    if isinstance(tail, list):
+        first, last, cursor, note = tail
+        summary.tails.append(TailResult(group, first, last, cursor=cursor, note=note))
 
 
 def _replay_group(

@@ -3,11 +3,13 @@
 The inputs are the header pass's tables (`releases`, its named and merged versions
 included, `pending_releases`, `probe_candidates`, `release_files`), the article pass's
 (`release_probes`, the probe cache `_probes/results`), health's `release_health` and the
-merges' `release_merges`. Every table but the chunk store is small (a row a release or a
-probed article) and read whole each run: the repeated rule counts a file over the whole
-catalog, and a probed article reaches its release through the candidates and the pending
-releases' probe ids. The chunk store's file names are read only for the releases judged,
-from the partitions whose spans hold them.
+merges' `release_merges`. `load` reads the files it is given: a run gives it the files
+of the groups and partitions that hold what it judges (`run.py`; every file on a run that
+judges everything). A probed article reaches its release through the candidates and the
+pending releases' probe ids; the probe cache is every group's, read once a process
+(`_results`); the repeated rule counts a file's holders over the whole catalog, the
+groups not read through the copies index (`store.COPIES_PATH`). The chunk store's file
+names are read only for the releases judged, from the partitions whose spans hold them.
 
 A release is *live* when its newest version is no tombstone (a merge or an album took it)
 and, if pending, no named version of it exists.
@@ -26,10 +28,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from fsspec import AbstractFileSystem
 
+from pipelines.catalog.changes import WrittenOnce
 from pipelines.catalog.health import READ_ERRORS
 from pipelines.catalog.newest import keys_of, newest_by
 from pipelines.catalog.partitions import is_local, parse_name, stat_of
 from pipelines.catalog.reader import read_parquet
+from pipelines.catalog.schema import PROBE_RESULTS
 from pipelines.catalog.versions import hidden, newest_rows
 from pipelines.corpus.fs import is_temporary, open_fs
 from pipelines.health.store import current_health
@@ -50,6 +54,7 @@ SMALL_TABLES = (
 )
 FILES_TABLE = "release_files"
 INPUTS = (*SMALL_TABLES, FILES_TABLE, RESULTS)
+GROUP_TABLES = (*SMALL_TABLES, FILES_TABLE)  # a folder a group
 
 RELEASE_COLUMNS = [
     "release_key", "group", "name", "posted_last", "first_article", "last_article", "bytes",
@@ -61,13 +66,64 @@ PENDING_COLUMNS = [
 ]  # fmt: skip
 
 
-def listing(catalog: str) -> dict[str, str]:
-    """Every input file with its modification time (in text)."""
+def listing(catalog: str, groups: Iterable[str] | None = None) -> dict[str, str]:
+    """Every input file with its modification time (in text); `groups`: only those
+    groups' files, and the probe cache's (every group's articles)."""
     fs, root = open_fs(catalog)
     out: dict[str, str] = {}
-    for table in INPUTS:
-        out.update(_files_under(fs, f"{root}/{table}"))
+    if groups is None:
+        for table in INPUTS:
+            out.update(_files_under(fs, f"{root}/{table}"))
+        return out
+    for group in groups:
+        for table in GROUP_TABLES:
+            out.update(_files_under(fs, f"{root}/{table}/{group}"))
+    out.update(_files_under(fs, f"{root}/{RESULTS}"))
     return out
+
+
+def relative(catalog: str, inputs: dict[str, str]) -> dict[str, str]:
+    """Each input file's path within the catalog."""
+    _, root = open_fs(catalog)
+    cut = len(root.rstrip("/")) + 1
+    return {p: p[cut:] for p in inputs}
+
+
+def keys_in(fs: AbstractFileSystem, path: str) -> list[bytes]:
+    """The release keys a file holds (none when it cannot be read: told by `load`)."""
+    try:
+        return _keys(read_parquet(fs, path, ["release_key"])["release_key"])
+    except (FileNotFoundError, *READ_ERRORS, KeyError):  # type: ignore[misc]
+        return []
+
+
+def group_of_path(relative_path: str) -> str | None:
+    """The group folder an input file lies in (None: the probe cache's)."""
+    if relative_path.startswith(RESULTS + "/"):
+        return None
+    parts = relative_path.split("/")
+    return parts[1] if len(parts) > 2 else None
+
+
+def catalog_groups(catalog: str) -> list[str]:
+    """Every group folder of the judge's input tables."""
+    fs, root = open_fs(catalog)
+    found: set[str] = set()
+    for table in GROUP_TABLES:
+        try:
+            found.update(str(p).rstrip("/").rsplit("/", 1)[-1]
+                         for p in fs.ls(f"{root.rstrip('/')}/{table}", detail=False))  # fmt: skip
+        except FileNotFoundError:
+            continue
+    return sorted(found)
+
+
+def group_folders(catalog: str, group: str) -> list[str]:
+    """The folders a group's inputs lie in: their stamp tells whether anything the judge
+    reads of the group moved (`pipelines.catalog.changes`). The judge's own verdicts are
+    left out: it knows what it wrote."""
+    _, root = open_fs(catalog)
+    return [f"{root.rstrip('/')}/{t}/{group}" for t in GROUP_TABLES]
 
 
 def _files_under(fs: AbstractFileSystem, folder: str) -> dict[str, str]:
@@ -216,6 +272,7 @@ class CatalogFacts:
 
     live: KeyRows = field(default_factory=lambda: KeyRows(LIVE.empty_table()))
     gone: set[bytes] = field(default_factory=set)  # tombstoned keys
+    gone_rows: pa.Table = field(default_factory=LIVE.empty_table)  # their newest rows
     links: dict[str, list[bytes]] = field(default_factory=dict)  # probed article -> releases
     probe_rows: KeyRows = field(default_factory=lambda: KeyRows(_NO_KEYS))
     health: KeyRows = field(default_factory=lambda: KeyRows(_NO_KEYS))
@@ -292,10 +349,18 @@ class CatalogFacts:
         r = self.live.get(key)
         return (r["group"] or "") if r is not None else ""
 
-    def spans_of(self, keys: Iterable[bytes]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Per group, the first and last articles of these live releases."""
-        at = self.live.positions(list(keys))
+    def spans_of(
+        self, keys: Iterable[bytes], gone: bool = False
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per group, the first and last articles of these live releases (`gone`: and of
+        those a tombstone hides)."""
+        wanted = list(keys)
+        at = self.live.positions(wanted)
         t = self.live.table.take(pa.array(at[at >= 0]))
+        if gone and self.gone_rows.num_rows:
+            hid = self.gone_rows.filter(pc.is_in(self.gone_rows["release_key"],
+                                                 pa.array(wanted, pa.binary(20))))  # fmt: skip
+            t = pa.concat_tables([t, hid])
         out = {}
         for group in pc.unique(t["group"]).to_pylist():
             of = (
@@ -367,6 +432,21 @@ class CatalogFacts:
         readable = lt["readable"].to_numpy(zero_copy_only=False)
         self._plain = ~told & ~pending & readable
 
+    def add_holders(self, rows: pa.Table) -> None:
+        """Holders of content files from the groups not read this run (the copies index)."""
+        for h, size, key in zip(rows["hash"].to_pylist(), rows["size"].to_pylist(),
+                                rows["release_key"].to_pylist(), strict=True):  # fmt: skip
+            self.holders.setdefault((h, int(size)), set()).add(key)
+
+    def holder_rows(self) -> list[tuple[bytes, int, bytes, str]]:
+        """The copies index's rows of the live releases read this run."""
+        out = []
+        for (h, size), keys in self.holders.items():
+            for key in keys:
+                if key in self.live:
+                    out.append((h, size, key, self.group_of(key)))
+        return out
+
     def families(self, keys: Iterable[bytes]) -> set[bytes]:
         """Every live release sharing a content file with one of `keys` (live or gone)."""
         out: set[bytes] = set()
@@ -396,8 +476,12 @@ RESULT_COLUMNS = ("message_id", "status", "kind", "yenc_name", "yenc_size", "nam
                   "hashes", "head_md5")  # fmt: skip
 
 
-def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFacts:
-    """The facts of every live release; `touched`: the keys of the `changed` files."""
+def load(
+    catalog: str, inputs: dict[str, str], changed: set[str], every_group: bool = True
+) -> CatalogFacts:
+    """The facts of every live release of the `inputs` files (`every_group`: they are
+    every group's, not some groups' only); `touched`: the keys of the `changed` files.
+    The probe cache's results are every group's: read through `_results`."""
     fs, root = open_fs(catalog)
     by_table: dict[str, list[str]] = {}
     for path in sorted(inputs):
@@ -438,6 +522,7 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
         rel = rel.take(pa.array(newest_rows(rel)))
         tomb = pa.array(hidden(rel))
         c.gone.update(_keys(rel["release_key"].filter(tomb)))
+        c.gone_rows = _live_part(rel.filter(tomb), pending=False)
         named = rel["release_key"].combine_chunks()
         live_parts.append(_live_part(rel.filter(pc.invert(tomb)), pending=False))
     parts = []
@@ -468,10 +553,13 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
         c.probe_rows = KeyRows(newest_by(probes, "probed_at"))
     parts = []
     for path, t in read("release_health", ["release_key", "checked_at", "verdict"]):
-        parts.append(t)
         touch(path, t["release_key"])
+        parts.append(t)
     health = _concat(parts)
     if health is not None:
+        # a group's checks are every release's of it: those of the releases read are kept
+        live_keys = c.live.table["release_key"].combine_chunks().cast(pa.binary(20))
+        health = health.filter(pc.is_in(health["release_key"].cast(pa.binary(20)), live_keys))
         c.health = KeyRows(current_health(health))
     for path, t in read("release_merges", ["from_key", "into_key"]):
         c.merged_into.update(_keys(t["into_key"]))
@@ -479,16 +567,14 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
             if frm is not None and into is not None and frm != into:
                 c.into_of[frm] = into
         touch(path, t["into_key"], t["from_key"])
-    parts = []
     fresh: set[str] = set()  # articles of the changed batches
-    for path, t in read(RESULTS, list(RESULT_COLUMNS)):
-        parts.append(_with_columns(t, list(RESULT_COLUMNS)))
+    for path in by_table.get(RESULTS, []):
         if path in changed:
-            fresh.update(t["message_id"].to_pylist())
-    results = _concat(parts)
-    if results is not None:
-        # the first result for an article stands (the cache's rule); batches by name
-        c.results = Rows(_first_by(results, "message_id"))
+            try:
+                fresh.update(read_parquet(fs, path, ["message_id"])["message_id"].to_pylist())
+            except (FileNotFoundError, *READ_ERRORS, KeyError):  # type: ignore[misc]
+                continue  # a damaged batch is told by `_results`
+    _results(fs, root, c)
     # where new probe results come from: the spans the article pass (or a merge, or the
     # header pass) wrote since the last run
     spans: dict[str, list[tuple[int, int]]] = {}
@@ -496,11 +582,65 @@ def load(catalog: str, inputs: dict[str, str], changed: set[str]) -> CatalogFact
         name = parse_name(path.rsplit("/", 1)[-1])
         if name is not None and table_of(path, root) != RESULTS:
             spans.setdefault(path.rsplit("/", 2)[-2], []).append((name.first, name.last))
-    _link_by_files(catalog, c, spans)
+    _link_by_files(catalog, c, spans, None if every_group else fresh)
     for mid in fresh:
         c.touched.update(c.links.get(mid, []))
     c.index_links()
     return c
+
+
+# per probe cache folder, in this process: its results (the first per article) and their
+# index by article; `WrittenOnce` gives the batches not read yet, so a run reads the new
+# ones only (a new process: every batch once)
+_RESULTS: dict[str, tuple[pa.Table, dict[Any, int]]] = {}
+
+
+def _results(fs: AbstractFileSystem, root: str, c: CatalogFacts) -> None:
+    """The probe cache's results into `c.results`, as the cache's rule has them: the
+    first result for an article stands, batches in name order."""
+    folder = f"{root.rstrip('/')}/{RESULTS}"
+    once = WrittenOnce(fs, folder, "judge-results")
+    names, reset = once.new()
+    table, index = _RESULTS.get(folder, (None, {})) if not reset else (None, {})
+    parts = []
+    for name in names:
+        path = f"{folder}/{name}"
+        try:
+            try:
+                t = read_parquet(fs, path, list(RESULT_COLUMNS))
+            except (*READ_ERRORS, KeyError):  # type: ignore[misc]
+                t = read_parquet(fs, path)  # an older file without a column
+        except FileNotFoundError:
+            continue
+        except (*READ_ERRORS, KeyError) as exc:  # type: ignore[misc]
+            c.damaged.append(f"{path}: {type(exc).__name__}: {exc}")
+            continue
+        once.taken(name)
+        parts.append(_with_columns(t, list(RESULT_COLUMNS)))
+    if parts:
+        new = _first_by(pa.concat_tables(parts), "message_id")
+        ids = new["message_id"].to_pylist()
+        keep = np.array([m not in index for m in ids], dtype=bool)
+        new = new.filter(pa.array(keep))
+        at = 0 if table is None else table.num_rows
+        for i, m in enumerate(new["message_id"].to_pylist()):
+            index[m] = at + i
+        table = new if table is None else pa.concat_tables([table, new])
+    if table is None:
+        table = PROBE_RESULTS.empty_table().select(list(RESULT_COLUMNS))
+    if once.local:
+        _RESULTS[folder] = (table, index)
+    c.results = Rows(table)
+    c.results._index = index
+
+
+def results_of(catalog: str) -> Rows:
+    """The probe cache's results as the judge reads them (the batches this process has
+    not read yet, read now)."""
+    fs, root = open_fs(catalog)
+    c = CatalogFacts()
+    _results(fs, root, c)
+    return c.results
 
 
 def _first_by(t: pa.Table, key: str) -> pa.Table:
@@ -510,7 +650,12 @@ def _first_by(t: pa.Table, key: str) -> pa.Table:
     return t.take(pa.array(np.sort(first)))
 
 
-def _link_by_files(catalog: str, c: CatalogFacts, spans: dict[str, list[tuple[int, int]]]) -> None:
+def _link_by_files(
+    catalog: str,
+    c: CatalogFacts,
+    spans: dict[str, list[tuple[int, int]]],
+    fresh: set[str] | None = None,
+) -> None:
     """Link the probed articles no candidate or pending release names (another pass read
     a file's first article: a merge's 16 KiB hash, say) to their releases, through the
     chunk store: the release whose file's first segment it is.
@@ -519,9 +664,20 @@ def _link_by_files(catalog: str, c: CatalogFacts, spans: dict[str, list[tuple[in
     (`store.LINKS_PATH`; articles found nowhere with a null key), and only the chunk store
     partitions within the spans written since the last run (`spans`, per group) are read
     for the articles not linked yet: an article is read after its range was written, and
-    by a pass that writes the span's rows. With no links kept yet, every partition is."""
+    by a pass that writes the span's rows. With no links kept yet, every partition is.
+
+    A run that reads some groups only (`fresh`: the articles of the batches new since the
+    last run) looks for the new articles and those looked for before and not found: an
+    older article no candidate of these groups names is another group's."""
     known = load_links(catalog)
-    unlinked = [m for m in c.results.keys if m not in c.links]
+    if fresh is None:
+        unlinked = [m for m in c.results.keys if m not in c.links]
+    else:
+        unlinked = [m for m in fresh | {m for m, k in known.items() if k is None}
+                    if m in c.results and m not in c.links]  # fmt: skip
+        for m, key in known.items():
+            if key is not None and m not in c.links and m in c.results:
+                c.links[m] = [key]
     for m in unlinked:
         key = known.get(m)
         if key is not None:

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from pipelines.catalog.health import READ_ERRORS
 from pipelines.catalog.newest import newest_by
-from pipelines.catalog.partitions import list_table
+from pipelines.catalog.partitions import Partition, list_group, list_table
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import RELEASE_VERDICTS
 from pipelines.catalog.writer import write_partition
@@ -33,6 +33,12 @@ from pipelines.corpus.fs import atomic_put, open_fs
 VERDICTS_TABLE = "release_verdicts"
 STATE_PATH = "_judge/state.json"
 STATE_VERSION = 1
+# every live release that holds a content file the article pass saw (a par2 set's file, a
+# first part's 16 KiB hash), with its group: the repeated rule counts a file's holders
+# over the whole catalog while a run reads only the groups that moved
+COPIES_PATH = "_judge/copies.parquet"
+COPIES = pa.schema([("hash", pa.binary(16)), ("size", pa.int64()), ("release_key", pa.binary(20)),
+                    ("group", pa.string())])  # fmt: skip
 # probed articles linked to their releases through the chunk store (`facts._link_by_files`)
 LINKS_PATH = "_judge/links.parquet"
 LINKS = pa.schema([("message_id", pa.string()), ("release_key", pa.binary(20))])
@@ -42,11 +48,14 @@ def verdict_rows(catalog: str, group: str | None = None) -> pa.Table:
     """Every stored verdict row (of one group, or all); a damaged file is skipped (its
     keys' earlier rows stand, and the next run writes what differs)."""
     fs, root = open_fs(catalog)
-    parts = list_table(fs, root, VERDICTS_TABLE, stat=False)
+    if group is not None:
+        return verdicts_of(catalog, [group])
+    return _read_verdicts(fs, list_table(fs, root, VERDICTS_TABLE, stat=False))
+
+
+def _read_verdicts(fs: Any, parts: list[Partition]) -> pa.Table:
     tables = []
     for p in parts:
-        if group is not None and p.path.rsplit("/", 2)[-2] != group:
-            continue
         try:
             tables.append(read_parquet(fs, p.path))
         except FileNotFoundError:
@@ -149,3 +158,35 @@ def save_links(catalog: str, links: dict[str, bytes | None]) -> None:
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd")
     atomic_put(fs, f"{root}/{LINKS_PATH}", sink.getvalue().to_pybytes())
+
+
+def load_copies(catalog: str) -> pa.Table | None:
+    """The holders of content files as the last run left them (None: none kept, or
+    unreadable: the next run reads every group)."""
+    fs, root = open_fs(catalog)
+    try:
+        return read_parquet(fs, f"{root}/{COPIES_PATH}").cast(COPIES)
+    except FileNotFoundError:
+        return None
+    except READ_ERRORS:
+        return None
+    except ValueError:  # another schema: kept by another version
+        return None
+
+
+def save_copies(catalog: str, rows: list[tuple[bytes, int, bytes, str]]) -> None:
+    fs, root = open_fs(catalog)
+    rows = sorted(rows)
+    cols: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [(), (), (), ()]
+    table = pa.table([pa.array(c, f.type) for c, f in zip(cols, COPIES, strict=True)],
+                     schema=COPIES)  # fmt: skip
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    atomic_put(fs, f"{root}/{COPIES_PATH}", sink.getvalue().to_pybytes())
+
+
+def verdicts_of(catalog: str, groups: list[str]) -> pa.Table:
+    """The stored verdict rows of these groups' folders (`_`: rows with no group)."""
+    fs, root = open_fs(catalog)
+    parts = [p for g in groups for p in list_group(fs, root, VERDICTS_TABLE, g, stat=False)]
+    return _read_verdicts(fs, parts)

@@ -25,13 +25,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipelines.catalog.changes import WrittenOnce
 from pipelines.catalog.health import READ_ERRORS, reading
 from pipelines.catalog.layout import partition_path
 from pipelines.catalog.partitions import Partition, list_group
 from pipelines.catalog.probe_outputs import PROBES_TABLE
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.versions import hidden, newest_rows
-from pipelines.corpus.fs import is_temporary, open_fs
+from pipelines.corpus.fs import open_fs
 from pipelines.merge.rules import PAR2_WINDOW
 from pipelines.probe.cache import results_folder
 
@@ -63,45 +64,57 @@ _FACT_COLUMNS = ("message_id", "status", "kind", "yenc_size", "names", "sizes", 
                  "par2_set", "head_md5")  # fmt: skip
 
 
+# per cache folder, in this process: the facts of the batches read so far (`WrittenOnce`
+# names the batches not read yet: a live loop's merges read each batch once)
+_KNOWN: dict[str, tuple[ProbeFacts, set[str]]] = {}
+
+
 def probe_facts(catalog: str) -> ProbeFacts:
     """Every cache batch's par2 sets and heads (a batch written before `head_md5` has no
-    heads; a damaged one is skipped and named)."""
+    heads; a damaged one is skipped and named). Only the batches this process has not
+    read yet are read; one gone or changed since starts it over."""
     fs, root = open_fs(catalog)
-    facts = ProbeFacts()
     folder = results_folder(root)
-    try:
-        paths = sorted(str(p) for p in fs.ls(folder, detail=False))
-    except FileNotFoundError:
-        return facts
-    seen: set[str] = set()
-    for path in paths:
-        name = path.rsplit("/", 1)[-1]
-        if not name.endswith(".parquet") or is_temporary(name):
-            continue
+    once = WrittenOnce(fs, folder, "merge-facts")
+    names, reset = once.new()
+    if reset or folder not in _KNOWN:
+        _KNOWN[folder] = (ProbeFacts(), set())
+    facts, seen = _KNOWN[folder]
+    facts.damaged = []
+    for name in names:
+        path = f"{folder}/{name}"
         try:
             table = read_parquet(fs, path)
+        except FileNotFoundError:
+            continue
         except READ_ERRORS as exc:
             facts.damaged.append(f"{path}: {type(exc).__name__}: {exc}")
             continue
-        # a head is a decoded first part's, whatever its bytes are (an unknown format's too:
-        # a split archive's later volume, an obfuscated container)
-        cols = [c for c in _FACT_COLUMNS if c in table.column_names]
-        for row in table.select(cols).to_pylist():
-            mid = row["message_id"]
-            if mid in seen:  # the first result for an article stands, as in the cache
-                continue
-            seen.add(mid)
-            ok = row["status"] == "ok"
-            if ok and row.get("par2_set") is not None and row["kind"] == "par2":
-                facts.par2[mid] = Par2Facts(
-                    row["par2_set"], list(row["names"] or []), list(row["sizes"] or []),
-                    list(row["hashes"] or []),
-                )  # fmt: skip
-            elif row.get("head_md5") is not None and row.get("yenc_size") is not None:
-                head = (row["head_md5"], int(row["yenc_size"]))
-                facts.heads[mid] = head
-                facts.head_files[head] += 1
+        once.taken(name)
+        _learn(facts, table, seen)
     return facts
+
+
+def _learn(facts: ProbeFacts, table: pa.Table, seen: set[str]) -> None:
+    """A batch's par2 sets and heads; an article already seen keeps its first result."""
+    # a head is a decoded first part's, whatever its bytes are (an unknown format's too:
+    # a split archive's later volume, an obfuscated container)
+    cols = [c for c in _FACT_COLUMNS if c in table.column_names]
+    for row in table.select(cols).to_pylist():
+        mid = row["message_id"]
+        if mid in seen:  # the first result for an article stands, as in the cache
+            continue
+        seen.add(mid)
+        ok = row["status"] == "ok"
+        if ok and row.get("par2_set") is not None and row["kind"] == "par2":
+            facts.par2[mid] = Par2Facts(
+                row["par2_set"], list(row["names"] or []), list(row["sizes"] or []),
+                list(row["hashes"] or []),
+            )  # fmt: skip
+        elif row.get("head_md5") is not None and row.get("yenc_size") is not None:
+            head = (row["head_md5"], int(row["yenc_size"]))
+            facts.heads[mid] = head
+            facts.head_files[head] += 1
 
 
 @dataclass

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from pipelines.catalog.changes import Stamps, table_folders
 from pipelines.catalog.health import DamagedPartition
 from pipelines.catalog.partitions import Partition
 from pipelines.catalog.writer import parquet_bytes
@@ -40,6 +41,9 @@ Progress = Callable[[str, int], None]  # (what, how many more)
 # this many bytes of `releases` partitions (a range of a big group holds a few hundred
 # releases, and its 48 h window hundreds of ranges: a run catching up merges many at once)
 BATCH_SPANS = 256
+# what a group's readiness rests on: the header pass's spans and candidates, the article
+# pass's outputs, the merges' records (a quiet group's folders do not move)
+WATCHED = ("releases", "pending_releases", "probe_candidates", "release_probes", MERGES_TABLE)
 BATCH_BYTES = 32 << 20
 
 
@@ -114,12 +118,34 @@ def merge_catalog(
     rules_version: str = "",
     now: int | None = None,
 ) -> MergeSummary:
+    """Merge every group's ready spans. A group none of whose folders moved since a run
+    found nothing ready there is skipped unread (`pipelines.catalog.changes`), and the
+    probe cache's facts are read only when a group has spans to merge."""
     started, cpu_started = time.perf_counter(), time.process_time()
-    facts = probe_facts(catalog)
-    summary = MergeSummary(cache_damaged=list(facts.damaged))
+    summary = MergeSummary()
+    memos = Stamps(catalog, "merge")
+    _, root = open_fs(catalog)
+    facts: ProbeFacts | None = None
     for group in groups if groups is not None else groups_of(catalog):
         summary.groups += 1
-        merge_group(catalog, group, facts, summary, progress, rules_version, now)
+        seen = memos.check(group, table_folders(root, WATCHED, group))
+        if seen.same:
+            summary.waiting += seen.memo["waiting"]
+            continue
+        spans = header_spans(catalog, group)
+        ready, waiting = ready_spans(catalog, group, spans)
+        if not ready:
+            if waiting is not None:
+                summary.waiting.append(f"{group}|{waiting.first}-{waiting.last}")
+            memos.record(seen, {"waiting": summary.waiting[-1:] if waiting else []})
+            continue
+        if facts is None:
+            facts = probe_facts(catalog)
+            summary.cache_damaged = list(facts.damaged)
+        merge_group(catalog, group, facts, summary, progress, rules_version, now,
+                    ready=(spans, ready, waiting))  # fmt: skip
+        memos.forget(group)  # its merges moved its stamp: looked at again next run
+    memos.save()
     summary.seconds = time.perf_counter() - started
     summary.cpu_seconds = time.process_time() - cpu_started
     return summary
@@ -133,16 +159,22 @@ def merge_group(
     progress: Progress | None = None,
     rules_version: str = "",
     now: int | None = None,
+    ready: tuple[list[Partition], list[Partition], Partition | None] | None = None,
 ) -> None:
-    spans = header_spans(catalog, group)
-    ready, waiting = ready_spans(catalog, group, spans)
+    """Merge the group's ready spans (`ready`: its spans, those ready and the first that
+    waits, when the caller has them already)."""
+    if ready is None:
+        spans = header_spans(catalog, group)
+        ready_now, waiting = ready_spans(catalog, group, spans)
+    else:
+        spans, ready_now, waiting = ready
     if waiting is not None:
         summary.waiting.append(f"{group}|{waiting.first}-{waiting.last}")
     record = merges(catalog, group)
     absorbed = dict(
         zip(record["from_key"].to_pylist(), record["into_key"].to_pylist(), strict=True)
     )
-    for batch in batches_of(ready):
+    for batch in batches_of(ready_now):
         try:
             _merge_batch(catalog, group, batch, spans, facts, absorbed, summary,
                          progress, rules_version, now)  # fmt: skip

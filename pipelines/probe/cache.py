@@ -19,11 +19,12 @@ from typing import Any
 
 import pyarrow as pa
 
+from pipelines.catalog.changes import WrittenOnce
 from pipelines.catalog.health import READ_ERRORS
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import PROBE_RESULTS
 from pipelines.catalog.writer import parquet_bytes
-from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
+from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.probe.inspection import Inspection
 
 RESULTS = "_probes/results"
@@ -33,35 +34,40 @@ def results_folder(catalog: str) -> str:
     return f"{catalog.rstrip('/')}/{RESULTS}"
 
 
+# per cache folder, in this process: the results read or written so far, and the batches
+_READ: dict[str, tuple[dict[str, Inspection], list[int]]] = {}
+
+
 class ProbeCache:
-    """The stored results, read once at the start, and the new ones of this run."""
+    """The stored results, read at the start (only the batches this process has not read
+    yet), and the new ones of this run."""
 
     def __init__(self, catalog: str, storage_options: dict[str, Any] | None = None) -> None:
         self.fs, self.root = open_fs(catalog, storage_options)
         self.folder = results_folder(self.root)
-        self._known: dict[str, Inspection] = {}
         self._new: dict[str, Inspection] = {}
         self.damaged: list[str] = []  # batch files that did not read back
-        self.batches = 0
-        for path in self._batch_paths():
+        # the batches this process has read already are not read again (`WrittenOnce`)
+        self._once = WrittenOnce(self.fs, self.folder, "probe-cache")
+        names, reset = self._once.new()
+        if reset or self.folder not in _READ:
+            _READ[self.folder] = ({}, [0])
+        self._known, count = _READ[self.folder]
+        for name in names:
+            path = f"{self.folder}/{name}"
             try:
                 table = read_parquet(self.fs, path)
+            except FileNotFoundError:
+                continue
             except READ_ERRORS as exc:
                 self.damaged.append(f"{path}: {type(exc).__name__}: {exc}")
                 continue
-            self.batches += 1
+            self._once.taken(name)
+            count[0] += 1
             for row in table.to_pylist():
                 self._known.setdefault(row["message_id"], from_row(row))
-
-    def _batch_paths(self) -> list[str]:
-        try:
-            found = self.fs.ls(self.folder, detail=False)
-        except FileNotFoundError:
-            return []
-        names = [str(p) for p in found]
-        return sorted(
-            p for p in names if p.endswith(".parquet") and not is_temporary(p.rsplit("/", 1)[-1])
-        )
+        self._count = count
+        self.batches = count[0]
 
     def __len__(self) -> int:
         return len(self._known) + len(self._new)
@@ -91,10 +97,13 @@ class ProbeCache:
         name = f"{time.time_ns():020d}-{os.getpid()}-{uuid.uuid4().hex[:8]}.parquet"
         self.fs.makedirs(self.folder, exist_ok=True)
         atomic_put(self.fs, f"{self.folder}/{name}", parquet_bytes(table, "probe_results"))
-        self._known.update(self._new)
+        self._once.taken(name)
+        for mid, found in self._new.items():
+            self._known.setdefault(mid, found)
         written = len(self._new)
         self._new = {}
-        self.batches += 1
+        self._count[0] += 1
+        self.batches = self._count[0]
         return written
 
 

@@ -24,7 +24,15 @@ from pipelines.probe.ladder import (
     counts_from,
 )  # fmt: skip
 from pipelines.probe.source import ArticleSource
-from pipelines.probe.spans import Span, due, group_probe_rows, span_work, spans, write_outputs
+from pipelines.probe.spans import (
+    Span,
+    due,
+    due_spans,
+    group_probe_rows,
+    span_work,
+    spans,
+    write_outputs,
+)
 
 
 @dataclass
@@ -83,9 +91,12 @@ def probe_catalog(
     progress: Progress | None = None,
 ) -> ProbeSummary:
     started, cpu_started = time.perf_counter(), time.process_time()
+    todo = only if only is not None else due_spans(catalog, groups)
+    if not todo:  # nothing due: the cache is not read
+        return ProbeSummary(seconds=time.perf_counter() - started,
+                            cpu_seconds=time.process_time() - cpu_started)  # fmt: skip
     cache = ProbeCache(catalog)
     summary = ProbeSummary(cache_damaged=list(cache.damaged))
-    todo = only if only is not None else [s for s in spans(catalog, groups) if due(catalog, s)]
     left = limit
     signatures_by_group: dict[str, SignatureCounts] = {}
     for span in todo:

@@ -10,6 +10,7 @@ compact span covers) and climbs the rest.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -18,8 +19,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines import naming
+from pipelines.catalog.changes import RACY_WHOLE_SECONDS_NS, Stamps, table_folders
 from pipelines.catalog.health import READ_ERRORS
-from pipelines.catalog.partitions import Partition, list_group, list_table
+from pipelines.catalog.layout import partition_path
+from pipelines.catalog.partitions import Partition, is_local, list_group, list_table
 from pipelines.catalog.probe_outputs import PROBES_TABLE, output_paths, outputs_within
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import RELEASE_PROBES, RELEASES
@@ -59,6 +62,59 @@ def spans(catalog: str, groups: Iterable[str] | None = None) -> list[Span]:
         if wanted is None or group in wanted:
             out.append(Span(group, p.first, p.last, p.path))
     return sorted(out, key=lambda s: (s.group, s.first, s.last))
+
+
+def due_spans(catalog: str, groups: Iterable[str] | None = None) -> list[Span]:
+    """The due spans of the chosen groups (`spans` filtered by `due`), reading only what
+    moved: a group whose candidates and probes folders have not moved since the last call
+    has the due spans it had then (`pipelines.catalog.changes`); one that moved has
+    `due` asked again only of the spans due then and the spans whose files were written
+    since (a span with no probes file at all is due without a read)."""
+    fs, root = open_fs(catalog)
+    memos = Stamps(catalog, "probe")
+    if groups is None:
+        try:
+            groups = sorted(e.rsplit("/", 1)[-1] for e in fs.ls(f"{root}/probe_candidates",
+                                                                detail=False))  # fmt: skip
+        except FileNotFoundError:
+            groups = []
+    out: list[Span] = []
+    for group in groups:
+        taken = time.time_ns()
+        folders = table_folders(root, ("probe_candidates", PROBES_TABLE), group)
+        seen = memos.check(group, folders)
+        if seen.same:
+            out += [Span(group, a, b, partition_path(root, "probe_candidates", group, a, b))
+                    for a, b in seen.memo["due"]]  # fmt: skip
+            continue
+        before = memos.last(group)
+        since = int(before["t"]) - RACY_WHOLE_SECONDS_NS if before else None
+        was_due = {tuple(x) for x in before["due"]} if before else set()
+        probes = {(p.first, p.last): p for p in list_group(fs, root, PROBES_TABLE, group)}
+        found = []
+        for p in list_group(fs, root, "probe_candidates", group):
+            span = Span(group, p.first, p.last, p.path)
+            done = probes.get((p.first, p.last))
+            if done is None:
+                found.append(span)
+                continue
+            moved = since is None or (p.first, p.last) in was_due or any(
+                _time(q) >= since for q in (p, done)
+            )  # fmt: skip
+            if moved and due(catalog, span):
+                found.append(span)
+        memos.record(seen, {"t": taken, "due": [[s.first, s.last] for s in found]})
+        out += found
+    memos.save()
+    return sorted(out, key=lambda s: (s.group, s.first, s.last))
+
+
+def _time(p: Partition) -> int:
+    """A listed partition's modification time in ns (`list_group` gives it in text)."""
+    try:
+        return int(float(p.mtime) * 1e9)
+    except ValueError:
+        return 1 << 62  # unknown: taken as new
 
 
 def due(catalog: str, span: Span) -> bool:
@@ -305,14 +361,28 @@ def release_row(
     }
 
 
+# per release_probes file, in this process: its time and the rows the signature counts
+# read (a live loop's probe runs read a group's files once, then the new ones)
+_SIGNATURE_ROWS: dict[str, tuple[str, list[dict[str, Any]]]] = {}
+
+
 def group_probe_rows(catalog: str, group: str, skip: Span | None = None) -> list[dict[str, Any]]:
-    """The group's stored release_probes rows (for its signature counts), but the span's."""
+    """The group's stored release_probes rows (for its signature counts), but the span's.
+    A file this process read before, unchanged since (its time), is not read again."""
     fs, root = open_fs(catalog)
     out: list[dict[str, Any]] = []
-    for p in list_group(fs, root, PROBES_TABLE, group, stat=False):
+    local = is_local(fs)
+    for p in list_group(fs, root, PROBES_TABLE, group, stat=local):
         if skip is not None and skip.first <= p.first and p.last <= skip.last:
+            continue
+        kept = _SIGNATURE_ROWS.get(p.path) if local else None
+        if kept is not None and kept[0] == p.mtime:
+            out.extend(kept[1])
             continue
         table = _read(fs, p.path, ["group", "pending", "poster", "tool", "outcome"])
         if table is not None:
-            out.extend(table.to_pylist())
+            rows = table.to_pylist()
+            if local:
+                _SIGNATURE_ROWS[p.path] = (p.mtime, rows)
+            out.extend(rows)
     return out
