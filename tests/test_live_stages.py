@@ -1,0 +1,102 @@
+"""The live loop's stages after the header pass (`pipelines.live_stages`): the article
+pass, merges, health and the judge run on what each cycle brought, over capture's
+connections, and a stage the network fails is taken up again the next cycle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.capture.indexed import IndexedRanges
+from pipelines.capture.planner import PlanSettings
+from pipelines.capture.prefetch import Capture, CaptureSettings
+from pipelines.capture.schedule import Limits
+from pipelines.generate import GenerateConfig
+from pipelines.index.rules import Rules
+from pipelines.live import Live
+from pipelines.live_stages import StageSettings
+from pipelines.nntp.pool import ProviderPools
+from pipelines.nntp.provider import Provider
+from pipelines.nntpserver.server import NNTPServer, ServerOptions
+from pipelines.probe.spans import due, spans
+from tests.corpora import Generated, generate
+from tests.live_catalogs import stage_outputs
+
+pytestmark = pytest.mark.timeout(300)
+
+RANGE, CHUNK = 3000, 750
+CONFIG = GenerateConfig(groups=1, articles=14_000, seed=2, range_size=RANGE, chunk=CHUNK,
+                        mix="real", split_and_junk=True)  # fmt: skip
+CONNECTIONS = 2
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Generated:
+    return generate(tmp_path_factory.mktemp("live_stages") / "gen", CONFIG)
+
+
+def _server(gen: Generated) -> NNTPServer:
+    gone = frozenset(pq.read_table(gen.out / "truth" / "gone.parquet")["message_id"].to_pylist())
+    return NNTPServer(gen.corpus, options=ServerOptions(gone=gone))
+
+
+def _live(port: int, root: Path, group: str) -> Live:
+    provider = Provider("127.0.0.1", port, connections=CONNECTIONS, timeout=5.0)
+    settings = CaptureSettings(plan=PlanSettings(RANGE, CHUNK, headroom=0), limits=Limits())
+    corpus, catalog = str(root / "corpus"), str(root / "catalog")
+    capture = Capture(ProviderPools([provider]), corpus, [group], settings,
+                      consumed=IndexedRanges(catalog))  # fmt: skip
+    return Live(capture, corpus, catalog, Rules(), interval=0,
+                stages=StageSettings(health_share=None))  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def undisturbed(generated: Generated, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A catalog two cycles made from the whole group; checks the connections it took."""
+    root = tmp_path_factory.mktemp("undisturbed")
+    with _server(generated) as srv:
+        live = _live(srv.port, root, generated.meta["groups"][0]["name"])
+        first = live.cycle()
+        second = live.cycle()
+        live.capture.pools.close()
+        peak = srv.stats.peak
+    s = first.stages
+    assert s.probe and s.probe.fetched and s.merge and s.health and s.judge, first.text()
+    assert s.health.checked and sum(s.judge.verdicts.values()), first.text()
+    # capture, probes and health took turns on the account's connections
+    assert peak <= CONNECTIONS, f"{peak} connections at once, the account has {CONNECTIONS}"
+    # nothing new: the stages after the header pass did nothing
+    t = second.stages
+    assert second.captured == 0 and not t.probe.spans, second.text()  # type: ignore[union-attr]
+    assert t.merge is None and t.health is None and t.judge is None, second.text()
+    assert "merged nothing new" in second.text() and "health resting" in second.text()
+    return root / "catalog"
+
+
+def test_each_stage_runs_on_capture_s_connections_and_an_idle_cycle_does_nothing(
+    undisturbed: Path,
+) -> None:
+    outputs = stage_outputs(undisturbed)
+    assert outputs.named and outputs.merges and outputs.verdicts and outputs.health
+
+
+def test_a_stage_the_network_fails_is_taken_up_next_cycle(
+    generated: Generated, undisturbed: Path, tmp_path: Path
+) -> None:
+    group = generated.meta["groups"][0]["name"]
+    with _server(generated) as srv:
+        live = _live(srv.port, tmp_path, group)
+        srv.options.faults.article_drop_every = 1  # every BODY and STAT: the line drops
+        failed = live.cycle()
+        srv.options.faults.article_drop_every = 0
+        assert failed.stages.problems, failed.text()
+        assert any(due(str(tmp_path / "catalog"), s) for s in spans(str(tmp_path / "catalog")))
+        again = live.cycle()
+        live.capture.pools.close()
+    assert again.stages.probe is not None and again.stages.probe.fetched, again.text()
+    assert not again.stages.problems, again.text()
+    assert live.summary.stage_problems and "probe" in live.summary.format()
+    # the same names, merges, health verdicts and verdicts as a run the network never failed
+    assert stage_outputs(tmp_path / "catalog") == stage_outputs(undisturbed)
