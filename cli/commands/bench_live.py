@@ -27,6 +27,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--history", type=float, default=0.3, help="share there at the start")
     p.add_argument("--interval", type=float, default=60.0, help="live's cycle (its default)")
     p.add_argument("--seed", type=int, default=3)
+    p.add_argument(
+        "--mix", choices=("real", "classic"), default="real",
+        help="subject shapes (classic has more obfuscated uploads)",
+    )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
     if args.rate <= 0 or not 0 <= args.history < 1 or args.articles < 1000:
         print("bench-live: --rate > 0, 0 <= --history < 1, --articles >= 1000", file=sys.stderr)
         return 2
-    figures = run_bench(args.articles, args.rate, args.history, args.interval, args.seed)
+    figures = run_bench(
+        args.articles, args.rate, args.history, args.interval, args.seed, mix=args.mix
+    )
     print(figures.text())
     return 0
