@@ -13,6 +13,7 @@ from pipelines.capture.indexed import IndexedRanges
 from pipelines.capture.planner import PlanSettings
 from pipelines.capture.prefetch import Capture, CaptureSettings
 from pipelines.capture.schedule import Limits
+from pipelines.catalog.probe_outputs import output_paths
 from pipelines.generate import GenerateConfig
 from pipelines.index.rules import Rules
 from pipelines.live import Live
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.timeout(300)
 
 RANGE, CHUNK = 3000, 750
 CONFIG = GenerateConfig(groups=1, articles=14_000, seed=2, range_size=RANGE, chunk=CHUNK,
-                        mix="real", split_and_junk=True)  # fmt: skip
+                        mix="classic", split_and_junk=True)  # fmt: skip
 CONNECTIONS = 2
 
 
@@ -100,3 +101,36 @@ def test_a_stage_the_network_fails_is_taken_up_next_cycle(
     assert live.summary.stage_problems and "probe" in live.summary.format()
     # the same names, merges, health verdicts and verdicts as a run the network never failed
     assert stage_outputs(tmp_path / "catalog") == stage_outputs(undisturbed)
+
+
+def test_a_tail_part_is_probed_the_cycle_it_is_written(
+    generated: Generated, tmp_path: Path
+) -> None:
+    """Freshness: a pending release the window hands out finished in a tail part is
+    climbed in the cycle that wrote the part, not when its range completes."""
+    group = generated.meta["groups"][0]["name"]
+    catalog = str(tmp_path / "catalog")
+    climbed = finished = 0
+    with _server(generated) as srv:
+        served = srv.corpus.groups[group]
+        live = _live(srv.port, tmp_path, group)
+        for tenth in range(1, 10):  # cycles each ending inside a growing range
+            served.visible_high = served.low + tenth * (served.high - served.low) // 10
+            cycle = live.cycle()
+            parts = [t.part for t in cycle.replay.tails if t.part is not None]
+            tails = [s for s in spans(catalog) if (s.first, s.last) in parts]
+            assert len(tails) == len(parts), cycle.text()
+            assert not any(due(catalog, s) for s in tails), cycle.text()
+            for s in tails:
+                pending = pq.read_table(_sibling(s.candidates, "pending_releases"))
+                finished += sum(pending["finished"].to_pylist())
+                probes = pq.read_table(output_paths(catalog, s.group, s.first, s.last)[0])
+                climbed += sum(probes["pending"].to_pylist())
+        live.capture.pools.close()
+    assert finished, "no pending release finished in a tail part"
+    assert climbed == finished
+
+
+def _sibling(path: str, table: str) -> str:
+    """A tail part's partition of another table."""
+    return path.replace("/probe_candidates/", f"/{table}/")
