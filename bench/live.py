@@ -83,6 +83,7 @@ class LiveFigures:
     readable: Delays = field(default_factory=Delays)
     obfuscated: Delays = field(default_factory=Delays)
     junk: int = 0  # fake, dead and locked uploads followed
+    junk_seen: int = 0  # of them, answered at some point before the run settled
     junk_answering: list[str] = field(default_factory=list)  # still answering, settled
     lines_captured: int = 0
     cpu_seconds: float = 0.0
@@ -98,8 +99,9 @@ class LiveFigures:
             f"articles visible at {self.rate:,.0f}/s, live cycles every {self.interval:.0f} s",
             self.readable.text("readable uploads by name", 120),
             self.obfuscated.text("nameable obfuscated uploads by their real name", 300),
-            f"fake, dead and locked uploads still answering once settled: "
-            f"{len(self.junk_answering)} of {self.junk}" + (f" ({answering})" if answering else ""),
+            f"fake, dead and locked uploads: {self.junk} ({self.junk_seen} answered while "
+            f"posted); still answering once settled: {len(self.junk_answering)}"
+            + (f" ({answering})" if answering else ""),
             f"live process CPU (every stage): {self.cpu_seconds:.1f} s for "
             f"{self.lines_captured:,} lines captured = {per_100k:.2f} CPU-s per 100 k new "
             f"lines; between cycles {100 * self.idle_cpu_share:.2f} % of a core",
@@ -274,17 +276,22 @@ class _Follow:
         pending = [u for u in self.ups if u.kind in followed]
         for u in pending:
             followed[u.kind].uploads += 1
+        # junk too, until it answers once: that it is hidden later is then a verdict's doing
+        junk = [u for u in self.ups if u.kind in JUNK]
         done_at = self.visible_at(high) + 2 * self.interval + 30
         while pending and time.monotonic() < done_at and self.live.poll() is None:
             now = time.monotonic()
-            for u in list(pending):
+            for u in pending + junk:
                 if self.visible_at(u.last) > now:
                     continue
                 try:
                     answered = _answered(self.port, u)
                 except OSError:
                     break  # the server is not up yet
-                if answered:
+                if answered and u in junk:
+                    f.junk_seen += 1
+                    junk.remove(u)
+                elif answered:
                     followed[u.kind].delays.append(
                         max(0.0, time.monotonic() - self.visible_at(u.last))
                     )

@@ -112,14 +112,14 @@ class StageCycle:
         if settings.probe:
             p = self.probe
             parts.append(
-                "probed nothing new" if p is None or not p.releases else
+                "probed nothing new" if p is None or not p.spans else
                 f"probed {p.releases:,} releases ({p.fetched:,} articles, "
                 f"{p.outcomes.get(NAMED, 0):,} named)"
             )  # fmt: skip
         if settings.merge:
             m = self.merge
             parts.append(
-                "merged nothing new" if m is None or not m.spans else
+                "merged nothing new" if m is None else
                 f"merged {m.spans:,} spans ({m.wholes:,} merged releases)"
             )  # fmt: skip
         if settings.health:
