@@ -1,6 +1,6 @@
 """The live bench: how soon a new upload answers a search, and what following costs.
 
-A generated group with bodies (real mix, split and junk: obfuscated, split, fake,
+A generated group with bodies (split and junk: obfuscated, split, fake,
 passworded and taken-down uploads) is served by `serve-nntp --grow --gone`: its articles
 become visible at a set rate, as a group being posted to, a share of them there from the
 start (history), the taken-down ones answering 430. `usenet-indexer live` runs against it
@@ -10,7 +10,9 @@ seconds, searches (`t=search&q=`) for each upload whose last article is visible 
 has not answered yet:
 - a readable upload by the name a batch replay gives it, until its release answers;
 - a nameable obfuscated upload by its real name (the truth's hidden name), until its
-  pending release answers under it (the article pass named it).
+  pending release answers under it (the article pass named it); one still open where
+  the group ends (provisional in a batch replay too: no later post closes the window on
+  it) is counted apart, not followed.
 An upload's *delay* is from its last article's visibility to the answer; one that answered
 before that, while still provisional, counts 0. Which release holds an upload: a batch
 replay of the same corpus, by its message-ids. The fake, dead and locked uploads are
@@ -44,6 +46,9 @@ from pipelines.nntpserver.ports import free_port, wait_port
 
 POLL = 2.0  # seconds between searches for the uploads not found yet
 JUNK = ("fake", "dead", "locked")  # verdicts that hide an upload
+# an obfuscated upload still open where the group ends (its pending release provisional in
+# a batch replay too: the article pass climbs finished releases only): not followed
+OPEN = "open"
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,7 @@ class LiveFigures:
     rate: float
     readable: Delays = field(default_factory=Delays)
     obfuscated: Delays = field(default_factory=Delays)
+    still_open: int = 0  # nameable obfuscated uploads open where the group ends
     junk: int = 0  # fake, dead and locked uploads followed
     junk_seen: int = 0  # of them, answered at some point before the run settled
     junk_answering: list[str] = field(default_factory=list)  # still answering, settled
@@ -98,7 +104,8 @@ class LiveFigures:
         lines = [
             f"articles visible at {self.rate:,.0f}/s, live cycles every {self.interval:.0f} s",
             self.readable.text("readable uploads by name", 120),
-            self.obfuscated.text("nameable obfuscated uploads by their real name", 300),
+            self.obfuscated.text("nameable obfuscated uploads by their real name", 300)
+            + f" ({self.still_open} more still open where the group ends: not followed)",
             f"fake, dead and locked uploads: {self.junk} ({self.junk_seen} answered while "
             f"posted); still answering once settled: {len(self.junk_answering)}"
             + (f" ({answering})" if answering else ""),
@@ -138,14 +145,15 @@ def _uploads(out: Path, catalog: str) -> tuple[list[Upload], int, int]:
             "SELECT DISTINCT release_key, unnest(seg_ids) AS mid FROM release_files"
         ).to_pylist()
         rows = views.query(
-            "SELECT release_key, name, last_article FROM releases UNION ALL "
-            "SELECT release_key, NULL, last_article FROM pending_releases"
+            "SELECT release_key, name, last_article, finished FROM releases UNION ALL "
+            "SELECT release_key, NULL, last_article, finished FROM pending_releases"
         ).to_pylist()
     finally:
         views.close()
     release_of = {r["mid"]: r["release_key"] for r in held}
     names = {r["release_key"]: r["name"] for r in rows if r["name"]}
     last = {r["release_key"]: int(r["last_article"]) for r in rows}
+    finished = {r["release_key"] for r in rows if r["finished"]}
     truth = pq.read_table(out / "truth" / "uploads.parquet").to_pylist()
     ups = []
     for u in truth:
@@ -155,8 +163,10 @@ def _uploads(out: Path, catalog: str) -> tuple[list[Upload], int, int]:
         end = max(last.get(k, 0) for k in keys)
         verdict = u["expected_verdict"]
         if u["pending"]:
+            # the group's last uploads stay open: no later post moves the window past them
+            kind = (verdict or "obfuscated") if keys & finished else OPEN
             if u["inner_name"] and verdict in (None, *JUNK):
-                ups.append(Upload(verdict or "obfuscated", u["inner_name"], frozenset(keys), end))
+                ups.append(Upload(kind, u["inner_name"], frozenset(keys), end))
             continue
         named = sorted(names[k] for k in keys if k in names)
         if named and verdict in (None, *JUNK):
@@ -276,6 +286,7 @@ class _Follow:
         pending = [u for u in self.ups if u.kind in followed]
         for u in pending:
             followed[u.kind].uploads += 1
+        f.still_open = sum(u.kind == OPEN for u in self.ups)
         # junk too, until it answers once: that it is hidden later is then a verdict's doing
         junk = [u for u in self.ups if u.kind in JUNK]
         done_at = self.visible_at(high) + 2 * self.interval + 30
