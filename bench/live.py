@@ -77,7 +77,7 @@ class Delays:
             f"(goal <= {goal:.0f} s), max {d.max():.1f} s"
         )
         if self.missing:
-            line += f"; never answered: {len(self.missing)} (first: {self.missing[0]})"
+            line += f"; never answered: {len(self.missing)} ({', '.join(self.missing[:3])})"
         return line
 
 

@@ -4,6 +4,7 @@ connections, and a stage the network fails is taken up again the next cycle."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -16,7 +17,7 @@ from pipelines.capture.schedule import Limits
 from pipelines.catalog.probe_outputs import output_paths
 from pipelines.generate import GenerateConfig
 from pipelines.index.rules import Rules
-from pipelines.live import Live
+from pipelines.live import Cycle, Live
 from pipelines.live_stages import StageSettings
 from pipelines.nntp.pool import ProviderPools
 from pipelines.nntp.provider import Provider
@@ -53,38 +54,54 @@ def _live(port: int, root: Path, group: str) -> Live:
                 stages=StageSettings(health_share=None))  # fmt: skip
 
 
+@dataclass
+class Run:
+    """Two cycles over the whole group: what they did, and the server's connection peak."""
+
+    catalog: Path
+    first: Cycle
+    second: Cycle
+    peak: int  # connections open at once at the server
+
+
 @pytest.fixture(scope="module")
-def undisturbed(generated: Generated, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A catalog two cycles made from the whole group; checks the connections it took."""
+def undisturbed(generated: Generated, tmp_path_factory: pytest.TempPathFactory) -> Run:
     root = tmp_path_factory.mktemp("undisturbed")
     with _server(generated) as srv:
         live = _live(srv.port, root, generated.meta["groups"][0]["name"])
         first = live.cycle()
         second = live.cycle()
         live.capture.pools.close()
-        peak = srv.stats.peak
-    s = first.stages
-    assert s.probe and s.probe.fetched and s.merge and s.health and s.judge, first.text()
-    assert s.health.checked and sum(s.judge.verdicts.values()), first.text()
-    # capture, probes and health took turns on the account's connections
-    assert peak <= CONNECTIONS, f"{peak} connections at once, the account has {CONNECTIONS}"
-    # nothing new: the stages after the header pass did nothing
-    t = second.stages
-    assert second.captured == 0 and not t.probe.spans, second.text()  # type: ignore[union-attr]
-    assert t.merge is None and t.health is None and t.judge is None, second.text()
-    assert "merged nothing new" in second.text() and "health resting" in second.text()
-    return root / "catalog"
+        return Run(root / "catalog", first, second, srv.stats.peak)
 
 
-def test_each_stage_runs_on_capture_s_connections_and_an_idle_cycle_does_nothing(
-    undisturbed: Path,
+def test_capture_probes_and_health_never_exceed_the_account_s_connections(
+    undisturbed: Run,
 ) -> None:
-    outputs = stage_outputs(undisturbed)
+    s = undisturbed.first.stages
+    assert s.probe and s.probe.fetched and s.health and s.health.checked, undisturbed.first.text()
+    # capture, then probes, then health took turns on one pool
+    peak = undisturbed.peak
+    assert peak <= CONNECTIONS, f"{peak} connections at once, the account has {CONNECTIONS}"
+
+
+def test_every_stage_runs_and_a_cycle_with_nothing_new_does_nothing(undisturbed: Run) -> None:
+    first, second = undisturbed.first, undisturbed.second
+    s = first.stages
+    assert s.probe and s.merge and s.health and s.judge, first.text()
+    assert sum(s.judge.verdicts.values()), first.text()
+    outputs = stage_outputs(undisturbed.catalog)
     assert outputs.named and outputs.merges and outputs.verdicts and outputs.health
+    # nothing new: the stages after the header pass did nothing, and said so
+    t = second.stages
+    assert second.captured == 0 and t.probe is not None and not t.probe.spans, second.text()
+    assert t.merge is None and t.health is None and t.judge is None, second.text()
+    for said in ("probed nothing new", "merged nothing new", "health resting", "judged nothing"):
+        assert said in second.text()
 
 
 def test_a_stage_the_network_fails_is_taken_up_next_cycle(
-    generated: Generated, undisturbed: Path, tmp_path: Path
+    generated: Generated, undisturbed: Run, tmp_path: Path
 ) -> None:
     group = generated.meta["groups"][0]["name"]
     with _server(generated) as srv:
@@ -100,7 +117,7 @@ def test_a_stage_the_network_fails_is_taken_up_next_cycle(
     assert not again.stages.problems, again.text()
     assert live.summary.stage_problems and "probe" in live.summary.format()
     # the same names, merges, health verdicts and verdicts as a run the network never failed
-    assert stage_outputs(tmp_path / "catalog") == stage_outputs(undisturbed)
+    assert stage_outputs(tmp_path / "catalog") == stage_outputs(undisturbed.catalog)
 
 
 def test_a_tail_part_is_probed_the_cycle_it_is_written(
