@@ -100,6 +100,7 @@ def test_killed_at_any_point_and_started_again_nothing_is_lost_or_doubled(
     assert shown_releases(catalog) == shown_releases(batch)
 
 
+@pytest.mark.slow
 def test_killed_mid_stage_and_started_again_the_catalog_is_an_undisturbed_run_s(
     tmp_path: Path,
 ) -> None:
