@@ -117,6 +117,8 @@ class Live:
         self.summary.cycles += 1
         before = self.capture.progress.summary.lines
         problem = ""
+        cpu = self.stages.totals.cpu
+        cpu_started = time.process_time()
         schedule = self.capture.run_pass()
         if schedule.error is not None:
             if not (isinstance(schedule.error, NNTPError) and schedule.error.retryable):
@@ -125,9 +127,12 @@ class Live:
             problem = schedule.stopped or str(schedule.error)
             self.summary.problems.append(problem)
         captured = self.capture.progress.summary.lines - before
+        cpu["capture"] += time.process_time() - cpu_started
+        cpu_started = time.process_time()
         done = replay(
             self.corpus, self.catalog, self.rules, self.capture.groups, progress=False, tail=True
         )
+        cpu["index"] += time.process_time() - cpu_started
         self.summary.captured += captured
         self.summary.ranges += done.totals.ranges
         self.summary.headers += done.totals.headers + sum(

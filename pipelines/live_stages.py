@@ -38,6 +38,7 @@ from pipelines.probe.run import ProbeSummary, probe_catalog
 from pipelines.probe.spans import Span, due, spans
 
 STAGES = ("probe", "merge", "health", "judge")
+STEPS = ("capture", "index", *STAGES)  # a cycle's, in order
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,8 @@ class StageTotals:
     judged: int = 0
     verdicts: int = 0  # new verdicts
     taken_back: int = 0
-    cpu: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
+    # the process's CPU-seconds by step (capture and the header pass too: the loop's)
+    cpu: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STEPS, 0.0))
 
     def lines(self, settings: StageSettings) -> list[str]:
         out = []
@@ -91,9 +93,8 @@ class StageTotals:
             out.append(f"  judge: {self.runs['judge']} runs, {self.judged:,} judged "
                        f"({self.verdicts:,} new verdicts, {self.taken_back:,} taken "
                        "back)")  # fmt: skip
-        cpu = ", ".join(f"{s} {self.cpu[s]:.1f}" for s in STAGES if self.runs[s])
-        if cpu:
-            out.append(f"  CPU-s by stage: {cpu}")
+        cpu = ", ".join(f"{s} {self.cpu[s]:.1f}" for s in STEPS if s not in STAGES or self.runs[s])
+        out.append(f"  CPU-s by step: {cpu}")
         return out
 
 
