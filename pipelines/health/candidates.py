@@ -3,8 +3,10 @@
 Never-checked releases come first (the newest posted first: take-downs come soon after
 posting), then those whose recheck is due by the cadence, the longest unchecked first.
 A stamp (a check whose answer was unusable) counts as a check: the release waits out its
-recheck like any other rather than leading every batch. The current version of each
-release is the catalog's (`pipelines.catalog.views`); tombstoned releases are not checked.
+recheck like any other rather than leading every batch. A release whose version grew
+since its check (a later `posted_last`) counts as never checked. The current version of
+each release is the catalog's (`pipelines.catalog.views`); tombstoned releases are not
+checked.
 """
 
 from __future__ import annotations
@@ -71,6 +73,12 @@ def due_candidates(
         pos = np.minimum(np.searchsorted(known, keys), len(known) - 1)
         hit = known[pos] == keys
         checked[hit] = at[pos[hit]]
+        # a release that grew since its check (checked while still being posted: its par2
+        # volumes and last articles not there yet) counts as never checked: what was
+        # missing then may be repairable now
+        was = current.column("posted_last").to_numpy(zero_copy_only=False)
+        was = np.nan_to_num(was.astype(np.float64), nan=np.inf)[order]
+        checked[hit & (posted > was[pos])] = -1
     due = np.flatnonzero(cadence.due_mask(posted, checked, now))
     never = checked[due] < 0
     # never checked first (newest posted first), then the longest unchecked first
