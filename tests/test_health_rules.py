@@ -215,9 +215,9 @@ def test_a_release_checked_while_still_being_posted_is_checked_again_once_grown(
 
     version(100, 0, 4)
     assert due() == [b"k" * 20]
-    write_batch(str(tmp_path), [{"release_key": b"k" * 20, "group": "g", "checked_at": 10 * DAY - 60,
-                                 "verdict": "dead", "segments": 3, "missing": 1,
-                                 "posted_last": 100}], 1, 0)  # fmt: skip
+    checked = {"release_key": b"k" * 20, "group": "g", "checked_at": 10 * DAY - 60,
+               "verdict": "dead", "segments": 3, "missing": 1, "posted_last": 100}  # fmt: skip
+    write_batch(str(tmp_path), [checked], 1, 0)
     assert due() == []  # checked: its recheck is a day away
     version(200, 5, 9)  # a later part adds its last articles
     assert due() == [b"k" * 20]
