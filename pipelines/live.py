@@ -1,13 +1,16 @@
 """Live indexing on one machine, without Dagster: capture the groups, index what came,
-again every interval.
+name, merge, check and judge it, again every interval.
 
 Each cycle is a capture pass (history still missing, then the articles posted since the
-last pass, up to the server's high mark less the headroom) and a replay of the corpus
+last pass, up to the server's high mark less the headroom), a replay of the corpus
 (`pipelines.index.replay`): the complete ranges that are due, then each group's growing
-range's tail, so a new post is searchable one cycle after capture stored it. The server
-that shows it is the caller's (`usenet-indexer live` starts `serve` beside this loop).
-Capture stays a bounded number of ranges ahead of what the index has done
-(`pipelines.capture.indexed.IndexedRanges` as its `consumed`).
+range's tail, so a new post is searchable one cycle after capture stored it; then the
+stages after the header pass on what changed (`pipelines.live_stages`: the article pass,
+merges, the health sweep's share, the judge). The server that shows it is the caller's
+(`usenet-indexer live` starts `serve` beside this loop). Capture stays a bounded number
+of ranges ahead of what the index has done (`pipelines.capture.indexed.IndexedRanges` as
+its `consumed`). A stage that fails on the network is retried the next cycle; anything
+else ends the loop.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import TextIO
 from pipelines.capture.prefetch import Capture
 from pipelines.index.replay import ReplaySummary, replay
 from pipelines.index.rules import Rules
+from pipelines.live_stages import StageCycle, Stages, StageSettings
 from pipelines.nntp.errors import NNTPError
 
 log = logging.getLogger(__name__)
@@ -33,17 +37,22 @@ class Cycle:
     replay: ReplaySummary
     seconds: float
     problem: str = ""  # a capture pass that failed and is retried next cycle
+    stages: StageCycle = field(default_factory=StageCycle)
+    settings: StageSettings = field(default_factory=StageSettings)
 
     def text(self) -> str:
         r = self.replay
         tails = sum(t.result.headers for t in r.tails if t.result is not None)
         open_now = sum(t.result.releases_provisional for t in r.tails if t.result is not None)
-        line = (
-            f"cycle {self.number}: captured {self.captured:,} lines; indexed "
-            f"{r.totals.ranges} ranges ({r.totals.headers:,} headers) and {tails:,} tail "
-            f"headers ({open_now:,} releases open at its end); {self.seconds:.1f} s"
-        )
-        return f"{line}; capture: {self.problem}" if self.problem else line
+        parts = [
+            f"cycle {self.number}: captured {self.captured:,} lines",
+            f"indexed {r.totals.ranges} ranges ({r.totals.headers:,} headers) + {tails:,} tail "
+            f"headers ({open_now:,} releases open at its end)",
+            self.stages.text(self.settings),
+            f"{self.seconds:.1f} s",
+        ]
+        problems = ([f"capture: {self.problem}"] if self.problem else []) + self.stages.problems
+        return "; ".join([p for p in parts if p] + problems)
 
 
 @dataclass
@@ -54,16 +63,22 @@ class LiveSummary:
     ranges: int = 0
     seconds: float = 0.0
     stopped: str = ""
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # capture passes that failed
+    stage_problems: list[str] = field(default_factory=list)
+    stage_lines: list[str] = field(default_factory=list)  # each stage's totals
 
     def format(self) -> str:
         lines = [
             f"live: {self.cycles} cycles in {self.seconds:.0f} s: captured {self.captured:,} "
-            f"lines, indexed {self.headers:,} headers ({self.ranges} complete ranges)"
+            f"lines, indexed {self.headers:,} headers ({self.ranges} complete ranges)",
+            *self.stage_lines,
         ]
         if self.problems:
             lines.append(f"capture passes that failed and were retried: {len(self.problems)} "
                          f"(last: {self.problems[-1]})")  # fmt: skip
+        if self.stage_problems:
+            lines.append(f"stage runs that failed and were retried: {len(self.stage_problems)} "
+                         f"(last: {self.stage_problems[-1]})")  # fmt: skip
         if self.stopped:
             lines.append(f"stopped: {self.stopped}")
         return "\n".join(lines)
@@ -78,6 +93,7 @@ class Live:
         rules: Rules,
         interval: float = 60.0,
         out: TextIO | None = None,
+        stages: StageSettings | None = None,
     ) -> None:
         self.capture = capture
         self.corpus = corpus
@@ -87,6 +103,9 @@ class Live:
         self.out = out
         self.summary = LiveSummary()
         self._stop = threading.Event()
+        # probes and health after capture, on the first provider's pool: never more
+        # connections than the account allows
+        self.stages = Stages(catalog, capture.groups, capture.pools.pools[0], stages)
 
     def stop(self, reason: str = "stopped by request") -> None:
         self.summary.stopped = self.summary.stopped or reason
@@ -98,6 +117,8 @@ class Live:
         self.summary.cycles += 1
         before = self.capture.progress.summary.lines
         problem = ""
+        cpu = self.stages.totals.cpu
+        cpu_started = time.process_time()
         schedule = self.capture.run_pass()
         if schedule.error is not None:
             if not (isinstance(schedule.error, NNTPError) and schedule.error.retryable):
@@ -106,15 +127,22 @@ class Live:
             problem = schedule.stopped or str(schedule.error)
             self.summary.problems.append(problem)
         captured = self.capture.progress.summary.lines - before
+        cpu["capture"] += time.process_time() - cpu_started
+        cpu_started = time.process_time()
         done = replay(
             self.corpus, self.catalog, self.rules, self.capture.groups, progress=False, tail=True
         )
+        cpu["index"] += time.process_time() - cpu_started
         self.summary.captured += captured
         self.summary.ranges += done.totals.ranges
         self.summary.headers += done.totals.headers + sum(
             t.result.headers for t in done.tails if t.result is not None
         )
-        one = Cycle(self.summary.cycles, captured, done, time.perf_counter() - started, problem)
+        after = self.stages.run(done)
+        self.summary.stage_problems += after.problems
+        self.summary.stage_lines = self.stages.totals.lines(self.stages.settings)
+        one = Cycle(self.summary.cycles, captured, done, time.perf_counter() - started, problem,
+                    after, self.stages.settings)  # fmt: skip
         if self.out is not None:
             self.out.write(one.text() + "\n")
             self.out.flush()

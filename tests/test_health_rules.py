@@ -185,6 +185,44 @@ def test_a_key_ending_in_a_zero_byte_keeps_its_twenty_bytes(tmp_path: Path) -> N
     assert found.release_key == key
 
 
+def test_a_release_checked_while_still_being_posted_is_checked_again_once_grown(
+    tmp_path: Path,
+) -> None:
+    """A provisional version (a growing range's tail) may lack its par2 volumes and last
+    articles: a gap seen then makes it dead. Once a later version carries more (a later
+    `posted_last`), the check is redone, not left until its recheck (days or months)."""
+    from pipelines.catalog.schema import RELEASES
+    from pipelines.catalog.views import CatalogViews
+    from pipelines.catalog.writer import write_partition
+    from pipelines.health.cadence import DEFAULT
+    from pipelines.health.candidates import due_candidates
+    from pipelines.health.store import write_batch
+
+    def version(posted_last: int, first: int, last: int) -> None:
+        row = dict.fromkeys(RELEASES.names)
+        row.update(release_key=b"k" * 20, identity_key=b"k" * 20, group="g",
+                   posted_last=posted_last, finished=False, written_range=first)  # fmt: skip
+        table = pa.Table.from_pylist([row], RELEASES)
+        write_partition(str(tmp_path), "releases", "g", first, last, table, tail=True)
+
+    def due() -> list[bytes]:
+        views = CatalogViews(str(tmp_path))
+        try:
+            found = due_candidates(views, latest_health(str(tmp_path)), 10 * DAY, DEFAULT)
+        finally:
+            views.close()
+        return [c.release_key for c in found]
+
+    version(100, 0, 4)
+    assert due() == [b"k" * 20]
+    checked = {"release_key": b"k" * 20, "group": "g", "checked_at": 10 * DAY - 60,
+               "verdict": "dead", "segments": 3, "missing": 1, "posted_last": 100}  # fmt: skip
+    write_batch(str(tmp_path), [checked], 1, 0)
+    assert due() == []  # checked: its recheck is a day away
+    version(200, 5, 9)  # a later part adds its last articles
+    assert due() == [b"k" * 20]
+
+
 def test_a_release_without_recovery_is_checked_whole_or_at_each_file_s_end() -> None:
     """One segment gone kills a release no par2 volume repairs: a small one is STATted
     whole, a large one at each file's last segment too (at most FILE_ENDS_WITHOUT_RECOVERY

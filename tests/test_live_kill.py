@@ -1,6 +1,7 @@
 """Kill safety of live indexing: `usenet-indexer live` killed with SIGKILL at several
-points of its cycles (capture, indexing, writing) and started again loses nothing and
-holds nothing twice, in the corpus or in the catalog."""
+points of its cycles (capture, indexing, writing; the article pass, merges, health, the
+judge) and started again loses nothing and holds nothing twice, in the corpus or in the
+catalog."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from pipelines.corpus.reader import CorpusReader, RangeReport
@@ -20,6 +22,7 @@ from pipelines.index.rules import Rules
 from pipelines.nntpserver.server import NNTPServer, ServerOptions
 from tests.catalogs import catalog_files, shown_releases
 from tests.corpora import generate
+from tests.live_catalogs import stage_outputs
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -28,6 +31,18 @@ CONFIG = GenerateConfig(groups=1, articles=8000, seed=9, range_size=RANGE, chunk
 # seconds after each start at which the process is killed: its start-up, its first
 # captures and passes, the tail's writes (the group grows the while)
 KILL_AFTER = (1.5, 3.0, 4.5, 6.0, 8.0)
+HEADER_ONLY = ("--no-probe", "--no-merge", "--no-health", "--no-judge")
+
+# a group with bodies: obfuscated, split, fake, locked and taken-down uploads
+STAGE_CONFIG = GenerateConfig(groups=1, articles=14_000, seed=2, range_size=RANGE, chunk=500,
+                              mix="real", split_and_junk=True)  # fmt: skip
+# where each stage is killed (tests/live_killer.py): after the N-th call of a function
+STAGE_KILLS = (
+    ("probe", "pipelines.probe.run:write_outputs", 2),  # two spans probed, the others not
+    ("merge", "pipelines.merge.run:atomic_put", 1),  # a batch's first file, its record not
+    ("health", "pipelines.health.sweep:write_batch", 1),  # a batch's checks stored
+    ("judge", "pipelines.judge.run:write_verdicts", 1),  # verdicts stored, its place not
+)
 
 
 def _lines(root: str) -> list[bytes]:
@@ -54,7 +69,7 @@ def test_killed_at_any_point_and_started_again_nothing_is_lost_or_doubled(
             sys.executable, "-m", "cli.main", "live", "--server", f"127.0.0.1:{srv.port}",
             "--group", group, "--corpus", str(corpus), "--catalog", str(catalog),
             "--range-size", str(RANGE), "--chunk-size", str(CHUNK), "--interval", "0.3",
-            "--no-serve", "--connections", "2",
+            "--no-serve", "--connections", "2", *HEADER_ONLY,
         ]  # fmt: skip
         for delay in KILL_AFTER:
             proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -83,3 +98,38 @@ def test_killed_at_any_point_and_started_again_nothing_is_lost_or_doubled(
 
     assert ranges_only(catalog_files(catalog)) == ranges_only(catalog_files(batch))
     assert shown_releases(catalog) == shown_releases(batch)
+
+
+@pytest.mark.slow
+def test_killed_mid_stage_and_started_again_the_catalog_is_an_undisturbed_run_s(
+    tmp_path: Path,
+) -> None:
+    gen = generate(tmp_path / "gen", STAGE_CONFIG)
+    group = gen.meta["groups"][0]["name"]
+    gone = frozenset(pq.read_table(gen.out / "truth" / "gone.parquet")["message_id"].to_pylist())
+
+    def live(root: Path, *more: str) -> list[str]:
+        return [
+            "live", "--server", f"127.0.0.1:{srv.port}", "--group", group,
+            "--corpus", str(root / "corpus"), "--catalog", str(root / "catalog"),
+            "--range-size", str(RANGE), "--chunk-size", str(CHUNK), "--interval", "0.3",
+            "--no-serve", "--connections", "2", "--ahead", "100", "--health-share", "0",
+            "--cycles", "2", *more,
+        ]  # fmt: skip
+
+    def run(*cmd: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", *cmd], capture_output=True, text=True,
+                              timeout=300)  # fmt: skip
+
+    killed, undisturbed = tmp_path / "killed", tmp_path / "undisturbed"
+    with NNTPServer(gen.corpus, options=ServerOptions(gone=gone)) as srv:
+        done = run("cli.main", *live(undisturbed))
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        for stage, target, nth in STAGE_KILLS:
+            died = run("tests.live_killer", target, str(nth), *live(killed))
+            assert died.returncode == -signal.SIGKILL, f"not killed mid-{stage}:\n{died.stdout}"
+        done = run("cli.main", *live(killed))
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    # the same releases and names, merges, health and verdicts
+    assert stage_outputs(killed / "catalog") == stage_outputs(undisturbed / "catalog")
+    assert shown_releases(killed / "catalog") == shown_releases(undisturbed / "catalog")

@@ -31,6 +31,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--groups", type=int, help="scale bench: groups of the catalog (e.g. 200)")
     p.add_argument("--releases", type=int, default=10_000_000, help="scale bench: releases")
     p.add_argument("--catalog-dir", help="scale bench: where its catalog is built once")
+    p.add_argument(
+        "--mix", choices=("real", "classic"), default="real",
+        help="subject shapes (classic has more obfuscated uploads)",
+    )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
     if args.rate <= 0 or not 0 <= args.history < 1 or args.articles < 1000:
         print("bench-live: --rate > 0, 0 <= --history < 1, --articles >= 1000", file=sys.stderr)
         return 2
-    figures = run_bench(args.articles, args.rate, args.history, args.interval, args.seed)
+    figures = run_bench(
+        args.articles, args.rate, args.history, args.interval, args.seed, mix=args.mix
+    )
     print(figures.text())
     return 0
 

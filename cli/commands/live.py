@@ -24,8 +24,10 @@ def add_parser(sub: Any) -> None:
         "seconds captures what is new (history still missing first, then the articles "
         "posted since the last pass) and indexes it: complete ranges as replay does, and "
         "the part stored of each group's growing range, whose releases still open are shown "
-        "as still being posted. One line a cycle, a summary at the end; Ctrl-C stops "
-        "capture, indexing and the server.",
+        "as still being posted; then, on what changed, the article pass (names of "
+        "obfuscated uploads), merges, the health sweep's share and the judge, probes and "
+        "health on capture's connections. One line a cycle, a summary at the end; Ctrl-C "
+        "stops capture, indexing and the server.",
     )
     add_server_arguments(p)
     p.add_argument("--group", required=True, action="append", help="group to follow (repeatable)")
@@ -52,6 +54,16 @@ def add_parser(sub: Any) -> None:
         "--public-pages", action="store_true", help="with keys, the web pages open to anyone"
     )
     p.add_argument("--no-serve", action="store_true", help="capture and index only")
+    for stage, what in (("probe", "the article pass"), ("merge", "merges"),
+                        ("health", "the health sweep"), ("judge", "the judge")):  # fmt: skip
+        p.add_argument(f"--no-{stage}", action="store_true", help=f"no {what}")
+    p.add_argument(
+        "--health-share",
+        type=int,
+        default=500,
+        metavar="N",
+        help="releases the health sweep checks at most a cycle (500; 0: every due one)",
+    )
     p.add_argument("--cycles", type=int, help="stop after this many cycles")
 
 
@@ -80,12 +92,20 @@ def run(args: argparse.Namespace) -> int:
     from pipelines.index.rules import Rules
     from pipelines.index.warm import compile_apart
     from pipelines.live import Live
+    from pipelines.live_stages import StageSettings
     from pipelines.nntp.errors import NNTPError
     from pipelines.nntp.pool import ProviderPools
 
     providers = providers_of(args, "live")
     if providers is None:
         return 2
+    if args.health_share < 0:
+        print("live: --health-share must not be negative", file=sys.stderr)
+        return 2
+    stages = StageSettings(
+        probe=not args.no_probe, merge=not args.no_merge, health=not args.no_health,
+        judge=not args.no_judge, health_share=args.health_share or None,
+    )  # fmt: skip
     try:
         rules = Rules.load(args.rules)
         settings = CaptureSettings(
@@ -113,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         Progress([f"{p.provider.label}#{i}" for i, p in enumerate(pools.slots())], show=False),
         consumed=IndexedRanges(args.catalog),
     )
-    live = Live(capture, args.corpus, args.catalog, rules, args.interval, out=sys.stdout)
+    live = Live(capture, args.corpus, args.catalog, rules, args.interval, sys.stdout, stages)
     code = 0
     try:
         summary = live.run(args.cycles)
