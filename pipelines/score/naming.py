@@ -14,8 +14,9 @@ as `score.py` matches readable uploads:
 - split or short: a catalog release under the right name that holds only some of its
   articles, or several releases holding them.
 
-Passwords: an obfuscated upload that posts an archive (RAR, 7z, ZIP) and is not still
-open is *right* when the article pass's password of every release holding it says what
+Passwords: a complete obfuscated upload that posts an archive (RAR, 7z, ZIP) and is not
+still open (an incomplete one may have lost the part that tells: a 7z set's header is at
+its end) is *right* when the article pass's password of every release holding it says what
 the truth says (1 when passworded, else 0 or 2), *wrong* when one says otherwise,
 *unknown* when none says anything.
 
@@ -56,7 +57,7 @@ class NamingScore:
     still_open: int = 0
     still_pending: int = 0
     split: int = 0
-    archives: int = 0  # uploads posting an archive, not still open
+    archives: int = 0  # complete uploads posting an archive, not still open
     password_right: int = 0
     password_wrong: int = 0
     password_unknown: int = 0
@@ -147,7 +148,7 @@ def _whole(view: CatalogView, key: bytes, mids: set[str], group: str) -> bool:
 
 
 def _passwords(s: NamingScore, u: dict[str, Any], keys: set[bytes], view: CatalogView) -> None:
-    if not keys or not any(_ARCHIVE.search(f["name"]) for f in u["files"]):
+    if not keys or not u["complete"] or not any(_ARCHIVE.search(f["name"]) for f in u["files"]):
         return
     if all(_open(view, k) for k in keys):
         return  # the window has not closed on it: not probed yet
