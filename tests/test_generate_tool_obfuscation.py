@@ -4,7 +4,7 @@ them (pipelines/generate/obfuscation.py), and the article pass naming them per f
 - Every family shows in a small corpus, with the tools' header shapes (Postie's ids and
   From, ngPost's, Nyuu's) and bodies whose yEnc names are what the family says.
 - A corpus without the option has neither the truth column nor the summary's counts.
-- Over a few seeds (slow): generate -> replay -> probe --bodies -> score, per family:
+- Over a few seeds (a few seconds each): generate -> replay -> probe --bodies -> score, per family:
   >= 97 % of the nameable uploads the window closed on named right, none wrong, every
   archive's password right.
 """
@@ -86,7 +86,6 @@ def test_without_the_option_nothing_changes_shape(tmp_path: Path) -> None:
     assert "tool_obfuscation" not in (out / "generate.json").read_text()
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("seed", [31, 32])
 def test_every_family_named_right_with_its_password(tmp_path: Path, seed: int) -> None:
     config = GenerateConfig(groups=2, articles=30_000, seed=seed, range_size=10_000,
