@@ -57,6 +57,13 @@ def add_parser(sub: Any) -> None:
         "(the taken-down message-ids); see docs/GENERATOR.md",
     )
     p.add_argument(
+        "--tool-obfuscation",
+        action="store_true",
+        help="add obfuscated uploads as obfuscating posting tools (Nyuu, Postie, ngPost) write "
+        "them: random subjects over real yEnc names, random names everywhere, par2-only names, "
+        "ngPost's archives; the truth's `obfuscation` column names the family (docs/GENERATOR.md)",
+    )
+    p.add_argument(
         "--force",
         action="store_true",
         help="replace an earlier generated corpus in OUT (its corpus/, truth/, generate.json)",
@@ -86,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
             start=args.start,
             mix=args.mix,
             split_and_junk=args.split_and_junk,
+            tool_obfuscation=args.tool_obfuscation,
         )
         summary = generate_corpus(
             args.out, config, progress=not args.quiet, force=args.force, bodies=not args.no_bodies

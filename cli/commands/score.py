@@ -30,6 +30,12 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="split each family by subject shape (family:style; classic stays one row)",
     )
+    p.add_argument(
+        "--by-family",
+        action="store_true",
+        help="the obfuscated uploads' naming and passwords per family as well (an obfuscating "
+        "tool's family of a --tool-obfuscation truth, per_file, obfuscated)",
+    )
     p.add_argument("--json", action="store_true", help="print the scores as JSON")
     p.set_defaults(run=run)
 
@@ -42,7 +48,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     pairs = [(args.corpus_out, args.catalog), *zip(args.more[::2], args.more[1::2], strict=True)]
     try:
-        scores = [score_catalog(out, catalog, args.by_style) for out, catalog in pairs]
+        scores = [
+            score_catalog(out, catalog, args.by_style, args.by_family) for out, catalog in pairs
+        ]
     except FileNotFoundError as exc:
         print(f"score: {exc}", file=sys.stderr)
         return 2

@@ -14,8 +14,9 @@ MIXES = ("classic", "real")  # classic: today's shapes; real: plus pipelines.gen
 
 @dataclass(frozen=True)
 class GenerateConfig:
-    """What to generate. The lines depend on groups, articles, seed, days, start, mix
-    and split_and_junk only; range_size, chunk and codec decide how they are stored."""
+    """What to generate. The lines depend on groups, articles, seed, days, start, mix,
+    split_and_junk and tool_obfuscation only; range_size, chunk and codec decide how they
+    are stored."""
 
     groups: int = 3
     articles: int = 50_000  # overview lines per group, roughly (crossposts add some)
@@ -28,6 +29,9 @@ class GenerateConfig:
     mix: str = "classic"  # which subject shapes: see MIXES
     # split uploads, fakes, repeats and taken-down articles (pipelines.generate.junk)
     split_and_junk: bool = False
+    # obfuscated uploads as obfuscating posting tools write them: random subjects over
+    # real yEnc names, random names everywhere, ngPost's archives (pipelines.generate.obfuscation)
+    tool_obfuscation: bool = False
 
     def __post_init__(self) -> None:
         if self.groups < 1:
@@ -72,6 +76,8 @@ class GenerateConfig:
             del doc["mix"]
         if not self.split_and_junk:  # nor does a corpus without them
             del doc["split_and_junk"]
+        if not self.tool_obfuscation:
+            del doc["tool_obfuscation"]
         return doc
 
 
@@ -90,6 +96,7 @@ class GenerateSummary:
     uploads_per_kind: dict[str, int] = field(default_factory=dict)
     noise_per_kind: dict[str, int] = field(default_factory=dict)
     junk_per_kind: dict[str, int] = field(default_factory=dict)  # split_and_junk only
+    obfuscation_per_family: dict[str, int] = field(default_factory=dict)  # tool_obfuscation
 
     @property
     def lines_per_second(self) -> float:
@@ -99,12 +106,15 @@ class GenerateSummary:
         doc = asdict(self)
         if not self.junk_per_kind:  # a corpus without split_and_junk: as it was
             del doc["junk_per_kind"]
+        if not self.obfuscation_per_family:
+            del doc["obfuscation_per_family"]
         doc["lines_per_second"] = round(self.lines_per_second)
         return doc
 
     def format(self) -> str:
         kinds = ", ".join(f"{k} {v:,}" for k, v in sorted(self.uploads_per_kind.items()))
         junk = ", ".join(f"{k} {v:,}" for k, v in self.junk_per_kind.items())
+        tools = ", ".join(f"{k} {v:,}" for k, v in self.obfuscation_per_family.items())
         return (
             f"generated {self.lines:,} lines ({self.articles:,} articles) in "
             f"{len(self.lines_per_group)} groups: {self.uploads:,} uploads ({kinds}), "
@@ -112,4 +122,5 @@ class GenerateSummary:
             f"{self.bytes / 1e6:,.1f} MB in {self.seconds:.1f} s "
             f"({self.lines_per_second:,.0f} lines/s)"
             + (f"; split and junk: {junk}" if junk else "")
+            + (f"; tool obfuscation: {tools}" if tools else "")
         )

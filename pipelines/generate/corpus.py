@@ -114,7 +114,12 @@ def _generate(
     junk = config.split_and_junk
     write_parquet(
         uploads_table(
-            corpus.uploads, corpus.group_names, stories, shapes=config.mix != "classic", junk=junk
+            corpus.uploads,
+            corpus.group_names,
+            stories,
+            shapes=config.mix != "classic",
+            junk=junk,
+            tools=config.tool_obfuscation,
         ),
         f"{root}/truth/uploads.parquet",
     )
@@ -136,6 +141,9 @@ def _generate(
     summary = _summary(corpus, stored)
     if junk:
         summary.junk_per_kind = _junk_counts(corpus, stories)
+    if config.tool_obfuscation:
+        counts = Counter(u.obfuscation for u in corpus.uploads if u.obfuscation)
+        summary.obfuscation_per_family = dict(sorted(counts.items()))
     summary.bodies = summary_bodies
     summary.seconds = time.perf_counter() - started
     write_json(f"{root}/generate.json", _manifest(config, corpus, stored, summary))

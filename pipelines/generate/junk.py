@@ -38,9 +38,9 @@ from pipelines.generate.files import (
     par2_set,
 )
 from pipelines.generate.rand import ALNUM, HEX, LOWER_ALNUM
-from pipelines.generate.subjects import BY_NAME, STYLES, Style
-from pipelines.generate.tools import Poster
-from pipelines.generate.uploads import Plan, Upload
+from pipelines.generate.side import SideUploads
+from pipelines.generate.subjects import BY_NAME, STYLES
+from pipelines.generate.uploads import Upload
 from pipelines.generate.words import TRACK_WORDS
 
 if TYPE_CHECKING:
@@ -77,15 +77,13 @@ COUNTED = tuple(
     BY_NAME[n] for n in ("nyuu", "bracket", "dash", "size_after", "count_after", "no_yenc")
 )
 SIDECARS = (".nfo", ".sfv", ".nzb")
-NO_PAR2_WORDS = ("vol", "par2")  # a random name holding these reads as a recovery volume
 
 
-class Junk:
+class Junk(SideUploads):
     """Plans the split and junk uploads of one corpus inside a `Planner`'s run."""
 
     def __init__(self, planner: Planner) -> None:
-        self.p = planner
-        self.rng = random.Random(f"junk-{planner.config.seed}")
+        super().__init__(planner, "junk")
 
     # -- what to post -----------------------------------------------------------------
 
@@ -118,65 +116,6 @@ class Junk:
             self._nameless(home)
         else:
             self._repeated(home)
-
-    # -- helpers ----------------------------------------------------------------------
-
-    def _poster(self, steady: bool = False) -> Poster:
-        """A poster; `steady`: one whose From stays the same from post to post."""
-        for _ in range(50):
-            poster = self.p._poster()
-            if not (steady and poster.fresh_sender):
-                return poster
-        return next(p for p in self.p.posters if not p.fresh_sender)
-
-    def _fresh(self, draw: Any) -> str:
-        for _ in range(50):
-            name = str(draw(self.rng))
-            if name not in self.p.used_names:
-                self.p.used_names.add(name)
-                return name
-        raise RuntimeError("could not draw a fresh release name")
-
-    def _token(self, alphabet: str, length: int) -> str:
-        while True:
-            token = self.p.tokens.one(alphabet, length)
-            if not any(w in token.lower() for w in NO_PAR2_WORDS):
-                return token
-
-    def _plan(
-        self,
-        home: int,
-        poster: Poster,
-        style: Style,
-        spec: ReleaseSpec,
-        start: float | None = None,
-        duration: float | None = None,
-        sender: str | None = None,
-        **options: Any,
-    ) -> Plan:
-        p = self.p
-        if duration is None:
-            segments = sum(math.ceil(s / poster.article_size) for _, s in spec.files)
-            duration = p._duration(segments, False)
-        if start is None:
-            start = p.start + self.rng.uniform(0, max(p.span - duration, 1.0))
-        start = max(min(start, p.start + p.span - duration), p.start)
-        return Plan(
-            poster=poster,
-            sender=sender or p._sender(poster),
-            style=style,
-            groups=(home,),
-            start=start,
-            duration=duration,
-            connections=p._connections(),
-            extra={"post": str(self.rng.randint(10_000, 299_999)), "board": p._board(home)},
-            **options,
-        )
-
-    def _post(self, spec: ReleaseSpec, plan: Plan) -> Upload:
-        upload = self.p.writer.post_release(len(self.p.uploads), spec, plan)
-        self.p._keep(upload)
-        return upload
 
     # -- split uploads ----------------------------------------------------------------
 

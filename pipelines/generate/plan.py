@@ -22,6 +22,7 @@ from pipelines.generate.features import DECK, RATES, SHARES, UPLOAD_SHARE, draw_
 from pipelines.generate.files import ReleaseSpec, build_release
 from pipelines.generate.junk import Junk
 from pipelines.generate.noise import NoiseWriter
+from pipelines.generate.obfuscation import ToolObfuscation
 from pipelines.generate.rand import Tokens
 from pipelines.generate.segments import Segments, SegmentTable
 from pipelines.generate.special import ALBUM_STYLES, BatchPoster, post_album
@@ -95,11 +96,14 @@ class Planner:
         # upload speed follows the group's density, so several uploads run at once
         self.upload_rate = config.articles * UPLOAD_SHARE / self.span
         self.junk = Junk(self) if config.split_and_junk else None
+        self.tool_obfuscation = ToolObfuscation(self) if config.tool_obfuscation else None
 
     def run(self) -> GeneratedCorpus:
         deck = self._deck()
         if self.junk is not None:  # first: a small corpus holds each of them too
             deck = self.junk.deck() + deck
+        if self.tool_obfuscation is not None:
+            deck = self.tool_obfuscation.deck() + deck
         while max(self.budget) > 0:
             home = max(range(len(self.budget)), key=lambda g: (self.budget[g], -g))
             features = deck.pop(0) if deck else self._next()
@@ -120,8 +124,10 @@ class Planner:
 
     def _next(self) -> dict[str, Any]:
         """The features of an upload after the deck: a split or junk one now and then
-        (split_and_junk), else an ordinary one."""
+        (split_and_junk), an obfuscating tool's (tool_obfuscation), else an ordinary one."""
         junk = self.junk.draw() if self.junk is not None else None
+        if junk is None and self.tool_obfuscation is not None:
+            junk = self.tool_obfuscation.draw()
         return junk or self._draw()
 
     def _deck(self) -> list[dict[str, Any]]:
@@ -151,6 +157,9 @@ class Planner:
         if "junk" in features:
             assert self.junk is not None
             self.junk.post(home, features)
+        elif "obfuscation" in features:
+            assert self.tool_obfuscation is not None
+            self.tool_obfuscation.post(home, features["obfuscation"])
         elif kind == "album":
             self._album(home, groups)
         elif kind == "batch":
@@ -288,7 +297,11 @@ class Planner:
         return self.rng.choices(self.posters, self.poster_weights)[0]
 
     def _sender(self, poster: Poster) -> str:
-        return random_sender(self.rng, self.tokens) if poster.fresh_sender else poster.sender
+        return (
+            random_sender(self.rng, self.tokens, poster.tool)
+            if poster.fresh_sender
+            else poster.sender
+        )
 
     def _session(
         self, home: int, needs_name: bool, needs_counter: bool, poster_index: int | None

@@ -40,6 +40,11 @@ TOOLS = (
     "server",
 )
 TOOL_WEIGHTS = (24, 18, 14, 8, 8, 6, 6, 4, 12)
+# tools only an option's uploads use (`pipelines.generate.obfuscation`): not drawn for
+# today's posters, so a corpus without the option is the same bytes. Postie (a Go
+# poster) writes `<32 alnum>@<8 alnum>.<3 alnum>` ids and a random
+# `<14 alnum> <<14 alnum>@<5 alnum>.<3 alnum>>` From per post when it obfuscates
+OPTION_TOOLS = ("postie",)
 ARTICLE_SIZES = (716_800, 716_800, 716_800, 768_000, 750_000, 700_000)
 MAIL_DOMAINS = ("example.com", "example.org", "posting.example.net", "mail.example.de")
 SERVER_DOMAINS = ("news.astraweb.com", "reader.easyusenet.nl", "news.newshosting.com")
@@ -57,8 +62,12 @@ class Poster:
     fresh_sender: bool  # ngPost GEN_FROM: a new random From for every post
 
 
-def random_sender(rng: random.Random, tokens: Tokens) -> str:
-    """ngPost's GEN_FROM style: `Xy7aQ <k3JdPq@a9ZkQ2w.vm>`."""
+def random_sender(rng: random.Random, tokens: Tokens, tool: str = "ngpost") -> str:
+    """ngPost's GEN_FROM style: `Xy7aQ <k3JdPq@a9ZkQ2w.vm>` (Postie's: 14, 14, 5 and 3
+    alphanumerics)."""
+    if tool == "postie":
+        name, user = tokens.one(ALNUM, 14), tokens.one(ALNUM, 14)
+        return f"{name} <{user}@{tokens.one(ALNUM, 5)}.{tokens.one(ALNUM, 3)}>"
     name = tokens.one(ALNUM, rng.randint(6, 12))
     user = tokens.one(ALNUM, rng.randint(6, 12))
     host = tokens.one(ALNUM, rng.randint(7, 30))
@@ -80,8 +89,8 @@ def human_sender(rng: random.Random) -> str:
 
 
 def _sender(rng: random.Random, tokens: Tokens, tool: str) -> str:
-    if tool == "ngpost":
-        return random_sender(rng, tokens)
+    if tool in ("ngpost", "postie"):
+        return random_sender(rng, tokens, tool)
     if tool == "yencbin":
         return "yEncBin@Poster.com (yEncBin)"
     if tool == "powerpost":
@@ -114,7 +123,7 @@ def make_poster(
         skew=skew,
         decimal_comma=rng.random() < 0.35,
         domain=domain,
-        fresh_sender=tool == "ngpost",
+        fresh_sender=tool in ("ngpost", "postie"),
     )
 
 
@@ -143,6 +152,9 @@ class MessageIds:
             return [f"{r}-{m}@nyuu" for r, m in zip(t.many(LETTERS, 24, n), ms, strict=True)]
         if tool == "ngpost":
             return [f"{h}@{poster.domain}" for h in t.many(HEX, 32, n)]
+        if tool == "postie":
+            hosts = zip(t.many(ALNUM, 32, n), t.many(ALNUM, 8, n), t.many(ALNUM, 3, n), strict=True)
+            return [f"{a}@{b}.{c}" for a, b, c in hosts]
         if tool == "powerpost":
             token = t.one(POWERPOST, 20)  # one token per file; only partN varies
             return [f"part{k}of{part_total}.{token}@{poster.domain}" for k in ks]
@@ -189,7 +201,7 @@ class MessageIds:
         n = len(parts)
         t = self.tokens
         tool = poster.tool
-        if tool in ("nyuu", "ngpost", "newsmangler", "gopoststuff", "server"):
+        if tool in ("nyuu", "ngpost", "postie", "newsmangler", "gopoststuff", "server"):
             return self.for_file(poster, parts, 0, times, 0, 0)
         fl = file_of.tolist()
         ks = parts.tolist()

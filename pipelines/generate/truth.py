@@ -68,6 +68,10 @@ JUNK_FIELDS = [
     pa.field("repeat_of", pa.int64()),  # the first upload of its repeated family
     pa.field("fake", pa.string()),  # exe archive media: how a media name covers a program
 ]
+# obfuscating tools' uploads (GenerateConfig.tool_obfuscation, pipelines.generate.obfuscation)
+TOOL_FIELDS = [
+    pa.field("obfuscation", pa.string()),  # the family; null: not a tool-obfuscation upload
+]
 SHAPED_SCHEMA = pa.schema([*UPLOADS_SCHEMA, *SHAPE_FIELDS, *CONTENT_FIELDS])
 UPLOADS_SCHEMA = pa.schema([*UPLOADS_SCHEMA, *CONTENT_FIELDS])
 GONE_SCHEMA = pa.schema([pa.field("message_id", pa.string(), nullable=False)])
@@ -88,13 +92,17 @@ def uploads_table(
     stories: list[Story],
     shapes: bool = False,
     junk: bool = False,
+    tools: bool = False,
 ) -> pa.Table:
     """One row an upload; with `shapes` (the real mix) its family, group kind and
     expected name as well; `stories` (one an upload) say what its articles hold; with
-    `junk` (split_and_junk) how it is split, taken down and judged."""
+    `junk` (split_and_junk) how it is split, taken down and judged; with `tools`
+    (tool_obfuscation) the obfuscating tool's family."""
     schema = SHAPED_SCHEMA if shapes else UPLOADS_SCHEMA
     if junk:
         schema = pa.schema([*schema, *JUNK_FIELDS])
+    if tools:
+        schema = pa.schema([*schema, *TOOL_FIELDS])
     cols: dict[str, list[Any]] = {f.name: [] for f in schema}
     for u in uploads:
         cols["upload_id"].append(u.upload_id)
@@ -131,6 +139,8 @@ def uploads_table(
             cols["expected_verdict"].append(expected_verdict(u, story))
             cols["repeat_of"].append(u.repeat_of)
             cols["fake"].append(u.fake)
+    if tools:
+        cols["obfuscation"] = [u.obfuscation for u in uploads]
     cols["files"] = _files_column(uploads)
     return pa.table(cols, schema=schema)
 

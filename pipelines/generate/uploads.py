@@ -73,6 +73,10 @@ class Upload:
     taken_down: str | None = None  # all | some: its articles gone from the server
     nameless: bool = False  # obfuscated with no name inside (par2, listing): unusable
     gone: list[str] = field(default_factory=list)  # the message-ids taken down
+    # tool obfuscation (GenerateConfig.tool_obfuscation, pipelines.generate.obfuscation):
+    # the family, and the extension of the real file behind a lone random name ("": none)
+    obfuscation: str | None = None
+    real_ext: str = ""
 
     @property
     def articles(self) -> int:

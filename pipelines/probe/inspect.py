@@ -32,6 +32,8 @@ def inspect_body(body: bytes) -> Inspection:
         return Inspection(ins.ERROR, detail=f"reader failed: {type(exc).__name__}: {exc}")
 
 
+_CONTAINER_FIRST = "mimetype"  # the first entry of an epub / OpenDocument ZIP
+
 # par2 describes each file by the MD5 of its first 16 KiB (PAR 2.0, FileDesc packet)
 HEAD_BYTES = 16 * 1024
 
@@ -119,7 +121,15 @@ def _first_bytes(part: Part) -> Inspection | None:
             detail=what,
         )
     if is_zip(data):
-        return _archive(part, ins.ZIP, read_zip(data))
+        listing = read_zip(data)
+        if listing.names[:1] == [_CONTAINER_FIRST] and not listing.encrypted:
+            # an epub or OpenDocument file: a ZIP whose first entry is `mimetype` (OCF);
+            # its entries are the format's own, no release's names
+            return Inspection(
+                ins.OK, ins.MEDIA, yenc_name=part.name, yenc_size=part.file_size,
+                encrypted=False, detail="zip container (mimetype first)",
+            )  # fmt: skip
+        return _archive(part, ins.ZIP, listing)
     text = as_text(data)
     if text is None:
         return None

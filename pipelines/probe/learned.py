@@ -73,12 +73,17 @@ def name_of_listing(names: Sequence[str], sizes: Sequence[int | None]) -> str | 
     return None if best is None else naming.stem(best[1]).strip()
 
 
+# results whose yEnc header was read whole: a part of no format we read (an .iso, a .bin,
+# a file with no extension) or with a bad CRC still carries the name its poster gave it
+YENC_READ = frozenset((ins.OK, ins.ERROR, ins.BAD_CRC))
+
+
 def usable_name(results: Sequence[Inspection]) -> Named | None:
     """The name the articles give, in the order read; None when none does."""
     for r in results:
-        if r.status != ins.OK:
+        if r.status not in YENC_READ:
             continue
-        if r.names:
+        if r.names and r.status == ins.OK:
             name = name_of_listing(r.names, r.sizes)
             if name:
                 return Named(name, SOURCE_OF_KIND.get(r.kind, "archive"))

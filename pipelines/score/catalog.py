@@ -24,6 +24,9 @@ class CatalogView:
     ids_of: dict[bytes, set[str]]  # release_key -> message-ids over all versions
     release_of: dict[str, set[bytes]]  # message-id -> release keys holding it
     verdicts: dict[bytes, str] = field(default_factory=dict)  # the judge's current rule per key
+    # the article pass's password per release key (Newznab's: 0, 1, 2; None unknown), from
+    # its finished `release_probes` rows
+    passwords: dict[bytes, int | None] = field(default_factory=dict)
 
 
 def load_catalog(catalog: Path) -> CatalogView:
@@ -69,4 +72,10 @@ def load_catalog(catalog: Path) -> CatalogView:
             judged.column("release_key").to_pylist(), judged.column("rule").to_pylist(), strict=True
         )
     )
-    return CatalogView(releases, pending, dict(ids_of), dict(release_of), verdicts)
+    passwords: dict[bytes, int | None] = {}
+    probes = rows_of("release_probes")
+    if probes is not None:
+        sql = f"SELECT release_key, password FROM {probes} WHERE outcome <> 'waiting' "
+        for key, password in con.sql(sql + "ORDER BY probed_at").fetchall():
+            passwords[key] = password
+    return CatalogView(releases, pending, dict(ids_of), dict(release_of), verdicts, passwords)

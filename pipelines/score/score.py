@@ -30,7 +30,12 @@ import fsspec
 
 from pipelines.catalog.reader import read_parquet
 from pipelines.score.catalog import CatalogView, load_catalog
-from pipelines.score.naming import NamingScore, normalise_name, score_naming
+from pipelines.score.naming import (
+    NamingScore,
+    normalise_name,
+    score_naming,
+    score_naming_by_family,
+)
 from pipelines.score.split_and_junk import SplitJunkScore, score_split_and_junk
 
 OVERALL = "overall"
@@ -79,6 +84,9 @@ class Score:
     noisy_releases: int = 0
     naming: NamingScore = field(default_factory=NamingScore)  # the obfuscated uploads
     split_junk: SplitJunkScore | None = None  # merges and verdicts (a --split-and-junk truth)
+    # the obfuscated uploads' naming per family (`naming.family_of`), shown with by_family
+    naming_families: dict[str, NamingScore] = field(default_factory=dict)
+    by_family: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -87,6 +95,7 @@ class Score:
             "noisy_releases": self.noisy_releases,
             "naming": self.naming.to_json(),
             "split_junk": None if self.split_junk is None else self.split_junk.to_json(),
+            "naming_families": {k: v.to_json() for k, v in self.naming_families.items()},
         }
 
     def format(self) -> str:
@@ -109,6 +118,8 @@ class Score:
             f"holding noise: {self.noisy_releases}"
         )
         rows.append(self.naming.format())
+        if self.by_family:
+            rows += [f"  {name}: {n.format()}" for name, n in self.naming_families.items()]
         if self.split_junk is not None:
             rows.append(self.split_junk.format())
         return "\n".join(rows)
@@ -127,9 +138,13 @@ def _ids(upload: dict[str, Any]) -> set[str]:
     return {m for f in upload["files"] for m in f["message_ids"]}
 
 
-def score_catalog(corpus_out: str | Path, catalog: str | Path, by_style: bool = False) -> Score:
+def score_catalog(
+    corpus_out: str | Path, catalog: str | Path, by_style: bool = False, by_family: bool = False
+) -> Score:
     uploads, noise = load_truth(corpus_out)
-    return score_view(uploads, noise, load_catalog(Path(catalog)), by_style)
+    score = score_view(uploads, noise, load_catalog(Path(catalog)), by_style)
+    score.by_family = by_family
+    return score
 
 
 def score_view(
@@ -178,7 +193,10 @@ def score_view(
         if uploads and "expected_verdict" in uploads[0]
         else None
     )
-    return Score(ordered, mixed, noisy, score_naming(uploads, view), split_junk)
+    return Score(
+        ordered, mixed, noisy, score_naming(uploads, view), split_junk,
+        score_naming_by_family(uploads, view),
+    )  # fmt: skip
 
 
 def _classic_name(u: dict[str, Any]) -> str | None:
@@ -242,9 +260,12 @@ def combine(scores: list[Score]) -> Score:
     ordered = dict(sorted(families.items(), key=lambda kv: (kv[0] != "classic", kv[0])))
     ordered[OVERALL] = overall
     naming = NamingScore()
+    naming_families: dict[str, NamingScore] = {}
     split_junk: SplitJunkScore | None = None
     for score in scores:
         naming.add(score.naming)
+        for name, n in score.naming_families.items():
+            naming_families.setdefault(name, NamingScore()).add(n)
         if score.split_junk is not None:
             split_junk = split_junk or SplitJunkScore()
             split_junk.add(score.split_junk)
@@ -254,6 +275,8 @@ def combine(scores: list[Score]) -> Score:
         sum(s.noisy_releases for s in scores),
         naming,
         split_junk,
+        dict(sorted(naming_families.items())),
+        any(s.by_family for s in scores),
     )
 
 

@@ -28,7 +28,7 @@ from pipelines.generate.contents.names import (
 from pipelines.generate.contents.rar import Entry, rar4_head, rar5_head
 from pipelines.generate.contents.sevenzip import seven_zip_ends
 from pipelines.generate.contents.story import Story, par2_names, spec_files
-from pipelines.generate.contents.zips import zip_head
+from pipelines.generate.contents.zips import epub_head, zip_head
 from pipelines.generate.uploads import Upload
 
 SLICES = 1000  # a par2 set of this many source slices, about
@@ -86,8 +86,8 @@ def contents(u: Upload, story: Story, seed: int, every: bool = False) -> dict[st
         out[sevens[0][1]].head = ends.head
         out[sevens[-1][1]].tail = ends.tail
     for name, size in files:
-        low = name.lower()
-        ext = low.rsplit(".", 1)[-1]
+        low = story.real_name(name).lower()  # a random posted name: the real file's bytes
+        ext = low.rsplit(".", 1)[-1] if "." in low else ""
         if seven_zip_volume(name) is not None:
             continue  # its ends are set above
         if rar_volume(name) and (first_volume(name) or every):
@@ -111,6 +111,8 @@ def contents(u: Upload, story: Story, seed: int, every: bool = False) -> dict[st
             if not (story.compressed or story.passworded or volume):  # stored: the file follows
                 head += media.media_head(entry_ext)
             out[name].head = head
+        elif ext == "epub" and story.real_files:  # an obfuscating tool's: a real epub
+            out[name].head = epub_head(file_seed(seed, story.key, name))
         elif ext == "zip" or ext == "epub":
             members = [m for m, _ in story.inner] if ext == "zip" else ["mimetype", "content.opf"]
             password = story.password if ext == "zip" else None
@@ -195,14 +197,14 @@ def bodies(u: Upload, story: Story, seed: int, every: bool = False) -> list[Body
         if f.first_part == 1 and not skipped:
             tail = content.tail if f.part_total == 1 else b""
             out.append(
-                Body(f.message_ids[0], f.name, 1, f.part_total, part_size, size, content.head,
-                     tail, seed_bytes)
+                Body(f.message_ids[0], story.yenc_name(f.name), 1, f.part_total, part_size,
+                     size, content.head, tail, seed_bytes)
             )  # fmt: skip
         last = f is last_seven or (every and seven_zip_volume(f.name) is not None)
         # (`every`: the last posted, the header pass's candidate, though the end is lost)
         if last and (f.last_part == f.part_total or every) and (f.last_part > 1 or skipped):
             out.append(
-                Body(f.message_ids[-1], f.name, f.last_part, f.part_total, part_size, size,
-                     b"", content.tail, seed_bytes)
+                Body(f.message_ids[-1], story.yenc_name(f.name), f.last_part, f.part_total,
+                     part_size, size, b"", content.tail, seed_bytes)
             )  # fmt: skip
     return out

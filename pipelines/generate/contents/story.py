@@ -21,9 +21,11 @@ from pipelines.generate.contents.names import (
     packaging,
     rar_volume,
     seven_zip_volume,
+    stem_of,
     suffix_of,
     usable_stem,
 )
+from pipelines.generate.obfuscation import GEN_PASS
 from pipelines.generate.rand import HEX
 from pipelines.generate.uploads import Upload
 
@@ -52,6 +54,18 @@ class Story:
     # files whose bytes are another's (a repeated family's media file): name -> (key, name)
     shared: dict[str, tuple[int, str]] = field(default_factory=dict)
     exe_head: bool = False  # media-named files that begin with a program's `MZ`
+    # tool obfuscation (pipelines.generate.obfuscation): each posted file's real name (its
+    # bytes follow it; a par2 set made before renaming lists it) and the name its yEnc
+    # header carries, where either is not the posted name
+    real_files: dict[str, str] = field(default_factory=dict)
+    yenc_names: dict[str, str] = field(default_factory=dict)
+    yenc_real: bool = False  # the yEnc names are the real ones
+
+    def real_name(self, posted: str) -> str:
+        return self.real_files.get(posted, posted)
+
+    def yenc_name(self, posted: str) -> str:
+        return self.yenc_names.get(posted, posted)
 
     @property
     def passworded(self) -> bool:
@@ -87,7 +101,9 @@ def tell(u: Upload, seed: int) -> Story:
     compressed = rng.random() < 0.3
     old_naming = any(n.lower().endswith(".rar") and ".part" not in n.lower() for n, _ in data)
     rar5 = not old_naming and rng.random() < 0.75
-    if u.kind == "obfuscated":
+    if u.obfuscation is not None:
+        story = tool_story(u, rng, key, files, data_size, compressed, rar5)
+    elif u.kind == "obfuscated":
         stem, ext = _hidden_name(rng)
         mix = rng.random()
         par2_real = mix < 0.62
@@ -136,7 +152,9 @@ def par2_names(story: Story, files: list[tuple[str, int]]) -> list[tuple[str, in
     for name, size in files:
         if name.lower().endswith(".par2"):
             continue
-        if story.par2_real and not story.real_names:
+        if story.par2_real and story.real_files:
+            name = story.real_name(name)
+        elif story.par2_real and not story.real_names:
             name = story.real_stem + suffix_of(name)
         out.append((name, size))
     return out
@@ -166,6 +184,10 @@ def _carrier(u: Upload, story: Story, files: list[tuple[str, int]]) -> tuple[str
             last = posted[max(sevens)[1]]
             if last.last_part == last.part_total:
                 return listing, "7z"
+    if story.yenc_real:
+        stem = _first_file_yenc(u, story)
+        if stem:
+            return stem, "yenc"
     if not story.real_names:
         return None, "none"
     for name, f in posted.items():
@@ -174,3 +196,57 @@ def _carrier(u: Upload, story: Story, files: list[tuple[str, int]]) -> tuple[str
     shown = [(f.name, f.size) for f in u.files if f.first_part == 1 and not packaging(f.name)]
     stem = usable_stem(shown)
     return (stem, "yenc") if stem else (None, "none")
+
+
+def _first_file_yenc(u: Upload, story: Story) -> str | None:
+    """The stem of the yEnc name the ladder's step 2 reads: the first RAR volume's, else
+    the first posted file's that is no par2 file; None when its first part is not posted."""
+    files = [f for f in u.files if not f.name.lower().endswith(".par2")]
+    firsts = [f for f in files if rar_volume(f.name) and first_volume(f.name)]
+    for f in (firsts or files)[:1]:
+        if f.first_part == 1:
+            return stem_of(story.yenc_name(f.name))
+    return None
+
+
+# a lone file's real name by its kind
+_REAL_NAMES = {"epub": release_names.book, "pdf": release_names.book}
+
+
+def tool_story(
+    u: Upload,
+    rng: random.Random,
+    key: int,
+    files: list[tuple[str, int]],
+    data_size: int,
+    compressed: bool,
+    rar5: bool,
+) -> Story:
+    """What an obfuscating tool's upload holds (`pipelines.generate.obfuscation`): a real
+    name behind its random names, shown by its yEnc names, its par2 set or its listing as
+    the family has it."""
+    family, ext = u.obfuscation, u.real_ext
+    if ext in ("mkv", "mp4", "avi"):
+        stem = release_names.tv_episode(rng) if rng.random() < 0.5 else release_names.movie(rng)
+    else:
+        stem = _REAL_NAMES.get(ext, release_names.software)(rng)
+    real_file = f"{stem}.{ext}" if ext else stem
+    password = hide = None
+    if family == "ngpost_archive" and rng.random() < GEN_PASS:
+        password, hide = _token(rng, 15), True  # ngPost adds -hp to a generated password
+    real_files = {}
+    for name, _ in files:
+        if rar_volume(name) or name.lower().endswith(".par2"):
+            real_files[name] = stem + suffix_of(name)
+        else:
+            real_files[name] = real_file
+    yenc_real = family in ("yenc_name", "yenc_name_set")
+    yenc_names = dict(real_files) if yenc_real else {}
+    if family == "yenc_random" and rng.random() < 0.5:  # another random name than the subject's
+        yenc_names = {name: _token(rng, 32) + (f".{ext}" if ext else "") for name, _ in files}
+    story = Story(
+        key, stem, family in ("yenc_name_set", "par2_only"), [(real_file, data_size)], False,
+        password, bool(hide), compressed, rar5, False,
+        real_files=real_files, yenc_names=yenc_names, yenc_real=yenc_real,
+    )  # fmt: skip
+    return story

@@ -31,3 +31,15 @@ def zip_head(members: list[str], password: str | None, seed: bytes) -> bytes:
                 for name in members:
                     archive.writestr(zipfile.ZipInfo(name, DATE), b"\0" * 16)
     return out.getvalue()
+
+
+def epub_head(seed: bytes) -> bytes:
+    """An epub's first bytes as the OCF container has them: `mimetype` first, stored,
+    holding `application/epub+zip`, then the container and package files."""
+    out = io.BytesIO()
+    with seeded_random(seed), zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as book:
+        book.writestr(zipfile.ZipInfo("mimetype", DATE), b"application/epub+zip",
+                      compress_type=zipfile.ZIP_STORED)  # fmt: skip
+        for name in ("META-INF/container.xml", "OEBPS/content.opf"):
+            book.writestr(zipfile.ZipInfo(name, DATE), b"<?xml version='1.0'?>" + seed)
+    return out.getvalue()
