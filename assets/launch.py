@@ -101,6 +101,8 @@ class MainJobSummary:
     figures: dict[str, dict[str, int]] = field(default_factory=dict)
     seconds: float = 0.0
     catalog_metadata: dict[str, object] = field(default_factory=dict)
+    # per job: (runs, wall seconds with Dagster's own work), in the order first run
+    runs: dict[str, tuple[int, float]] = field(default_factory=dict)
 
     def text(self) -> str:
         t = self.totals  # its seconds: inside the header pass, without Dagster's overhead
@@ -111,6 +113,10 @@ class MainJobSummary:
             f"the catalog shows {self.releases:,} releases"
         ]
         lines += self.stages
+        if self.runs:
+            lines.append("runs: " + ", ".join(
+                f"{job} {n} ({seconds:.1f} s)" for job, (n, seconds) in self.runs.items()
+            ))  # fmt: skip
         lines += [f"failed: {f}" for f in self.failed]
         return "\n".join(lines)
 
@@ -160,10 +166,13 @@ class _Launcher:
         self, job: str, asset: str, partition: str | None = None, **tags: str
     ) -> dict[str, object] | None:
         """The run's materialization metadata, or None (the failure noted) when it failed."""
+        started = time.perf_counter()
         result = self.defs.resolve_job_def(job).execute_in_process(
             instance=self.instance, partition_key=partition, run_config=QUIET, tags=tags,
             raise_on_error=False,
         )  # fmt: skip
+        n, seconds = self.summary.runs.get(job, (0, 0.0))
+        self.summary.runs[job] = (n + 1, seconds + time.perf_counter() - started)
         if not result.success:
             self.summary.failed.append(f"{job} {partition or ''} (run {result.run_id})".strip())
             return None
