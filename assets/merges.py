@@ -2,10 +2,9 @@
 one upload (`pipelines.merge`), over the group's spans the article pass has read.
 
 A run merges the group's spans not merged yet, oldest first, and stops at the first the
-article pass has not finished; `merge_sensor` (running by default)
-asks again for each group once more spans are ready (its place is kept). Its
-runs are of the article pass's kind (`tags.PROBE`): one at a time, never beside a probe
-run writing the cache it reads.
+article pass has not finished; `merge_sensor` (running by default) asks again for each
+group once more spans are ready (its place is kept). Its runs are of the article pass's
+kind (`tags.PROBE`): one at a time, never beside a probe run writing the cache it reads.
 """
 
 from typing import Any

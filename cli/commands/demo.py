@@ -63,6 +63,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
+def gone_file(corpus: Path) -> Path:
+    """The generator's taken-down articles (docs/GENERATOR.md), beside the corpus."""
+    return corpus.parent / "truth" / "gone.parquet"
+
+
 @contextmanager
 def demo_server(corpus: Path) -> Iterator[int]:
     """`serve-nntp`'s server over the corpus on a free loopback port (yielded) while the
@@ -70,8 +75,8 @@ def demo_server(corpus: Path) -> Iterator[int]:
     from pipelines.nntpserver.gone import load_gone
     from pipelines.nntpserver.server import NNTPServer, ServerOptions
 
-    gone_file = corpus.parent / "truth" / "gone.parquet"
-    gone = load_gone(str(gone_file)) if gone_file.exists() else frozenset()
+    found = gone_file(corpus)
+    gone = load_gone(str(found)) if found.exists() else frozenset()
     with NNTPServer(str(corpus), "127.0.0.1", 0, ServerOptions(gone=gone)) as server:
         print(f"demo: serving the corpus over NNTP on 127.0.0.1:{server.port} "
               f"({len(gone):,} articles taken down)")  # fmt: skip
@@ -115,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
             instance, str(corpus), str(catalog), args.rules, progress=not args.quiet,
             out=sys.stdout, nntp=nntp,
         )  # fmt: skip
+    gone = gone_file(corpus)
     rules_env = f"USENET_INDEXER_RULES={Path(args.rules).resolve()} " if args.rules else ""
     print(
         "\nopen:\n"
@@ -124,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         f"  DAGSTER_HOME={home} USENET_INDEXER_CORPUS={corpus} "
         f"USENET_INDEXER_CATALOG={catalog} {rules_env}"
         ".venv/bin/dagster dev -m assets -h 127.0.0.1 -p 3000\n"
-        "  then http://127.0.0.1:3000/asset-groups"
+        "  then http://127.0.0.1:3000/asset-groups; for its probe sensor and health schedule,\n"
+        f"  .venv/bin/usenet-indexer serve-nntp {corpus} --gone {gone}\n"
+        "  and USENET_INDEXER_NNTP_HOST=127.0.0.1 USENET_INDEXER_NNTP_PORT=1119 in the UI's shell"
     )
     return 1 if summary.failed else 0
