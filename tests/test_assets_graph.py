@@ -74,3 +74,24 @@ def test_a_fresh_instance_lists_them_running(tmp_path: Path) -> None:
         states.update(re.findall(r"(?:Sensor|Schedule): (\w+) \[(\w+)\]", done.stdout))
     assert {"index_sensor", "probe_sensor", "merge_sensor", "judge_schedule"} <= set(states)
     assert set(states.values()) == {"RUNNING"}, states
+
+
+def test_the_judge_schedule_waits_for_its_run_in_flight(tmp_path: Path) -> None:
+    from assets.judge import judge_schedule
+    from tests.dagster_runs import folder_instance
+
+    with folder_instance(tmp_path) as instance:
+        with dg.build_schedule_context(instance=instance) as context:
+            assert isinstance(judge_schedule(context), dg.RunRequest)
+            # a compaction run in flight (the same kind) does not hold it back
+            instance.add_run(
+                dg.DagsterRun(job_name="compact_job", status=dg.DagsterRunStatus.STARTED)
+            )
+            assert isinstance(judge_schedule(context), dg.RunRequest)
+            instance.add_run(
+                dg.DagsterRun(job_name="judge_job", status=dg.DagsterRunStatus.STARTED)
+            )
+            skip = judge_schedule(context)
+        assert isinstance(skip, dg.SkipReason) and "still queued or running" in str(
+            skip.skip_message
+        )
