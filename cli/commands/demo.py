@@ -107,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
             split_and_junk=True,
         )
         print(generate_corpus(str(corpus.parent), config, progress=not args.quiet).format())
+    elif not gone_file(corpus).exists():  # an earlier version's demo: headers and few bodies
+        print(f"demo: {corpus.parent} holds no split uploads or junk (an earlier demo's); "
+              "remove it and run again to see merges and verdicts at work")  # fmt: skip
 
     import dagster as dg
 
