@@ -11,7 +11,7 @@ from typing import Any
 import dagster as dg
 
 from assets.resources import CatalogResource, NNTPResource
-from assets.tags import IN_FLIGHT, PROBE, job_tags
+from assets.tags import PROBE, job_in_flight, job_tags
 from pipelines.health.sweep import SweepSettings, SweepSummary, health_provider, sweep
 from pipelines.nntp.pool import ConnectionPool
 
@@ -41,6 +41,11 @@ def health_metadata(s: SweepSummary) -> dict[str, Any]:
 
 
 @dg.asset(
+    # it checks the catalog's live releases: the header pass's, as the merges left them
+    deps=[
+        "releases",
+        dg.AssetDep("release_merges", partition_mapping=dg.AllPartitionMapping()),
+    ],
     group_name=HEALTH_GROUP,
     description="Whether each release's articles still exist on the news server: a sample "
     "of its segments STATted on a cadence set by its age (healthy, broken or dead).",
@@ -76,5 +81,4 @@ health_job = dg.define_asset_job(
 
 def sweep_in_flight(instance: dg.DagsterInstance) -> bool:
     """Whether a health sweep is queued or running."""
-    runs = instance.get_run_records(dg.RunsFilter(job_name=HEALTH_JOB, statuses=IN_FLIGHT))
-    return bool(runs)
+    return job_in_flight(instance, HEALTH_JOB)

@@ -3,17 +3,21 @@
 `release_verdicts` runs `pipelines.judge.run.judge_catalog` over the catalog: the releases
 whose facts changed since its last run (or all, with `everything`), their verdicts stored
 in the `release_verdicts` table. Its metadata: releases judged, new verdicts and standing
-verdicts per rule, verdicts taken back. The schedule (stopped by default, as the probe
-sensor) asks for a run every ten minutes; a run with nothing changed judges nothing.
+verdicts per rule, verdicts taken back. Its inputs are the merges (which releases are
+live, what they hold) and the health sweep (which are dead), over the article pass's
+facts. The schedule (running by default) asks for a run every ten minutes unless one is
+still queued or running; a run with nothing changed judges nothing.
 """
 
 from typing import Any
 
 import dagster as dg
 
+from assets.health import release_health
+from assets.merges import release_merges
 from assets.probes import ARTICLE_PASS_GROUP
 from assets.resources import CatalogResource
-from assets.tags import MAINTENANCE, job_tags
+from assets.tags import MAINTENANCE, job_in_flight, job_tags
 from pipelines.judge.rules import ORDER
 from pipelines.judge.run import JudgeSummary, judge_catalog
 
@@ -38,7 +42,9 @@ def _metadata(s: JudgeSummary) -> dict[str, Any]:
 
 
 @dg.asset(
-    deps=["release_probes"],
+    # every group's merges (an unpartitioned asset after partitioned ones: all of them)
+    # and the health sweep; the probes come in through the merges
+    deps=[release_merges, release_health],
     group_name=ARTICLE_PASS_GROUP,
     description="The junk judge's verdicts: dead, fake, repeated, locked, unusable releases.",
 )
@@ -50,17 +56,24 @@ def release_verdicts(
     return dg.MaterializeResult(metadata=_metadata(summary))
 
 
+JUDGE_JOB = "judge_job"
+
 judge_job = dg.define_asset_job(
-    "judge_job",
+    JUDGE_JOB,
     selection=dg.AssetSelection.assets(release_verdicts),
     description="Judge the releases whose facts changed (the junk judge).",
     tags=job_tags(MAINTENANCE),
 )
 
-judge_schedule = dg.ScheduleDefinition(
-    name="judge_schedule",
-    job=judge_job,
+
+@dg.schedule(
     cron_schedule="*/10 * * * *",
+    job=judge_job,
+    default_status=dg.DefaultScheduleStatus.RUNNING,
     execution_timezone="UTC",
-    default_status=dg.DefaultScheduleStatus.STOPPED,
 )
+def judge_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.SkipReason:
+    """A judge run every ten minutes (each judges only what changed)."""
+    if job_in_flight(context.instance, JUDGE_JOB):
+        return dg.SkipReason("the previous judge run is still queued or running")
+    return dg.RunRequest()

@@ -2,10 +2,9 @@
 one upload (`pipelines.merge`), over the group's spans the article pass has read.
 
 A run merges the group's spans not merged yet, oldest first, and stops at the first the
-article pass has not finished; `merge_sensor` (stopped by default, as the probe sensor)
-asks again for each group once more spans are ready (its place is kept). Its
-runs are of the article pass's kind (`tags.PROBE`): one at a time, never beside a probe
-run writing the cache it reads.
+article pass has not finished; `merge_sensor` (running by default) asks again for each
+group once more spans are ready (its place is kept). Its runs are of the article pass's
+kind (`tags.PROBE`): one at a time, never beside a probe run writing the cache it reads.
 """
 
 from typing import Any
@@ -33,7 +32,10 @@ def _metadata(s: MergeSummary) -> dict[str, Any]:
 
 
 @dg.asset(
-    deps=["release_probes"],
+    # a group's merge reads every probed range of the group: no built-in mapping says
+    # "the ranges of this group" (keys differ), so all of them (the identity default
+    # would name range partitions that never exist)
+    deps=[dg.AssetDep("release_probes", partition_mapping=dg.AllPartitionMapping())],
     partitions_def=GROUPS,
     group_name=ARTICLE_PASS_GROUP,
     description="Split uploads joined: par2, name and sidecar merges, as catalog versions.",
@@ -55,7 +57,7 @@ merge_job = dg.define_asset_job(
 
 
 @dg.sensor(
-    job=merge_job, minimum_interval_seconds=120, default_status=dg.DefaultSensorStatus.STOPPED
+    job=merge_job, minimum_interval_seconds=120, default_status=dg.DefaultSensorStatus.RUNNING
 )
 def merge_sensor(context: dg.SensorEvaluationContext, catalog: CatalogResource) -> dg.SensorResult:
     """Requests a merge of each group with spans ready (not merged yet, probed), once per

@@ -3,7 +3,8 @@
 `release_probes` probes what a range's header pass left (its candidates and pending
 releases, or the tail parts written of it so far), through `pipelines.probe.run`, from
 the nntp resource's server or, with `bodies` set, from a stored folder of bodies. The
-sensor asks for each range whose candidates are not probed yet (or were left waiting).
+sensor (running by default; it skips while no news server is configured) asks for each
+range whose candidates are not probed yet (or were left waiting).
 """
 
 from typing import Any
@@ -92,10 +93,14 @@ probe_job = dg.define_asset_job(
 
 
 @dg.sensor(
-    job=probe_job, minimum_interval_seconds=60, default_status=dg.DefaultSensorStatus.STOPPED
+    job=probe_job, minimum_interval_seconds=60, default_status=dg.DefaultSensorStatus.RUNNING
 )
-def probe_sensor(context: dg.SensorEvaluationContext, catalog: CatalogResource) -> dg.SensorResult:
+def probe_sensor(
+    context: dg.SensorEvaluationContext, catalog: CatalogResource, nntp: NNTPResource
+) -> dg.SensorResult | dg.SkipReason:
     """Requests a probe of each range whose candidates wait (new, or left waiting)."""
+    if not nntp.server():  # its runs read articles from the news server: none to ask
+        return dg.SkipReason("no news server configured")
     keys = set(context.instance.get_dynamic_partitions(RANGES.name or "ranges"))
     fs, _ = open_fs(catalog.url)
     requests = []

@@ -99,7 +99,7 @@ def run_range_keys(tags: Mapping[str, str], keys: list[str]) -> list[str]:
 
 
 @dg.sensor(
-    job=index_job, minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.STOPPED
+    job=index_job, minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.RUNNING
 )
 def index_sensor(
     context: dg.SensorEvaluationContext,

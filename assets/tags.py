@@ -42,3 +42,8 @@ def job_tags(kind: str) -> dict[str, str]:
 def in_flight(instance: dg.DagsterInstance, kind: str) -> list[dg.RunRecord]:
     """The queued or running runs of a kind."""
     return list(instance.get_run_records(dg.RunsFilter(statuses=IN_FLIGHT, tags={KIND_TAG: kind})))
+
+
+def job_in_flight(instance: dg.DagsterInstance, job_name: str) -> bool:
+    """Whether a run of the job is queued or running (a schedule waits for it)."""
+    return bool(instance.get_run_records(dg.RunsFilter(job_name=job_name, statuses=IN_FLIGHT)))

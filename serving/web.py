@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from pipelines.catalog.health import DamagedPartition
+from pipelines.index.parsed_chunk import SOURCE_NAMES
 from serving import categories, signin, text
 from serving.index.searcher import SearchQuery
 from serving.signin import PageAccess, PageAccessDep
@@ -107,13 +108,35 @@ def search_page(request: Request, catalog: CatalogDep, access: PageAccessDep) ->
     )
     snapshot = catalog.snapshot
     result = snapshot.search(query)
+    rows = result.rows
     form = {"q": q, "cat": cat, "group": group, "maxage": maxage, "minsize": minsize,
             "maxsize": maxsize, "judged": show_all}  # fmt: skip
     return _render(
         request, catalog, access, "search.html", result=result, form=form, page=page,
         pages=max(1, -(-result.total // size)), groups=list(snapshot.stats()["groups"]),
         feed=access.feed_url(*_feed_of(form)), judged=snapshot.judged,
+        merged=merged_counts(catalog, [r["release_key"] for r in rows]),
+        header_sources=HEADER_SOURCES,
     )  # fmt: skip
+
+
+# a release named by the header pass says how (`releases.source`); any other source is the
+# article pass's (par2, archive, 7z, nfo, yenc), shown beside the name
+HEADER_SOURCES = frozenset(SOURCE_NAMES.values())
+
+
+def merged_counts(catalog: Catalog, keys: list[bytes]) -> dict[bytes, int]:
+    """How many releases the merges joined into each of these (the page's rows: a lookup
+    by key, not a read of the merges)."""
+    if not keys or not catalog.views.has("release_merges"):
+        return {}
+    marks = ", ".join("?" * len(keys))
+    rows = catalog.views.query(
+        "SELECT into_key AS k, count(*) AS n FROM release_merges "
+        f"WHERE into_key IN ({marks}) AND from_key <> into_key GROUP BY 1",
+        list(keys),
+    ).to_pylist()
+    return {r["k"]: r["n"] for r in rows}
 
 
 def _feed_of(form: dict[str, Any]) -> tuple[str, dict[str, str | int]]:

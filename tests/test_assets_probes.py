@@ -1,5 +1,5 @@
 """The article pass in Dagster: the release_probes asset of a range, from stored bodies, and
-the probe sensor asking for what is due."""
+the probe sensor asking for what is due (and for nothing while no news server is set)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from pathlib import Path
 
 import dagster as dg
 import pyarrow.parquet as pq
+import pytest
 
 from assets.partitions import range_key
 from assets.probes import probe_sensor
-from assets.resources import CatalogResource
+from assets.resources import HOST_ENV, CatalogResource, NNTPResource
 from pipelines.corpus.layout import RangeRef
 from pipelines.generate import GenerateConfig
 from pipelines.probe.spans import spans
@@ -18,7 +19,10 @@ from tests.corpora import replayed
 from tests.dagster_runs import in_process_defs, registered
 
 
-def test_the_asset_probes_a_range_and_the_sensor_asks_for_the_rest(tmp_path: Path) -> None:
+def test_the_asset_probes_a_range_and_the_sensor_asks_for_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(HOST_ENV, raising=False)
     config = GenerateConfig(groups=1, articles=20_000, seed=5, range_size=10_000, chunk=2_500)
     gen, _ = replayed(tmp_path / "gen", tmp_path / "cat", config)
     catalog = str(tmp_path / "cat")
@@ -26,11 +30,16 @@ def test_the_asset_probes_a_range_and_the_sensor_asks_for_the_rest(tmp_path: Pat
     todo = spans(catalog)
     assert len(todo) >= 2
     with registered(gen.corpus) as instance:
-        resources = {"catalog": CatalogResource(url=catalog)}
+        unset = {"catalog": CatalogResource(url=catalog), "nntp": NNTPResource()}
         # entered and left: a sensor context left open keeps a weakref to this instance
         # that later tests' contexts trip over
+        with dg.build_sensor_context(instance=instance, resources=unset) as context:
+            assert isinstance(probe_sensor(context), dg.SkipReason)  # no server to read from
+        server = NNTPResource(host="news.invalid")  # never contacted: the sensor only plans
+        resources = {"catalog": CatalogResource(url=catalog), "nntp": server}
         with dg.build_sensor_context(instance=instance, resources=resources) as context:
             asked = probe_sensor(context)
+        assert isinstance(asked, dg.SensorResult)
         keys = [r.partition_key for r in asked.run_requests]
         assert keys == [range_key(RangeRef(s.group, s.first, s.last)) for s in todo]
         job = defs.resolve_job_def("probe_job")
@@ -50,4 +59,5 @@ def test_the_asset_probes_a_range_and_the_sensor_asks_for_the_rest(tmp_path: Pat
         assert rows.num_rows == mat.metadata["releases"].value
         with dg.build_sensor_context(instance=instance, resources=resources) as context:
             again = probe_sensor(context)
+        assert isinstance(again, dg.SensorResult)
         assert [r.partition_key for r in again.run_requests] == keys[1:]

@@ -182,7 +182,7 @@ def _any_of(seg: Segment, q: SearchQuery) -> list[list[int]] | None:
 # What a result list shows (feeds and pages); a single release (find) gets every column.
 LISTED_COLUMNS = [
     "release_key", "name", "poster", "group", "posted_first", "files", "file_total",
-    "bytes", "complete", "category", "finished", "password",
+    "bytes", "complete", "category", "finished", "password", "source",
 ]  # fmt: skip
 RESULT_CACHE = 512  # results kept per snapshot (a page is ~30 kB of Arrow rows)
 _EMPTY_PAGE = pa.table({c: pa.array([], pa.null()) for c in LISTED_COLUMNS})

@@ -88,3 +88,25 @@ def test_lineage_page_shows_the_asset_groups(webserver: tuple[str, int], tmp_pat
     base, _ = webserver
     dom = _render(f"{base}/asset-groups", tmp_path / "chrome")
     assert "header_pass" in dom and "catalog" in dom
+
+
+def test_the_ui_graph_reads_as_the_pipeline(webserver: tuple[str, int]) -> None:
+    """The dependencies the UI draws (its own GraphQL): the header pass's tables, then the
+    probes, the merges, health and the verdicts."""
+    import json
+
+    base, _ = webserver
+    query = b'{"query": "{ assetNodes { assetKey { path } dependencyKeys { path } } }"}'
+    request = urllib.request.Request(
+        f"{base}/graphql", data=query, headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=60) as reply:
+        nodes = json.load(reply)["data"]["assetNodes"]
+    parents = {
+        "/".join(n["assetKey"]["path"]): {"/".join(k["path"]) for k in n["dependencyKeys"]}
+        for n in nodes
+    }
+    assert parents["release_probes"] == {"probe_candidates", "pending_releases"}
+    assert parents["release_merges"] == {"release_probes"}
+    assert parents["release_health"] == {"releases", "release_merges"}
+    assert parents["release_verdicts"] == {"release_merges", "release_health"}
