@@ -86,6 +86,8 @@ def _table(names: list[str]) -> pa.Table:
             "finished": [True] * n,
             # the article pass's flag: unknown, no, passworded, inner archive
             "password": pa.array(([None, 0, 1, 2] * n)[:n], pa.int8()),
+            # how the release was named: the header pass, or the article pass's step
+            "source": pa.array((["subject", "stem", "par2", None] * n)[:n], pa.string()),
         }
     ).select(LISTED_COLUMNS)
 
