@@ -27,13 +27,13 @@ from tests.test_header_pass import build
 
 
 def _files(catalog: Path, snapshots: bool = False) -> dict[Path, bytes]:
-    """Every partition's bytes but the range log's (it holds timings); the snapshots too
-    if asked."""
+    """Every partition's bytes but the range log's (it holds timings) and the stages'
+    memos of what they saw (`_changes`); the snapshots too if asked."""
     return {
         p.relative_to(catalog): p.read_bytes()
         for p in sorted(catalog.rglob("*"))
         if p.is_file()
-        and p.relative_to(catalog).parts[0] != "ranges"
+        and p.relative_to(catalog).parts[0] not in ("ranges", "_changes")
         and (snapshots or p.suffix != ".snapshot")
     }
 
