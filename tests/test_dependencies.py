@@ -4,12 +4,13 @@ dev extra (a fresh `scripts/run.sh` installs no extras)."""
 
 from __future__ import annotations
 
-import ast
 import re
 import sys
 import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
+
+from tests.imports import absolute_imports
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ("pipelines", "kernels", "assets", "serving", "cli", "bench")
@@ -20,15 +21,8 @@ def _imported_modules() -> dict[str, str]:
     found: dict[str, str] = {}
     for package in SHIPPED:
         for path in sorted((ROOT / package).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(), str(path))):
-                if isinstance(node, ast.Import):
-                    names = [a.name for a in node.names]
-                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                    names = [node.module]
-                else:
-                    continue
-                for name in names:
-                    found.setdefault(name.split(".")[0], str(path.relative_to(ROOT)))
+            for name in absolute_imports(path):
+                found.setdefault(name.split(".")[0], str(path.relative_to(ROOT)))
     return found
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import os
 import time
 from pathlib import Path
@@ -11,6 +10,7 @@ from numba.core import config
 
 import kernels
 from kernels._jit import cache_dir, kernel_sources, prune_stale, sources_digest
+from tests.imports import absolute_imports
 
 
 def test_a_changed_helper_moves_every_kernel_to_a_new_cache(tmp_path: Path) -> None:
@@ -53,15 +53,8 @@ def test_kernels_import_nothing_of_ours_outside_kernels() -> None:
     ours = {p.parent.name for p in folder.parent.glob("*/__init__.py")} - {"kernels"}
     assert {"pipelines", "tests"} <= ours
     for path in kernel_sources(folder):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            else:
-                continue
-            for name in names:
-                assert name.split(".")[0] not in ours, f"{path.name} imports {name}"
+        for name in absolute_imports(path):
+            assert name.split(".")[0] not in ours, f"{path.name} imports {name}"
 
 
 def test_numba_uses_the_digest_folder() -> None:
