@@ -35,7 +35,7 @@ from pipelines.nntp.pool import ConnectionPool
 from pipelines.probe.fetch import PoolSource
 from pipelines.probe.ladder import NAMED
 from pipelines.probe.run import ProbeSummary, probe_catalog
-from pipelines.probe.spans import Span, due, spans
+from pipelines.probe.spans import Span, due, due_spans
 
 STAGES = ("probe", "merge", "health", "judge")
 STEPS = ("capture", "index", *STAGES)  # a cycle's, in order
@@ -186,8 +186,8 @@ class Stages:
     # -- the article pass ------------------------------------------------------------------
 
     def _probe(self, replayed: ReplaySummary, first: bool, problems: list[str]) -> ProbeSummary:
-        if first:  # what an earlier process left due: every span of the groups looked at
-            todo = {s.name: s for s in spans(self.catalog, self.groups) if due(self.catalog, s)}
+        if first:  # what an earlier process left due: the groups' due spans, as a probe run
+            todo = {s.name: s for s in due_spans(self.catalog, self.groups)}
         else:
             todo = {s.name: s for s in self._written(replayed)}
         # spans left waiting before (a transport failure): while their files are there
