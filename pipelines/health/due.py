@@ -32,7 +32,7 @@ from pipelines.catalog.versions import hidden, key_array, newest_rows
 from pipelines.corpus.fs import open_fs
 from pipelines.health.cadence import Cadence
 from pipelines.health.candidates import Candidate, checked_at, next_due, pick
-from pipelines.health.store import TABLE, newest_per_key, read_health
+from pipelines.health.store import TABLE, health_fold, newest_per_key
 
 COLUMNS = ["release_key", "group", "posted_last", "first_article", "last_article", "finished",
            "written_range", "merged_into"]  # fmt: skip
@@ -144,9 +144,9 @@ def _group_due(
     ]  # fmt: skip
     rel = group_releases(catalog, group, damaged, read)
     keys = rel["release_key"]
-    checks = read_health(catalog, group, keys=keys)
+    checks = health_fold(catalog, group)
     damaged += checks.damaged
-    current = newest_per_key(checks.rows)
+    current = newest_per_key(checks.rows_of(key_array(keys)))
     posted = rel["posted_last"].to_numpy(zero_copy_only=False).astype(np.int64)
     when = next_due(posted, checked_at(key_array(keys), current, posted), cadence)
     earliest = np.full(len(read), NEVER, dtype=np.int64)

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.catalog.health import READ_ERRORS
+from pipelines.catalog.kept import NewestRows
 from pipelines.catalog.newest import newest_by
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import RELEASE_HEALTH
@@ -131,6 +132,24 @@ def current_health(rows: pa.Table) -> pa.Table:
     if rows.num_rows == 0:
         return rows
     return newest_by(rows.filter(pc.is_valid(rows["verdict"])), "checked_at")
+
+
+_VERDICT_CHECKS = pa.schema(
+    [RELEASE_HEALTH.field(c) for c in ("release_key", "checked_at", "verdict")]
+)
+
+
+def health_fold(catalog: str, group: str, verdicts_only: bool = False) -> NewestRows:
+    """A group's newest check per key as this process keeps it (`pipelines.catalog.kept`:
+    a call reads only the batches written since the last): with `verdicts_only`, the
+    current health (`current_health`: checks that gave a verdict, with key, time and
+    verdict), else what the cadence counts from (`newest_per_key`: stamps too, with key,
+    time and the release's last post then)."""
+    fs, root = open_fs(catalog)
+    if verdicts_only:
+        return NewestRows(fs, health_folder(root, group), "health-verdicts", "checked_at",
+                          _VERDICT_CHECKS, keep=lambda t: pc.is_valid(t["verdict"]))  # fmt: skip
+    return NewestRows(fs, health_folder(root, group), "health-checks", "checked_at", _CHECKS)
 
 
 def latest_health(

@@ -34,9 +34,9 @@ from pipelines.catalog.newest import keys_of, newest_by
 from pipelines.catalog.partitions import is_local, parse_name, stat_of
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import PROBE_RESULTS
-from pipelines.catalog.versions import hidden, newest_rows
+from pipelines.catalog.versions import hidden, key_array, newest_rows
 from pipelines.corpus.fs import is_temporary, open_fs
-from pipelines.health.store import current_health
+from pipelines.health.store import health_fold
 from pipelines.judge import rules
 from pipelines.judge.rules import Facts, Probed
 from pipelines.judge.store import load_links, save_links
@@ -551,16 +551,12 @@ def load(
     probes = _concat(parts)
     if probes is not None:
         c.probe_rows = KeyRows(newest_by(probes, "probed_at"))
-    parts = []
-    for path, t in read("release_health", ["release_key", "checked_at", "verdict"]):
-        touch(path, t["release_key"])
-        parts.append(t)
-    health = _concat(parts)
-    if health is not None:
-        # a group's checks are every release's of it: those of the releases read are kept
-        live_keys = c.live.table["release_key"].combine_chunks().cast(pa.binary(20))
-        health = health.filter(pc.is_in(health["release_key"].cast(pa.binary(20)), live_keys))
-        c.health = KeyRows(current_health(health))
+    # the checks: a changed batch touches its releases; the current health of the
+    # releases read comes from each group's fold (its batches read once a process)
+    for path in by_table.get("release_health", []):
+        if path in changed:
+            c.touched.update(keys_in(fs, path))
+    c.health = KeyRows(_health_of(catalog, c))
     for path, t in read("release_merges", ["from_key", "into_key"]):
         c.merged_into.update(_keys(t["into_key"]))
         for frm, into in zip(t["from_key"].to_pylist(), t["into_key"].to_pylist(), strict=True):
@@ -587,6 +583,20 @@ def load(
         c.touched.update(c.links.get(mid, []))
     c.index_links()
     return c
+
+
+def _health_of(catalog: str, c: CatalogFacts) -> pa.Table:
+    """The current health of the live releases loaded, group by group."""
+    live = c.live.table
+    parts = []
+    for group in pc.unique(live["group"]).to_pylist():
+        if group is None:
+            continue
+        fold = health_fold(catalog, group, verdicts_only=True)
+        c.damaged += fold.damaged
+        mine = live.filter(pc.equal(live["group"], group))["release_key"]
+        parts.append(fold.rows_of(key_array(mine)))
+    return pa.concat_tables(parts) if parts else _NO_KEYS
 
 
 # per probe cache folder, in this process: its results (the first per article) and their

@@ -37,6 +37,7 @@ import pyarrow.compute as pc
 
 from pipelines.catalog.changes import Seen, Stamps
 from pipelines.catalog.health import READ_ERRORS
+from pipelines.catalog.kept import NewestRows
 from pipelines.catalog.partitions import parse_name
 from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import open_fs
@@ -46,15 +47,15 @@ from pipelines.judge.store import (
     Place,
     load_copies,
     load_place,
-    newest_verdicts,
     save_copies,
     save_place,
-    verdict_rows,
-    verdicts_of,
+    verdict_fold,
+    verdict_folders,
     write_verdicts,
 )
 from pipelines.judge.where import (
     load_where,
+    next_to_settle,
     replaced,
     save_where,
     settling,
@@ -193,8 +194,22 @@ def judge_catalog(
             break
         read |= more
 
-    stored = verdict_rows(catalog) if scope is None else verdicts_of(catalog, [*scope, "_"])
-    newest = newest_verdicts(stored)
+    if full:
+        todo = set(c.live.keys)
+    else:
+        todo = c.live.having(c.touched) | c.families(c.touched)
+        since = last_line if last_line is not None else line
+        if line > since:
+            todo |= set(c.posted_within(since, line))
+    # the standing verdicts: every one of the groups read when any may be gone, else
+    # those of the releases judged and touched (each group's fold: its files read once a
+    # process)
+    verdict_groups = verdict_folders(catalog) if scope is None else scope
+    folds = {g: verdict_fold(catalog, g) for g in dict.fromkeys([*verdict_groups, "_"])}
+    asked = None if full or shaken else np.array(sorted(todo | c.touched), dtype="S20")
+    newest = pa.concat_tables(
+        [f.table() if asked is None else f.rows_of(asked) for f in folds.values()]
+    )
     current = {
         k: (rule, version)
         for k, rule, version in zip(
@@ -209,15 +224,8 @@ def judge_catalog(
     # what the groups read judge; a verdict of a group not read stands
     answerable = {k for k, g in groups.items() if full or (g or "_") in read}
 
-    if full:
-        todo = set(c.live.keys)
-    else:
-        todo = c.live.having(c.touched) | c.families(c.touched)
-        since = last_line if last_line is not None else line
-        if line > since:
-            todo |= set(c.posted_within(since, line))
-        if shaken:
-            todo |= c.live.having(current)
+    if shaken and not full:
+        todo |= c.live.having(current)
     todo = c.live.having(todo)
     standing_live = c.live.having(current)
     # a verdict whose release is gone: of a group read whole, or a release a changed file
@@ -283,17 +291,17 @@ def judge_catalog(
         catalog,
         Place(rules.RULES_VERSION, judged_at if rows else place.judged_at, line, kept),
     )
-    for r in rows:
-        if r["rule"] is None:
-            current.pop(r["release_key"], None)
-        else:
-            current[r["release_key"]] = (r["rule"], r["rules_version"])
+    # the standing verdicts of the groups read, with this run's rows (the folds read the
+    # files just written)
+    written = [str(r["group"] or "_") for r in rows]
+    standing = {
+        g: _standing(verdict_fold(catalog, g)) for g in dict.fromkeys([*folds, *read, *written])
+    }
     s.damaged = c.damaged
-    memo = _group_memos(c, current, groups, wheres, line)
-    s.current = Counter(
-        rule for k, (rule, _) in current.items()
-        if full or (groups.get(k) or c.group_of(k) or "_") in read
-    )  # fmt: skip
+    memo = _group_memos(standing, wheres, line)
+    for g, counts in standing.items():
+        if full or g in read:
+            s.current.update(counts)
     for g, m in seen.items():
         if g in read:
             s.live += int(memo.get(g, _EMPTY)["live"])
@@ -354,30 +362,30 @@ def _groups_of(index: pa.Table, keys: set[bytes]) -> set[str]:
     return {str(g) for g in hit["group"].to_pylist()}
 
 
+def _standing(fold: NewestRows) -> Counter[str]:
+    """A verdict folder's standing verdicts per rule."""
+    rules_col = fold.table()["rule"]
+    counts = pc.value_counts(rules_col.filter(pc.is_valid(rules_col))).to_pylist()
+    return Counter({str(c["values"]): int(c["counts"]) for c in counts})
+
+
 def _group_memos(
-    c: catalog_facts.CatalogFacts,
-    current: dict[bytes, tuple[str, str]],
-    groups: dict[bytes, str | None],
-    wheres: dict[str, pa.Table],
-    line: int,
+    standing: dict[str, Counter[str]], wheres: dict[str, pa.Table], line: int
 ) -> dict[str, dict[str, Any]]:
     """Per group read: what a later run that does not read it says of it (its live
     releases and standing verdicts, its newest post, the next post to settle), from its
     index of releases."""
     out: dict[str, dict[str, Any]] = {}
     for g, where in wheres.items():
-        posted = pc.fill_null(where["posted_last"], 0)
-        later = pc.min(pc.filter(posted, pc.greater(posted, line))).as_py()
-        top = pc.max(posted).as_py() if where.num_rows else None
+        top = pc.max(pc.fill_null(where["posted_last"], 0)).as_py() if where.num_rows else None
         out[g] = {
             "live": where.num_rows, "current": {},
             "newest": None if top is None else int(top),
-            "settles": None if later is None else int(later),
+            "settles": next_to_settle(where, line),
         }  # fmt: skip
-    for key, (rule, _) in current.items():
-        g = groups.get(key) or c.group_of(key) or "_"
-        entry = out.setdefault(str(g), dict(_EMPTY, current={}))
-        entry["current"][rule] = entry["current"].get(rule, 0) + 1
+    for g, counts in standing.items():
+        if counts:
+            out.setdefault(g, dict(_EMPTY))["current"] = dict(counts)
     return out
 
 
@@ -425,15 +433,17 @@ def _choose(
                 keys += settling(where, last_line, line).to_pylist()
             if keys:
                 spans += spans_of(where, pa.array(keys, pa.binary(20)))
-            chosen.update(p for p in paths if _meets(within[p], spans))
+            chosen.update(p for p in paths if _meets(within[p], spans) or p in changed)
     return chosen
 
 
 def _meets(relative_path: str, spans: list[tuple[int, int]]) -> bool:
-    """Whether a group's file is read for these spans: its checks always (they are by
-    sweep, not by span), a partition (merge records too) when its span meets one."""
+    """Whether a group's file is read for these spans: a partition (merge records too)
+    when its span meets one; checks are by sweep, not by span: the changed ones are read
+    for the releases they touch, and the rest come from the group's fold
+    (`pipelines.health.store.health_fold`)."""
     if relative_path.startswith("release_health/"):
-        return True
+        return False
     name = parse_name(relative_path.rsplit("/", 1)[-1])
     if name is None:
         return True
@@ -458,6 +468,8 @@ def _unread_reach(
     last_line, chosen_line, line = lines
     unread: dict[str, list[tuple[int, int]]] = {}
     for p in inputs:
+        if within[p].startswith("release_health/"):
+            continue  # checks come from the group's fold, whatever their files' names
         g = catalog_facts.group_of_path(within[p])
         name = parse_name(p.rsplit("/", 1)[-1])
         if p not in chosen and g is not None and name is not None:

@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipelines.catalog.health import READ_ERRORS
+from pipelines.catalog.kept import NewestRows
 from pipelines.catalog.newest import newest_by
 from pipelines.catalog.partitions import Partition, list_group, list_table
 from pipelines.catalog.reader import read_parquet
@@ -183,6 +184,25 @@ def save_copies(catalog: str, rows: list[tuple[bytes, int, bytes, str]]) -> None
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd")
     atomic_put(fs, f"{root}/{COPIES_PATH}", sink.getvalue().to_pybytes())
+
+
+def verdict_folders(catalog: str) -> list[str]:
+    """Every group folder of `release_verdicts` (`_`: rows with no group)."""
+    fs, root = open_fs(catalog)
+    try:
+        return sorted(str(p).rstrip("/").rsplit("/", 1)[-1]
+                      for p in fs.ls(f"{root}/{VERDICTS_TABLE}", detail=False))  # fmt: skip
+    except FileNotFoundError:
+        return []
+
+
+def verdict_fold(catalog: str, group: str) -> NewestRows:
+    """The newest verdict row per key of a group's folder (`_`: rows with no group), as
+    this process keeps it: a run reads only the files written since its last
+    (`pipelines.catalog.kept`)."""
+    fs, root = open_fs(catalog)
+    return NewestRows(fs, f"{root}/{VERDICTS_TABLE}/{group}", "judge-verdicts", "judged_at",
+                      RELEASE_VERDICTS)  # fmt: skip
 
 
 def verdicts_of(catalog: str, groups: list[str]) -> pa.Table:

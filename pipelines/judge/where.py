@@ -23,7 +23,9 @@ from pipelines.corpus.fs import atomic_put, open_fs
 
 FOLDER = "_judge/where"
 WHERE = pa.schema([("release_key", pa.binary(20)), ("first_article", pa.int64()),
-                   ("last_article", pa.int64()), ("posted_last", pa.int64())])  # fmt: skip
+                   ("last_article", pa.int64()), ("posted_last", pa.int64()),
+                   # pending or unreadable: time alone may make it unusable (`rules.unusable`)
+                   ("may_settle", pa.bool_())])  # fmt: skip
 
 
 def _path(root: str, group: str) -> str:
@@ -44,6 +46,9 @@ def load_where(catalog: str, group: str) -> pa.Table | None:
         return None
     except (*READ_ERRORS, ValueError):  # type: ignore[misc]
         return None
+    if table.schema.equals(pa.schema(list(WHERE)[:-1])):
+        # kept before `may_settle`: unknown, so each settles as time may change it
+        table = table.append_column(WHERE.field("may_settle"), pa.nulls(table.num_rows, pa.bool_()))
     return table if table.schema.equals(WHERE) else None
 
 
@@ -58,7 +63,10 @@ def save_where(catalog: str, group: str, table: pa.Table) -> None:
 def rows_of(live: pa.Table, group: str) -> pa.Table:
     """The index rows of a group's live releases (`facts.LIVE` rows)."""
     mine = live.filter(pc.equal(pc.fill_null(live["group"], "_"), group))
-    return mine.select(WHERE.names).cast(WHERE)
+    may = pc.or_(
+        pc.fill_null(mine["pending"], False), pc.invert(pc.fill_null(mine["readable"], True))
+    )
+    return mine.append_column("may_settle", may).select(WHERE.names).cast(WHERE)
 
 
 def replaced(old: pa.Table, read: pa.Array, new: pa.Table) -> pa.Table:
@@ -77,7 +85,17 @@ def spans_of(where: pa.Table, keys: pa.Array) -> list[tuple[int, int]]:
 
 
 def settling(where: pa.Table, after: int, upto: int) -> pa.Array:
-    """The releases whose last post lies in (after, upto]."""
+    """The releases whose last post lies in (after, upto] that time may make unusable
+    (the others' verdicts do not move with the settling line)."""
     posted = pc.fill_null(where["posted_last"], 0)
     hit = pc.and_(pc.greater(posted, after), pc.less_equal(posted, upto))
+    hit = pc.and_(hit, pc.fill_null(where["may_settle"], True))
     return where["release_key"].filter(hit).combine_chunks()
+
+
+def next_to_settle(where: pa.Table, line: int) -> int | None:
+    """The earliest last post after the line of a release time may make unusable."""
+    may = pc.fill_null(where["may_settle"], True)
+    posted = pc.filter(pc.fill_null(where["posted_last"], 0), may)
+    found = pc.min(pc.filter(posted, pc.greater(posted, line))).as_py()
+    return None if found is None else int(found)
