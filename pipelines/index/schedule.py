@@ -24,6 +24,7 @@ again (before the range that needed it) for every reader of the catalog.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from typing import Any
 import pyarrow as pa
 
 from pipelines.catalog.layout import partition_path, snapshot_path
-from pipelines.catalog.partitions import list_group
+from pipelines.catalog.partitions import is_local, list_group
 from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.corpus.layout import RangeRef
@@ -126,19 +127,40 @@ class RangeState:
         return int(self.log.get("indexed_at", 0))
 
 
+# per range log, in this process: its size and time and its rows (a live loop's header
+# pass looks at a group's every range each time the group moves; a log is read again only
+# when it was written again)
+_LOGS: dict[str, tuple[tuple[int, int], list[dict[str, Any]]]] = {}
+
+
 def range_state(catalog: str, ref: RangeRef) -> RangeState:
     fs, root = open_fs(catalog)
     snapshot = has_snapshot(catalog, ref.group, ref.first, ref.last)
     path = partition_path(root, "ranges", ref.group, ref.first, ref.last)
-    if not fs.exists(path):
+    stamp = None
+    if is_local(fs):
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return RangeState(ref, snapshot=snapshot)
+        stamp = (st.st_size, st.st_mtime_ns)
+    elif not fs.exists(path):
         return RangeState(ref, snapshot=snapshot)
-    try:
-        rows = read_parquet(fs, path).to_pylist()
-    except (OSError, pa.ArrowException) as exc:
-        return RangeState(ref, problem=f"{type(exc).__name__}: {exc}", snapshot=snapshot)
+    kept = _LOGS.get(path)
+    if stamp is not None and kept is not None and kept[0] == stamp:
+        rows = kept[1]
+    else:
+        try:
+            rows = read_parquet(fs, path).to_pylist()
+        except FileNotFoundError:
+            return RangeState(ref, snapshot=snapshot)
+        except (OSError, pa.ArrowException) as exc:
+            return RangeState(ref, problem=f"{type(exc).__name__}: {exc}", snapshot=snapshot)
+        if stamp is not None:
+            _LOGS[path] = (stamp, rows)
     if len(rows) != 1:
         return RangeState(ref, problem=f"{len(rows)} rows, not one", snapshot=snapshot)
-    return RangeState(ref, rows[0], snapshot=snapshot)
+    return RangeState(ref, dict(rows[0]), snapshot=snapshot)
 
 
 def range_logged(state: RangeState) -> RangeResult:

@@ -84,6 +84,12 @@ class SignatureCounts:
             self.climbs[sig] = self.climbs.get(sig, 0) + 1
             self.named[sig] = self.named.get(sig, 0) + named
 
+    def add(self, other: SignatureCounts) -> None:
+        for sig, n in other.climbs.items():
+            self.climbs[sig] = self.climbs.get(sig, 0) + n
+        for sig, n in other.named.items():
+            self.named[sig] = self.named.get(sig, 0) + n
+
     def dropped(self, sig: Signature) -> bool:
         return discarded(self.climbs.get(sig, 0), self.named.get(sig, 0))
 

@@ -21,14 +21,13 @@ from pipelines.probe.ladder import (
     WAITING,
     SignatureCounts,
     climb_all,
-    counts_from,
 )  # fmt: skip
 from pipelines.probe.source import ArticleSource
 from pipelines.probe.spans import (
     Span,
     due,
     due_spans,
-    group_probe_rows,
+    group_signature_counts,
     span_work,
     spans,
     write_outputs,
@@ -105,9 +104,7 @@ def probe_catalog(
         work = span_work(catalog, span)
         climbs = work.climbs if left is None else work.climbs[:left]
         if span.group not in signatures_by_group:
-            signatures_by_group[span.group] = counts_from(
-                group_probe_rows(catalog, span.group, span)
-            )
+            signatures_by_group[span.group] = group_signature_counts(catalog, span.group, span)
         signatures = signatures_by_group[span.group]
         counts = climb_all(
             climbs, source, cache, signatures,

@@ -29,7 +29,7 @@ from pipelines.catalog.schema import RELEASE_PROBES, RELEASES
 from pipelines.catalog.writer import parquet_bytes
 from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.probe import learned
-from pipelines.probe.ladder import WAITING, Climb
+from pipelines.probe.ladder import WAITING, Climb, SignatureCounts, counts_from
 from pipelines.subjects.file_names import classify
 
 # the ladder's steps by candidate kind (step 2 falls back on the first file's first part)
@@ -361,28 +361,29 @@ def release_row(
     }
 
 
-# per release_probes file, in this process: its time and the rows the signature counts
-# read (a live loop's probe runs read a group's files once, then the new ones)
-_SIGNATURE_ROWS: dict[str, tuple[str, list[dict[str, Any]]]] = {}
+# per release_probes file, in this process: its time and its signature counts (a live
+# loop's probe runs read a group's files once, then the new ones, and add up counts, not
+# rows)
+_SIGNATURE_COUNTS: dict[str, tuple[str, SignatureCounts]] = {}
 
 
-def group_probe_rows(catalog: str, group: str, skip: Span | None = None) -> list[dict[str, Any]]:
-    """The group's stored release_probes rows (for its signature counts), but the span's.
+def group_signature_counts(catalog: str, group: str, skip: Span | None = None) -> SignatureCounts:
+    """The signature counts of the group's stored release_probes rows, but the span's.
     A file this process read before, unchanged since (its time), is not read again."""
     fs, root = open_fs(catalog)
-    out: list[dict[str, Any]] = []
+    out = SignatureCounts()
     local = is_local(fs)
     for p in list_group(fs, root, PROBES_TABLE, group, stat=local):
         if skip is not None and skip.first <= p.first and p.last <= skip.last:
             continue
-        kept = _SIGNATURE_ROWS.get(p.path) if local else None
+        kept = _SIGNATURE_COUNTS.get(p.path) if local else None
         if kept is not None and kept[0] == p.mtime:
-            out.extend(kept[1])
+            out.add(kept[1])
             continue
         table = _read(fs, p.path, ["group", "pending", "poster", "tool", "outcome"])
         if table is not None:
-            rows = table.to_pylist()
+            counts = counts_from(table.to_pylist())
             if local:
-                _SIGNATURE_ROWS[p.path] = (p.mtime, rows)
-            out.extend(rows)
+                _SIGNATURE_COUNTS[p.path] = (p.mtime, counts)
+            out.add(counts)
     return out
