@@ -99,7 +99,7 @@ class ScaleFigures:
     first_cache_read: float = 0.0  # CPU-s: the probe cache read whole, once a process
     first_kernels: float = 0.0  # CPU-s: the pass's kernels loaded from numba's cache
     first_folds: float = 0.0  # CPU-s: every group's checks and verdicts folded, once
-    folds_mb: float = 0.0  # the peak resident memory the folds added
+    folds_mb: float = 0.0  # the resident memory the folds added
 
     def text(self) -> str:
         lines = [
@@ -107,7 +107,7 @@ class ScaleFigures:
             f"read whole once (a new process, by the probe, the merges and the judge): "
             f"{self.first_cache_read:.3f} CPU-s; the kernels loaded: {self.first_kernels:.3f} "
             f"CPU-s; every group's checks and verdicts folded: {self.first_folds:.3f} CPU-s, "
-            f"{self.folds_mb:,.0f} MB more peak memory"
+            f"{self.folds_mb:,.0f} MB more resident memory"
         ]
         lines += [c.text() for c in self.cycles]
         idle = [c for c in self.cycles if c.what.startswith("idle ")]  # nothing new at all
@@ -305,8 +305,10 @@ def _add_work(corpus: Path, ranges: dict[str, list[Path]], groups: list[str]) ->
     return lines
 
 
-def _peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def _rss_mb() -> float:
+    """This process's resident memory now."""
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * resource.getpagesize() / 2**20
 
 
 def _say(text: str) -> None:
@@ -353,13 +355,13 @@ def run_bench(
     cpu = time.process_time()
     warm_up()
     figures.first_kernels = time.process_time() - cpu
-    cpu, rss = time.process_time(), _peak_rss_mb()
+    cpu, rss = time.process_time(), _rss_mb()
     for g in rules.groups:
         health_fold(str(catalog), g)
         health_fold(str(catalog), g, verdicts_only=True)
         verdict_fold(str(catalog), g)
     figures.first_folds = time.process_time() - cpu
-    figures.folds_mb = _peak_rss_mb() - rss
+    figures.folds_mb = _rss_mb() - rss
     work = _work_ranges(folder / "work" / "corpus")
     order = list(rules.groups)
     work_names = [g for g in order if g in work]

@@ -43,8 +43,17 @@ class _Sorted:
 
     @classmethod
     def of(cls, rows: pa.Table, when: str) -> _Sorted:
-        rows = newest_by(rows, when)  # in key order
-        return cls(rows, keys_of(rows) if rows.num_rows else np.zeros(0, "S20"))
+        rows = newest_by(rows, when).combine_chunks()  # in key order
+        if not rows.num_rows:
+            return cls(rows, np.zeros(0, "S20"))
+        col = rows["release_key"].chunk(0)
+        if not pa.types.is_fixed_size_binary(col.type):
+            return cls(rows, keys_of(rows))
+        # a view of the key column's buffer, not a copy: a fold holds millions of keys
+        buf = col.buffers()[1]
+        assert buf is not None
+        keys = np.frombuffer(buf, dtype="S20", count=len(col), offset=col.offset * 20)
+        return cls(rows, keys)
 
     def find(self, keys: np.ndarray) -> np.ndarray:
         """Each key's row (-1: not here)."""

@@ -16,6 +16,7 @@ fraction of that; other file systems go through fsspec.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -65,6 +66,7 @@ class PartitionName(NamedTuple):
     merge: bool = False
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a live loop lists the same folders cycle after cycle
 def parse_name(name: str) -> PartitionName | None:
     """`"0-1999.parquet"` -> (0, 1999, False, False), `"compact-0-5999.parquet"` -> (0,
     5999, True, False), `"tail-0-499.parquet"` -> (0, 499, False, True), `"probe-0-1999.parquet"`

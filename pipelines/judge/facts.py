@@ -401,8 +401,10 @@ class CatalogFacts:
                 for k in keys:
                     ids_of.setdefault(k, []).append(mid)
         self._ids_of = ids_of
-        # only the results that show a content file's hash count copies
-        t = self.results.table
+        # only the results that show a content file's hash count copies, of the articles
+        # linked to the releases read (not the whole cache)
+        at = self.results.positions(list(self.links)) if self.links else np.zeros(0, np.int64)
+        t = self.results.table.take(pa.array(np.sort(at[at >= 0])))
         if t.num_rows:
             shows = pc.or_(
                 pc.and_(pc.equal(t["kind"], ins.PAR2), pc.is_valid(t["hashes"])),
