@@ -41,11 +41,8 @@ def fold(folder: Path, consumer: str = "t") -> NewestRows:
 
 
 def as_dict(t: pa.Table) -> dict[bytes, tuple[int, str]]:
-    return {
-        k: (a, w)
-        for k, a, w in zip(t["release_key"].to_pylist(), t["at"].to_pylist(),
-                           t["what"].to_pylist(), strict=True)  # fmt: skip
-    }
+    cols = (t["release_key"].to_pylist(), t["at"].to_pylist(), t["what"].to_pylist())
+    return {k: (a, w) for k, a, w in zip(*cols, strict=True)}
 
 
 def expected(folder: Path) -> dict[bytes, tuple[int, str]]:
