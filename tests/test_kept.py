@@ -139,3 +139,27 @@ def test_an_object_store_reads_every_file_each_call() -> None:
     fs.rm(f"{folder}/0000.parquet")
     f = NewestRows(fs, folder, "t", "at", SCHEMA)
     assert as_dict(f.table()) == {key(1): (5, "b"), key(2): (7, "c")}
+
+
+def test_per_file_reads_a_file_again_only_when_it_changed(tmp_path: Path) -> None:
+    from pipelines.catalog.kept import per_file
+
+    fs, _ = open_fs(str(tmp_path))
+    path = tmp_path / "log.txt"
+    path.write_text("one")
+    reads: list[str] = []
+
+    def read() -> str:
+        reads.append(path.read_text())
+        return reads[-1]
+
+    assert per_file(fs, str(path), "t", read) == "one"
+    assert per_file(fs, str(path), "t", read) == "one"
+    assert reads == ["one"]
+    path.write_text("three")  # written again: another size and time
+    assert per_file(fs, str(path), "t", read) == "three"
+    assert per_file(fs, str(path), "other reader", read) == "three"
+    assert reads == ["one", "three", "three"]
+    path.unlink()
+    with pytest.raises(FileNotFoundError):
+        per_file(fs, str(path), "t", read)

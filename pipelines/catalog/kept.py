@@ -1,4 +1,7 @@
-"""Each key's newest row of a folder of write-once files, kept in this process.
+"""What a stage has read of the catalog's files, kept in this process.
+
+`per_file`: what a reader made of one file, read again only when the file changed.
+`NewestRows`: each key's newest row of a folder of write-once files.
 
 The tables written once per run and read newest first (`release_health/<group>`,
 `release_verdicts/<group>`: `newest.newest_by`) grow a file a run and are never
@@ -17,9 +20,10 @@ file (`WrittenOnce`), as a fresh process does.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 import pyarrow as pa
@@ -29,9 +33,11 @@ from fsspec import AbstractFileSystem
 from pipelines.catalog.changes import WrittenOnce
 from pipelines.catalog.health import READ_ERRORS
 from pipelines.catalog.newest import keys_of, newest_by
+from pipelines.catalog.partitions import is_local
 from pipelines.catalog.reader import read_parquet
 
 MIN_DELTA = 20_000  # rows the delta may hold whatever the base's size
+T = TypeVar("T")
 
 
 @dataclass
@@ -168,3 +174,27 @@ class NewestRows:
 def _times(rows: pa.Table, when: str, at: np.ndarray) -> np.ndarray:
     col = pc.fill_null(rows[when].take(pa.array(at)), -(1 << 62))
     return np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+# what a reader made of a file, per (reader, path): the file's size and time, and the value
+_PER_FILE: dict[tuple[str, str], tuple[tuple[int, int], Any]] = {}
+
+
+def per_file(fs: AbstractFileSystem, path: str, reader: str, read: Callable[[], T]) -> T:
+    """What `read` makes of the file at `path`, kept in this process while the file's
+    size and time stay as they were: a live loop's stages look at a moved group's every
+    range log, probe record and merge record each cycle, and most of them have not
+    changed. Other file systems than the local one: read each call."""
+    if not is_local(fs):
+        return read()
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return read()  # the reader says what a missing file means
+    stamp = (st.st_size, st.st_mtime_ns)
+    kept = _PER_FILE.get((reader, path))
+    if kept is not None and kept[0] == stamp:
+        return cast(T, kept[1])
+    value = read()
+    _PER_FILE[(reader, path)] = (stamp, value)
+    return value

@@ -24,7 +24,6 @@ again (before the range that needed it) for every reader of the catalog.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -32,8 +31,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from pipelines.catalog.kept import per_file
 from pipelines.catalog.layout import partition_path, snapshot_path
-from pipelines.catalog.partitions import is_local, list_group
+from pipelines.catalog.partitions import list_group
 from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.corpus.layout import RangeRef
@@ -127,37 +127,18 @@ class RangeState:
         return int(self.log.get("indexed_at", 0))
 
 
-# per range log, in this process: its size and time and its rows (a live loop's header
-# pass looks at a group's every range each time the group moves; a log is read again only
-# when it was written again)
-_LOGS: dict[str, tuple[tuple[int, int], list[dict[str, Any]]]] = {}
-
-
 def range_state(catalog: str, ref: RangeRef) -> RangeState:
     fs, root = open_fs(catalog)
     snapshot = has_snapshot(catalog, ref.group, ref.first, ref.last)
     path = partition_path(root, "ranges", ref.group, ref.first, ref.last)
-    stamp = None
-    if is_local(fs):
-        try:
-            st = os.stat(path)
-        except FileNotFoundError:
-            return RangeState(ref, snapshot=snapshot)
-        stamp = (st.st_size, st.st_mtime_ns)
-    elif not fs.exists(path):
+    try:
+        # a live loop's header pass looks at a moved group's every range: a log is read
+        # again only when it was written again
+        rows = per_file(fs, path, "range-log", lambda: read_parquet(fs, path).to_pylist())
+    except FileNotFoundError:
         return RangeState(ref, snapshot=snapshot)
-    kept = _LOGS.get(path)
-    if stamp is not None and kept is not None and kept[0] == stamp:
-        rows = kept[1]
-    else:
-        try:
-            rows = read_parquet(fs, path).to_pylist()
-        except FileNotFoundError:
-            return RangeState(ref, snapshot=snapshot)
-        except (OSError, pa.ArrowException) as exc:
-            return RangeState(ref, problem=f"{type(exc).__name__}: {exc}", snapshot=snapshot)
-        if stamp is not None:
-            _LOGS[path] = (stamp, rows)
+    except (OSError, pa.ArrowException) as exc:
+        return RangeState(ref, problem=f"{type(exc).__name__}: {exc}", snapshot=snapshot)
     if len(rows) != 1:
         return RangeState(ref, problem=f"{len(rows)} rows, not one", snapshot=snapshot)
     return RangeState(ref, dict(rows[0]), snapshot=snapshot)

@@ -18,9 +18,13 @@ pass's are): those spans are merged again.
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 import pyarrow as pa
 
 from pipelines.catalog.health import READ_ERRORS
+from pipelines.catalog.kept import per_file
 from pipelines.catalog.layout import partition_path
 from pipelines.catalog.partitions import Partition, list_group, list_table
 from pipelines.catalog.reader import read_parquet
@@ -72,7 +76,8 @@ def merges(catalog: str, group: str | None = None) -> pa.Table:
     tables = []
     for p in parts:
         try:
-            tables.append(read_parquet(fs, p.path).cast(RELEASE_MERGES))
+            # each run reads a group's every record: a file is read again only when new
+            tables.append(per_file(fs, p.path, "merge-records", partial(_record, fs, p.path)))
         except FileNotFoundError:
             continue
         except READ_ERRORS:
@@ -80,6 +85,10 @@ def merges(catalog: str, group: str | None = None) -> pa.Table:
     if not tables:
         return RELEASE_MERGES.empty_table()
     return pa.concat_tables(tables)
+
+
+def _record(fs: Any, path: str) -> pa.Table:
+    return read_parquet(fs, path).cast(RELEASE_MERGES)
 
 
 def drop_merge_outputs(catalog: str, group: str, first: int, last: int) -> int:

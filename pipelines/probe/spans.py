@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import pyarrow as pa
@@ -21,8 +22,9 @@ import pyarrow.compute as pc
 from pipelines import naming
 from pipelines.catalog.changes import RACY_WHOLE_SECONDS_NS, Stamps, table_folders
 from pipelines.catalog.health import READ_ERRORS
+from pipelines.catalog.kept import per_file
 from pipelines.catalog.layout import partition_path
-from pipelines.catalog.partitions import Partition, is_local, list_group, list_table
+from pipelines.catalog.partitions import Partition, list_group, list_table
 from pipelines.catalog.probe_outputs import PROBES_TABLE, output_paths, outputs_within
 from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import RELEASE_PROBES, RELEASES
@@ -361,29 +363,20 @@ def release_row(
     }
 
 
-# per release_probes file, in this process: its time and its signature counts (a live
-# loop's probe runs read a group's files once, then the new ones, and add up counts, not
-# rows)
-_SIGNATURE_COUNTS: dict[str, tuple[str, SignatureCounts]] = {}
-
-
 def group_signature_counts(catalog: str, group: str, skip: Span | None = None) -> SignatureCounts:
-    """The signature counts of the group's stored release_probes rows, but the span's.
-    A file this process read before, unchanged since (its time), is not read again."""
+    """The signature counts of the group's stored release_probes rows, but the span's:
+    each file's counts, added up (a live loop's probe runs read a group's files once,
+    then the new ones: `per_file`)."""
     fs, root = open_fs(catalog)
     out = SignatureCounts()
-    local = is_local(fs)
-    for p in list_group(fs, root, PROBES_TABLE, group, stat=local):
+    for p in list_group(fs, root, PROBES_TABLE, group, stat=False):
         if skip is not None and skip.first <= p.first and p.last <= skip.last:
             continue
-        kept = _SIGNATURE_COUNTS.get(p.path) if local else None
-        if kept is not None and kept[0] == p.mtime:
-            out.add(kept[1])
-            continue
-        table = _read(fs, p.path, ["group", "pending", "poster", "tool", "outcome"])
-        if table is not None:
-            counts = counts_from(table.to_pylist())
-            if local:
-                _SIGNATURE_COUNTS[p.path] = (p.mtime, counts)
-            out.add(counts)
+        counts = per_file(fs, p.path, "signature-counts", partial(_counts_of, fs, p.path))
+        out.add(counts)
     return out
+
+
+def _counts_of(fs: Any, path: str) -> SignatureCounts:
+    table = _read(fs, path, ["group", "pending", "poster", "tool", "outcome"])
+    return SignatureCounts() if table is None else counts_from(table.to_pylist())
