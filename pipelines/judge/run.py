@@ -492,10 +492,19 @@ def _unread_reach(
         spans.setdefault(g, []).extend(spans_of(where, more))
     out: dict[str, list[tuple[int, int]]] = {}
     for g, found in spans.items():
-        parts = unread.get(g, [])
-        for f, last in found:
-            if any(a <= last and f <= b for a, b in parts):
-                out.setdefault(g, []).append((f, last))
+        parts = np.array(unread.get(g, []), dtype=np.int64).reshape(-1, 2)
+        if not found or not len(parts):
+            continue
+        spans_at = np.array(found, dtype=np.int64)
+        # a span meets an unread partition when, of the partitions starting at or before
+        # its end, the furthest reaching one reaches its start
+        parts = parts[np.argsort(parts[:, 0], kind="stable")]
+        reach_to = np.maximum.accumulate(parts[:, 1])
+        at = np.searchsorted(parts[:, 0], spans_at[:, 1], side="right") - 1
+        meets = (at >= 0) & (reach_to[np.maximum(at, 0)] >= spans_at[:, 0])
+        hit = spans_at[meets]
+        if len(hit):
+            out[g] = [(int(f), int(last)) for f, last in hit]
     return out
 
 
