@@ -261,10 +261,33 @@ RELEASE_VERDICTS = pa.schema(
     ]
 )
 JUDGE_TABLES: dict[str, pa.Schema] = {"release_verdicts": RELEASE_VERDICTS}
+# NZB imports (docs/SPOTS.md): one row per NZB read, its provenance and outcome
+NZB_IMPORTS = pa.schema(
+    [
+        ("imported_at", pa.int64()),  # epoch seconds
+        ("origin", pa.string()),  # file | spot | posted: where the NZB came from
+        ("path", pa.string()),  # its file, or the spot's message-id
+        ("nzb_sha1", pa.binary(20)),  # SHA-1 of the bytes read
+        ("outcome", pa.string()),  # inserted | linked | duplicate | empty | malformed
+        ("reason", pa.string()),  # why malformed (broken_xml, not_nzb, ...), else null
+        ("release_key", KEY),  # the release inserted or linked to; null: none
+        ("group", pa.string()),
+        ("name", pa.string()),
+        ("files", pa.int32()),
+        ("segments", pa.int64()),
+        ("shared_segments", pa.int64()),  # of a link: message-ids the release holds
+        ("bad_segments", pa.int64()),  # segment entries without a number or message-id
+        ("passwords", pa.list_(pa.string())),  # <meta type="password">
+        ("article", pa.int64()),  # the import's number (its release's first_article)
+    ]
+)
+IMPORT_TABLES: dict[str, pa.Schema] = {"nzb_imports": NZB_IMPORTS}
+
 SCHEMAS: dict[str, pa.Schema] = {
     **TABLES,
     **PROBE_TABLES,
     **MERGE_TABLES,
     **HEALTH_TABLES,
     **JUDGE_TABLES,
+    **IMPORT_TABLES,
 }
