@@ -35,6 +35,7 @@ COMMANDS = [
     "cli.commands.bench_judge",
     "cli.commands.demo",
     "cli.commands.import_nzb",
+    "cli.commands.bench_import_nzb",
 ]
 
 
