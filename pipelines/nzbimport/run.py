@@ -27,6 +27,7 @@ from pipelines.nzbimport.release import ImportedRelease, build_release
 from pipelines.nzbimport.store import ImportLog, import_lock, undo_unlogged, write_batch
 
 OUTCOMES = ("inserted", "linked", "duplicate", "empty", "malformed")
+# an NZB left to import later (`Importer.add(insert=False)`): a spot waiting for its upload
 BATCH_NZBS = 500
 BATCH_SEGMENTS = 2_000_000
 NZB_SUFFIXES = (".nzb", ".nzb.gz")
@@ -85,7 +86,7 @@ class Importer:
         self._batch: list[ImportedRelease] = []
         self._rows: list[dict[str, Any]] = []
         self._batch_ids: dict[str, bytes] = {}
-        self._sha1s: set[bytes] = set()
+        self._sha1s: dict[bytes, bytes | None] = {}
 
     def __enter__(self) -> Importer:
         self._lock.__enter__()
@@ -110,18 +111,24 @@ class Importer:
             return []
         return [str(p).rsplit("/", 1)[-1] for p in self.fs.ls(folder, detail=False)]
 
-    def add(self, origin: str, path: str, data: bytes) -> Outcome:
-        """Import one NZB's bytes (`origin`: file, spot, posted; `path`: where from)."""
+    def add(self, origin: str, path: str, data: bytes, insert: bool = True) -> Outcome:
+        """Import one NZB's bytes (`origin`: file, spot, posted; `path`: where from).
+        `insert=False`: link it if the catalog holds its articles, else leave it (outcome
+        `waiting`, nothing logged: a later call imports it)."""
         s = self.summary
         s.bytes_read += len(data)
         sha1 = hashlib.sha1(data).digest()
-        if sha1 in self.log.sha1s or sha1 in self._sha1s:
-            s.outcomes["duplicate"] += 1
-            return Outcome("duplicate")
-        self._sha1s.add(sha1)
+        for seen in (self.log.sha1s, self._sha1s):
+            if sha1 in seen:
+                s.outcomes["duplicate"] += 1
+                return Outcome("duplicate", seen[sha1])
         row: dict[str, Any] = {"imported_at": self._now(), "origin": origin, "path": path,
                                "nzb_sha1": sha1}  # fmt: skip
-        out = self._decide(data, path, row)
+        out = self._decide(data, path, row, insert)
+        if out.outcome == "waiting":
+            s.outcomes["waiting"] += 1
+            return out
+        self._sha1s[sha1] = out.release_key
         row.update(outcome=out.outcome, reason=out.reason or None, release_key=out.release_key)
         s.outcomes[out.outcome] += 1
         if out.reason:
@@ -131,7 +138,7 @@ class Importer:
             self.flush()
         return out
 
-    def _decide(self, data: bytes, path: str, row: dict[str, Any]) -> Outcome:
+    def _decide(self, data: bytes, path: str, row: dict[str, Any], insert: bool) -> Outcome:
         try:
             doc = read_nzb(data)
         except MalformedNzb as e:
@@ -152,6 +159,8 @@ class Importer:
             key, shared = held.most_common(1)[0]
             row["shared_segments"] = shared
             return Outcome("linked", key)
+        if not insert:
+            return Outcome("waiting")
         number = self.next_number
         self.next_number += 1
         r.update(first_article=number, last_article=number, written_range=number)

@@ -43,15 +43,16 @@ class ImportLog:
     def __init__(self, fs: AbstractFileSystem, root: str) -> None:
         self.fs = fs
         self.root = root
-        self.sha1s: set[bytes] = set()
+        self.sha1s: dict[bytes, bytes | None] = {}  # an NZB's SHA-1 -> its release's key
         self.keys: set[bytes] = set()
         self.next_number = IMPORT_BASE
         for path in self._logs():
             t = pq.read_table(path, filesystem=fs, columns=["nzb_sha1", "release_key", "outcome"])
-            self.sha1s.update(x for x in t["nzb_sha1"].to_pylist() if x)
-            for key, outcome in zip(
-                t["release_key"].to_pylist(), t["outcome"].to_pylist(), strict=True
-            ):
+            rows = zip(t["nzb_sha1"].to_pylist(), t["release_key"].to_pylist(),
+                       t["outcome"].to_pylist(), strict=True)  # fmt: skip
+            for sha1, key, outcome in rows:
+                if sha1:
+                    self.sha1s[sha1] = key
                 if key and outcome == "inserted":
                     self.keys.add(key)
             span = parse_span(path.rsplit("/", 1)[-1].removesuffix(".parquet"))
@@ -66,7 +67,7 @@ class ImportLog:
         return sorted(p for p in names if p.endswith(".parquet") and not is_temporary(p))
 
     def add(self, rows: list[dict[str, Any]]) -> None:
-        self.sha1s.update(r["nzb_sha1"] for r in rows if r.get("nzb_sha1"))
+        self.sha1s.update((r["nzb_sha1"], r["release_key"]) for r in rows if r.get("nzb_sha1"))
         self.keys.update(r["release_key"] for r in rows if r["outcome"] == "inserted")
 
 

@@ -87,7 +87,12 @@ def verify_header(
         key = found
     if not verifies(key, message, signature):
         return _bad("bad_header_signature")
+    own = frm.key_id == KEY_SELF_SIGNED or personal  # the header proves the spotter's key
     if not (modulus and frm.user_signature_text):
+        if own:
+            return Verdict(
+                True, signed=True, spotter_id=spotter_id(modulus), key_bits=len(modulus) * 8
+            )
         return Verdict(True, signed=True)
     try:
         user_signature = spot_b64decode(frm.user_signature_text)
