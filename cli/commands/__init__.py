@@ -36,6 +36,7 @@ COMMANDS = [
     "cli.commands.demo",
     "cli.commands.import_nzb",
     "cli.commands.bench_import_nzb",
+    "cli.commands.spots",
 ]
 
 

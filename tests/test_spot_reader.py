@@ -1,0 +1,126 @@
+"""The spot reader end to end: a generated corpus with spot groups, indexed by the header
+pass, served by serve-nntp, read by `spots` (issue 28)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+from cli.main import main
+from pipelines.catalog.partitions import list_table
+from pipelines.catalog.reader import read_parquet
+from pipelines.corpus.fs import open_fs
+from pipelines.generate import GenerateConfig
+from pipelines.nntp.provider import Provider
+from pipelines.nntpserver.server import NNTPServer
+from pipelines.spots.reader import read_spots
+from pipelines.spots.store import live_spots, load_state
+from tests.corpora import replayed
+
+CONFIG = GenerateConfig(groups=1, articles=4_000, seed=11, range_size=5_000, chunk=1_000,
+                        spots=24)  # fmt: skip
+HOUR = 3600
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    tmp = tmp_path_factory.mktemp("spots")
+    gen, _ = replayed(tmp / "gen", tmp / "cat", CONFIG)
+    truth = pq.read_table(gen.out / "truth" / "spots.parquet").to_pylist()
+    uploads = {
+        u["upload_id"]: u for u in pq.read_table(gen.out / "truth/uploads.parquet").to_pylist()
+    }
+    end = max(t["posted"] for t in truth)
+    catalog = str(tmp / "cat")
+    with NNTPServer(gen.corpus, port=0) as srv:
+        provider = Provider("127.0.0.1", srv.port)
+        first = read_spots(catalog, provider, now=end + HOUR)
+        live_first = live_spots(catalog)
+        again = read_spots(catalog, provider, now=end + HOUR)
+        later = read_spots(catalog, provider, now=end + 30 * HOUR)
+    return {"truth": truth, "uploads": uploads, "catalog": catalog, "first": first,
+            "again": again, "later": later, "live_first": live_first,
+            "live": live_spots(catalog), "corpus": gen.corpus}  # fmt: skip
+
+
+def test_every_valid_spot_is_listed_and_no_other(world):
+    want = {t["message_id"] for t in world["truth"]
+            if t["kind"] == "spot" and t["expect"] in ("listed", "nzb_gone", "nzb_unreadable")}  # fmt: skip
+    assert {r["message_id"] for r in world["live"]} == want
+
+
+def test_rejected_spots_are_counted_by_reason(world):
+    expected = Counter(t["expect"] for t in world["truth"]
+                       if t["expect"] not in ("listed", "deleted", "nzb_gone", "nzb_unreadable"))  # fmt: skip
+    assert +world["first"].rejected == expected
+    assert world["first"].deletes == sum(1 for t in world["truth"]
+                                         if t["kind"] == "delete" and t["expect"] == "listed")  # fmt: skip
+
+
+def _release_ids(catalog: str, key: bytes) -> set[str]:
+    fs, root = open_fs(catalog)
+    ids: set[str] = set()
+    for p in list_table(fs, root, "release_files", stat=False):
+        t = read_parquet(fs, p.path)
+        for row in t.to_pylist():
+            if row["release_key"] == key:
+                ids.update(row["seg_ids"])
+    return ids
+
+
+def test_spots_of_indexed_uploads_link_to_their_release(world):
+    by_id = {t["message_id"]: t for t in world["truth"]}
+    linked = [r for r in world["live_first"] if by_id[r["message_id"]]["upload_id"] >= 0
+              and by_id[r["message_id"]]["expect"] == "listed"]  # fmt: skip
+    assert linked
+    right = 0
+    for r in linked:
+        upload = world["uploads"][by_id[r["message_id"]]["upload_id"]]
+        posted = {m for f in upload["files"] for m in f["message_ids"]}
+        assert r["nzb_outcome"] == "linked", r
+        held = _release_ids(world["catalog"], r["release_key"])
+        assert held and held <= posted  # never another upload's release
+        right += 1
+    assert right / len(linked) >= 0.99
+
+
+def test_spots_without_an_upload_wait_a_day_then_become_releases(world):
+    by_id = {t["message_id"]: t for t in world["truth"]}
+    alone = {m for m, t in by_id.items()
+             if t["upload_id"] < 0 and t["kind"] == "spot" and t["expect"] == "listed"}  # fmt: skip
+    assert alone
+    first = {r["message_id"]: r["nzb_outcome"] for r in world["live_first"]}
+    now = max(t["posted"] for t in world["truth"]) + HOUR
+    young = {m for m in alone if now - by_id[m]["posted"] < 24 * HOUR}
+    assert young and {first[m] for m in young} == {"waiting"}
+    assert {first[m] for m in alone - young} <= {"inserted"}
+    later = {r["message_id"]: r for r in world["live"]}
+    assert {later[m]["nzb_outcome"] for m in alone} == {"inserted"}
+    assert not load_state(world["catalog"], "free.pt").waiting
+
+
+def test_a_second_run_reads_nothing_new(world):
+    assert world["again"].articles == 0 and world["again"].spots == 0
+
+
+def test_passwords_and_broken_nzbs_are_noted(world):
+    by_id = {t["message_id"]: t for t in world["truth"]}
+    for r in world["live"]:
+        t = by_id[r["message_id"]]
+        assert (r["passwords"] or [None])[0] == t["password"]
+        if t["expect"] == "nzb_gone":
+            assert r["nzb_outcome"] == "gone"
+        if t["expect"] == "nzb_unreadable":
+            assert r["nzb_outcome"] == "unreadable"
+
+
+def test_the_command_reads_and_summarises(world, tmp_path: Path, capsys):
+    with NNTPServer(world["corpus"], port=0) as srv:
+        code = main(["spots", "--server", f"127.0.0.1:{srv.port}", "--catalog",
+                     str(tmp_path / "cat"), "--quiet", "--now", "2000000000"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0 and "spots" in out and "rejected" in out
