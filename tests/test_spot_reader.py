@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -124,3 +125,45 @@ def test_the_command_reads_and_summarises(world, tmp_path: Path, capsys):
                      str(tmp_path / "cat"), "--quiet", "--now", "2000000000"])  # fmt: skip
     out = capsys.readouterr().out
     assert code == 0 and "spots" in out and "rejected" in out
+
+
+def test_readers_show_the_spot_its_attrs_and_its_password(world):
+    from pipelines.nzbimport.document import read_nzb
+    from pipelines.spots.sources import known_passwords
+    from tests.catalogs import app_client
+
+    with_pw = [r for r in world["live"] if r["passwords"] and r["release_key"]]
+    assert with_pw
+    spot = with_pw[0]
+    key = spot["release_key"]
+    assert known_passwords(world["catalog"])[key] == spot["passwords"][0]
+    with app_client(world["catalog"]) as client:
+        got = client.get("/api", params={"t": "details", "id": key.hex(), "apikey": "k1"})
+        assert f'name="spotid" value="{spot["message_id"]}"' in got.text, got.text[:800]
+        nzb = client.get("/api", params={"t": "get", "id": key.hex(), "apikey": "k1"})
+        assert read_nzb(nzb.content).passwords == [spot["passwords"][0]]
+        page = client.get(f"/release/{key.hex()}")
+        assert spot["title"] in page.text and 'id="spot"' in page.text
+
+
+def test_an_imported_release_says_where_it_came_from(world, tmp_path: Path):
+    from pipelines.nzbimport.run import import_paths
+    from tests.catalogs import app_client
+
+    nzb = tmp_path / "mine.nzb"
+    nzb.write_text('<nzb><head><meta type="title">My Own Import</meta></head>'
+                   '<file poster="me" date="1700000000" subject="&quot;a.mkv&quot; yEnc (1/1)">'
+                   "<groups><group>a.b.mine</group></groups><segments>"
+                   '<segment number="1" bytes="9">only@mine</segment>'
+                   "</segments></file></nzb>")  # fmt: skip
+    import_paths([str(nzb)], world["catalog"], now=1_700_000_000)
+    key = (
+        pq.read_table(f"{world['catalog']}/_imports/log")
+        .filter(pc.field("path") == str(nzb))["release_key"][0]
+        .as_py()
+    )
+    with app_client(world["catalog"]) as client:
+        got = client.get("/api", params={"t": "details", "id": key.hex(), "apikey": "k1"})
+        assert 'name="source" value="nzb"' in got.text, got.text[:800]
+        page = client.get(f"/release/{key.hex()}")
+        assert 'id="import-path"' in page.text and "mine.nzb" in page.text
