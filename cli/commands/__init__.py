@@ -37,6 +37,7 @@ COMMANDS = [
     "cli.commands.import_nzb",
     "cli.commands.bench_import_nzb",
     "cli.commands.spots",
+    "cli.commands.bench_spots",
 ]
 
 
