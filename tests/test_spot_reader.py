@@ -167,3 +167,20 @@ def test_an_imported_release_says_where_it_came_from(world, tmp_path: Path):
         assert 'name="source" value="nzb"' in got.text, got.text[:800]
         page = client.get(f"/release/{key.hex()}")
         assert 'id="import-path"' in page.text and "mine.nzb" in page.text
+
+
+def test_the_asset_reads_spots(world, tmp_path: Path):
+    import dagster as dg
+
+    from assets.resources import CatalogResource, NNTPResource
+    from assets.spots import spots
+
+    with NNTPServer(world["corpus"], port=0) as srv:
+        result = dg.materialize(
+            [spots],
+            resources={"catalog": CatalogResource(url=str(tmp_path / "cat")),
+                       "nntp": NNTPResource(host="127.0.0.1", port=srv.port)},
+        )  # fmt: skip
+    assert result.success
+    meta = result.asset_materializations_for_node("spots")[0].metadata
+    assert meta["spots"].value == world["first"].spots
