@@ -184,3 +184,21 @@ def test_the_asset_reads_spots(world, tmp_path: Path):
     assert result.success
     meta = result.asset_materializations_for_node("spots")[0].metadata
     assert meta["spots"].value == world["first"].spots
+
+
+def test_the_live_stage_reads_spots_then_rests(world, tmp_path: Path):
+    from pipelines.index.replay import ReplaySummary
+    from pipelines.live_stages import Stages, StageSettings
+    from pipelines.nntp.pool import ConnectionPool
+
+    only_spots = StageSettings(probe=False, merge=False, health=False, judge=False)
+    with NNTPServer(world["corpus"], port=0) as srv:
+        pool = ConnectionPool(Provider("127.0.0.1", srv.port, connections=1))
+        try:
+            stages = Stages(str(tmp_path / "cat"), [], pool, only_spots)
+            first = stages.run(ReplaySummary())
+            second = stages.run(ReplaySummary())  # within spots_every: rests
+        finally:
+            pool.close()
+    assert first.spots is not None and first.spots.spots == world["first"].spots
+    assert second.spots is None and not first.problems

@@ -22,7 +22,8 @@ from typing import Any
 
 from pipelines.corpus.codec import inflate
 from pipelines.nntp.client import NNTPClient
-from pipelines.nntp.errors import NNTPError, NoArticle
+from pipelines.nntp.errors import NNTPError, NoArticle, NoSuchGroup
+from pipelines.nntp.pool import ConnectionPool
 from pipelines.nntp.provider import Provider
 from pipelines.nzbimport.run import Importer
 from pipelines.spots.article import parse_head
@@ -62,6 +63,8 @@ class SpotSummary:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     stopped: str = ""
+    missing_group: bool = False  # the server has no such group
+    broken: bool = False  # the connection failed (a transport error)
 
     def text(self) -> str:
         rate = self.articles / self.seconds if self.seconds else 0.0
@@ -203,19 +206,40 @@ class SpotReader:
 
 def read_spots(
     catalog: str,
-    provider: Provider,
+    provider: Provider | None = None,
     group: str = SPOT_GROUP,
     backfill: int = BACKFILL,
     now: int | None = None,
     standalone_after: int = STANDALONE_AFTER,
     progress: Callable[[SpotSummary], None] | None = None,
+    pool: ConnectionPool | None = None,
 ) -> SpotSummary:
-    """Read the group's spots after the last article read; the run's summary."""
+    """Read the group's spots after the last article read, on a connection of its own to
+    `provider` or one borrowed from `pool` (the live loop's); the run's summary."""
+    if pool is not None:
+        client = pool.acquire()
+        broken = True
+        try:
+            s = _read(catalog, client, group, backfill, now, standalone_after, progress)
+            broken = s.broken
+            return s
+        finally:
+            pool.release(client, broken=broken or not client.connected)
+    if provider is None:
+        raise ValueError("read_spots needs a provider or a pool")
+    with NNTPClient(provider) as client:
+        client.connect()
+        return _read(catalog, client, group, backfill, now, standalone_after, progress)
+
+
+def _read(
+    catalog: str, client: NNTPClient, group: str, backfill: int, now: int | None,
+    standalone_after: int, progress: Callable[[SpotSummary], None] | None,
+) -> SpotSummary:  # fmt: skip
     started, cpu = time.monotonic(), time.process_time()
     now = int(time.time()) if now is None else now
-    state = load_state(catalog, group) or None
-    with Importer(catalog, now) as importer, NNTPClient(provider) as client:
-        client.connect()
+    state = load_state(catalog, group)
+    with Importer(catalog, now) as importer:
         reader = SpotReader(catalog, client, importer, now, standalone_after)
         s = reader.summary
         try:
@@ -233,8 +257,12 @@ def read_spots(
                 reader.read_span(group, first, min(first + SPAN - 1, info.high), state)
                 if progress is not None:
                     progress(s)
+        except NoSuchGroup as e:
+            s.stopped = f"no spot group: {e}"
+            s.missing_group = True
         except NNTPError as e:
             s.stopped = f"{type(e).__name__}: {e}"
+            s.broken = e.retryable
     s.seconds = time.monotonic() - started
     s.cpu_seconds = time.process_time() - cpu
     return s
