@@ -27,7 +27,7 @@ class MalformedNzb(ValueError):
         self.reason = reason
 
 
-@dataclass
+@dataclass(slots=True)
 class NzbSegment:
     number: int
     nbytes: int
@@ -129,11 +129,25 @@ def _read_file(node: ET.Element, doc: NzbDocument) -> NzbFile | None:
 
 
 def _segment(s: ET.Element) -> NzbSegment | None:
-    message_id = (s.text or "").strip().strip("<>").strip()
-    number = _int(s.get("number"))
-    if not message_id or number is None or number < 1 or " " in message_id:
+    # the hot path of a big NZB (a call a segment): plain lookups, one int() each
+    text = s.text
+    if not text:
         return None
-    return NzbSegment(number, max(_int(s.get("bytes")) or 0, 0), message_id)
+    message_id = text.strip()
+    if message_id[:1] == "<":
+        message_id = message_id.strip("<>").strip()
+    attrib = s.attrib
+    try:
+        number = int(attrib["number"])
+    except (KeyError, ValueError):
+        return None
+    if number < 1 or not message_id or " " in message_id:
+        return None
+    try:
+        nbytes = int(attrib.get("bytes") or 0)
+    except ValueError:
+        nbytes = 0
+    return NzbSegment(number, max(nbytes, 0), message_id)
 
 
 def _int(text: str | None) -> int | None:

@@ -86,6 +86,7 @@ class Importer:
         self._batch: list[ImportedRelease] = []
         self._rows: list[dict[str, Any]] = []
         self._batch_ids: dict[str, bytes] = {}
+        self._batch_segments = 0
         self._sha1s: dict[bytes, bytes | None] = {}
 
     def __enter__(self) -> Importer:
@@ -134,7 +135,7 @@ class Importer:
         if out.reason:
             s.reasons[out.reason] += 1
         self._rows.append(row)
-        if len(self._rows) >= BATCH_NZBS or sum(r.segments for r in self._batch) > BATCH_SEGMENTS:
+        if len(self._rows) >= BATCH_NZBS or self._batch_segments > BATCH_SEGMENTS:
             self.flush()
         return out
 
@@ -166,6 +167,7 @@ class Importer:
         r.update(first_article=number, last_article=number, written_range=number)
         row["article"] = number
         self._batch.append(rel)
+        self._batch_segments += rel.segments
         self._batch_ids.update(dict.fromkeys(rel.message_ids, rel.key))
         return Outcome("inserted", rel.key)
 
@@ -185,6 +187,7 @@ class Importer:
         for group in {r.group for r in self._batch}:
             self.overlap.forget(group)
         self._batch, self._rows, self._batch_ids = [], [], {}
+        self._batch_segments = 0
 
     def _now(self) -> int:
         return self.now if self.now is not None else int(time.time())
