@@ -72,6 +72,9 @@ def run_bench(nzbs: int, files: int, segments: int) -> NzbImportBench:
         total = write_nzbs(root / "in", nzbs, files, segments, 1, "a")
         # the same articles under other bytes (another tag): links, not duplicates
         write_nzbs(root / "other", nzbs, files, segments, 1, "b")
+        # the subject kernels load (numba's cache) on first use: not the import's cost
+        write_nzbs(root / "warm", 1, 1, 1, 2, "w")
+        import_paths([str(root / "warm")], str(root / "warm-cat"))
         catalog = str(root / "cat")
         fresh = import_paths([str(root / "in")], catalog)
         links = import_paths([str(root / "other")], catalog)
