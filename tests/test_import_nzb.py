@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bench.synthetic_catalog import write_synthetic_catalog
 from cli.main import main
@@ -17,7 +19,7 @@ from pipelines.corpus.fs import open_fs
 from pipelines.nzb.export import export_nzbs
 from pipelines.nzbimport.document import MalformedNzb, read_nzb
 from pipelines.nzbimport.release import build_release, category_id, normalise_group
-from pipelines.nzbimport.run import import_paths
+from pipelines.nzbimport.run import Importer, import_paths
 from pipelines.nzbimport.store import INTENT, undo_unlogged
 from tests.catalogs import app_client, catalog_files
 from tests.shared_data import DATA, needs_data
@@ -222,3 +224,16 @@ def test_the_command_prints_the_summary(tmp_path, capsys):
     assert main(["import-nzb", str(NZBS), "--catalog", str(tmp_path / "cat"), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "inserted" in out and "malformed" not in out.split("\n")[0].split("(")[0]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 100_000), st.binary(max_size=6), st.integers(0, 4)),
+                min_size=1, max_size=5))  # fmt: skip
+def test_a_mangled_nzb_is_an_outcome_never_a_crash(tmp_path_factory, edits):
+    data = bytearray((NZBS / "nyuu_posted.nzb").read_bytes())
+    for at, piece, cut in edits:
+        at %= len(data)
+        data[at : at + cut] = piece
+    with Importer(str(tmp_path_factory.mktemp("cat")), now=NOW) as importer:
+        out = importer.add("file", "x.nzb", bytes(data))
+    assert out.outcome in ("inserted", "linked", "duplicate", "empty", "malformed")

@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipelines.spots.article import parse_head, parse_spot_xml
 from pipelines.spots.encoding import spot_b64decode, spot_b64encode, spotter_id
@@ -174,6 +176,15 @@ def test_another_key_or_a_changed_title_is_refused(key):
     assert verified(raw.replace(b"A Title", b"B Title"))[0].reason == "bad_header_signature"
 
 
+@needs_data("spotnet")
+@pytest.mark.parametrize("modulus", [b"AAAA", b"AAAB", b"Ag", b"AA-s"])
+def test_a_key_that_is_no_key_is_a_reason(modulus):
+    raw = SPOT.read_bytes()
+    start = raw.index(b"From: Zinitzio <") + len(b"From: Zinitzio <")
+    changed = raw[:start] + modulus + raw[raw.index(b".", start) :]
+    assert verified(changed)[0].reason in ("bad_key", "bad_encoding")
+
+
 def test_an_unsigned_spot_counts_only_before_2011():
     old = parse_from(b"nick <abc@11a00.10.10.1200000000.1.NL>")
     assert verify_header(old, b"Old | t", b"x@spot.net").valid
@@ -204,3 +215,17 @@ def test_the_spot_nzb_is_unescaped_and_raw_inflated():
     with pytest.raises(BadSpotNzb, match="bad_escape"):
         unescape(b"ab=Ecd")
     assert unescape(b"=D=A=B=C") == b"=\x00\r\n"
+
+
+@needs_data("spotnet")
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 10_000), st.binary(max_size=4), st.integers(0, 3)),
+                min_size=1, max_size=4))  # fmt: skip
+def test_a_mangled_spot_is_a_verdict_never_a_crash(edits):
+    raw = bytearray(SPOT.read_bytes())
+    head = raw.index(b"\r\n\r\n")
+    for at, data, cut in edits:
+        at %= head  # the header: what is parsed and checked
+        raw[at : at + cut] = data
+    verdict, _, _ = verified(bytes(raw))
+    assert verdict.valid or verdict.reason

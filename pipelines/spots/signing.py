@@ -28,9 +28,17 @@ KEY_LEGACY = 1  # spots from before signing
 KEY_MODERATOR = 2
 
 
+class BadKey(ValueError):
+    pass
+
+
 def public_key(modulus: bytes, exponent: int = EXPONENT) -> rsa.RSAPublicKey:
-    """The key of a modulus (big-endian bytes)."""
-    return rsa.RSAPublicNumbers(exponent, int.from_bytes(modulus, "big")).public_key()
+    """The key of a modulus (big-endian bytes); BadKey when it is none (an even or tiny
+    modulus, an exponent out of range)."""
+    try:
+        return rsa.RSAPublicNumbers(exponent, int.from_bytes(modulus, "big")).public_key()
+    except ValueError as e:
+        raise BadKey(str(e)) from e
 
 
 def spotnet_key(key_id: int) -> rsa.RSAPublicKey | None:

@@ -27,6 +27,7 @@ from pipelines.spots.signing import (
     KEY_LEGACY,
     KEY_MODERATOR,
     KEY_SELF_SIGNED,
+    BadKey,
     has_hashcash,
     public_key,
     spotnet_key,
@@ -79,7 +80,10 @@ def verify_header(
             return _bad("no_hashcash")
         if not modulus:
             return _bad("no_key")
-        key = public_key(modulus)
+        try:
+            key = public_key(modulus)
+        except BadKey:
+            return _bad("bad_key")
     else:
         found = spotnet_key(frm.key_id)
         if found is None:
@@ -98,7 +102,11 @@ def verify_header(
         user_signature = spot_b64decode(frm.user_signature_text)
     except BadBase64:
         return _bad("bad_encoding")
-    if not verifies(public_key(modulus), _bracketed(message_id), user_signature):
+    try:
+        user_key = public_key(modulus)
+    except BadKey:
+        return _bad("bad_key")
+    if not verifies(user_key, _bracketed(message_id), user_signature):
         return _bad("bad_user_signature")
     return Verdict(True, signed=True, spotter_id=spotter_id(modulus), key_bits=len(modulus) * 8)
 
@@ -151,9 +159,10 @@ def _full_signatures(head: SpotHead, frm: SpotFrom, message_id: bytes) -> str:
         return ""  # a moderator's or an old client's spot: its header signature is all
     if from_modulus and frm.key_id == KEY_SELF_SIGNED and modulus != from_modulus:
         return "key_mismatch"
-    if exponent < 3 or exponent % 2 == 0:
+    try:
+        key = public_key(modulus, exponent)
+    except BadKey:
         return "bad_key"
-    key = public_key(modulus, exponent)
     if not user_signature:
         return "no_user_signature"  # a key with nothing it signs proves nothing
     if not verifies(key, _bracketed(message_id), user_signature):
