@@ -202,3 +202,11 @@ def test_the_live_stage_reads_spots_then_rests(world, tmp_path: Path):
             pool.close()
     assert first.spots is not None and first.spots.spots == world["first"].spots
     assert second.spots is None and not first.problems
+
+
+def test_every_spot_nzb_read_is_the_nzb_posted(world):
+    log = {r["path"]: r for r in pq.read_table(f"{world['catalog']}/_imports/log").to_pylist()
+           if r["origin"] == "spot"}  # fmt: skip
+    readable = [t for t in world["truth"]
+                if t["kind"] == "spot" and t["expect"] in ("listed", "deleted")]  # fmt: skip
+    assert readable and all(log[t["message_id"]]["nzb_sha1"] == t["nzb_sha1"] for t in readable)
