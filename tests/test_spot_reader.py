@@ -106,6 +106,7 @@ def test_spots_without_an_upload_wait_a_day_then_become_releases(world):
 
 def test_a_second_run_reads_nothing_new(world):
     assert world["again"].articles == 0 and world["again"].spots == 0
+    assert not world["again"].nzbs  # waiting spots are matched again an hour on, not at once
 
 
 def test_passwords_and_broken_nzbs_are_noted(world):

@@ -46,6 +46,9 @@ SPOT_GROUP = "free.pt"
 BACKFILL = 20_000
 SPAN = 1_000  # articles an overview request (and a stored file) covers
 STANDALONE_AFTER = 24 * 3600
+# a waiting spot is matched again at most this often (each try is a search of its
+# groups' releases of the days around it), and once more when it is a day old
+RETRY_EVERY = 3600
 MAX_NZB_ARTICLES = 50  # a spot naming more is not read (a placeholder or a flood)
 
 
@@ -185,6 +188,7 @@ class SpotReader:
             if message_id not in state.waiting:
                 keep_nzb(self.catalog, message_id, nzb)
                 state.waiting[message_id] = posted
+            state.tried[message_id] = self.now
         elif message_id in state.waiting:
             del state.waiting[message_id]
         return {"outcome": got.outcome, "reason": got.reason or None,
@@ -194,6 +198,9 @@ class SpotReader:
         """Import again the spots whose NZB waits: linked now, or standalone once old."""
         outcomes = []
         for message_id, posted in sorted(state.waiting.items()):
+            due = min(state.tried.get(message_id, 0) + RETRY_EVERY, posted + self.standalone_after)
+            if self.now < due:
+                continue
             nzb = kept_nzb(self.catalog, message_id)
             if nzb is None:
                 del state.waiting[message_id]

@@ -40,6 +40,7 @@ class SpotState:
     last: int = 0  # the last article read (0: none yet)
     # spots whose NZB waits for the header pass: message-id -> posted
     waiting: dict[str, int] = field(default_factory=dict)
+    tried: dict[str, int] = field(default_factory=dict)  # a waiting spot's last try
 
 
 def _state_path(root: str, group: str) -> str:
@@ -52,12 +53,16 @@ def load_state(catalog: str, group: str) -> SpotState | None:
     if not fs.exists(path):
         return None
     data = json.loads(fs.cat_file(path))
-    return SpotState(int(data["last"]), {k: int(v) for k, v in data.get("waiting", {}).items()})
+    waiting = {k: int(v) for k, v in data.get("waiting", {}).items()}
+    tried = {k: int(v) for k, v in data.get("tried", {}).items() if k in waiting}
+    return SpotState(int(data["last"]), waiting, tried)
 
 
 def save_state(catalog: str, group: str, state: SpotState) -> None:
     fs, root = open_fs(catalog)
-    body = {"last": state.last, "waiting": dict(sorted(state.waiting.items()))}
+    tried = {k: v for k, v in state.tried.items() if k in state.waiting}
+    body = {"last": state.last, "waiting": dict(sorted(state.waiting.items())),
+            "tried": dict(sorted(tried.items()))}  # fmt: skip
     atomic_put(fs, _state_path(root, group), json.dumps(body).encode())
 
 
