@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 import shutil
 from pathlib import Path
 
@@ -174,6 +175,21 @@ def test_an_nzb_of_a_release_the_catalog_holds_links_to_it(tmp_path):
     after = catalog_files(Path(cat))
     assert {k: v for k, v in after.items() if not k.startswith("_imports")} == before
     assert s.partitions_read < 10
+
+
+def test_another_posters_nzb_of_the_same_articles_still_links_before_inserting(tmp_path):
+    cat = str(tmp_path / "cat")
+    write_synthetic_catalog(cat, 100, groups=1, per_range=100, seed=4)
+    export_nzbs(cat, str(tmp_path / "nzbs"))
+    path = sorted((tmp_path / "nzbs").glob("*.nzb"))[0]
+    renamed = re.sub(rb'poster="[^"]*"', b'poster="someone else &lt;x@y&gt;"', path.read_bytes())
+    (tmp_path / "other.nzb").write_bytes(renamed)
+    with Importer(cat, now=NOW) as importer:
+        # waiting (a spot's NZB): only its posters' releases are looked at
+        assert importer.add("spot", "s@spot.net", renamed, insert=False).outcome == "waiting"
+        # before inserting, any release of its groups and days
+        linked = importer.add("file", str(tmp_path / "other.nzb"), renamed)
+    assert linked.outcome == "linked" and linked.release_key == bytes.fromhex(path.stem)
 
 
 def test_an_imported_release_is_searched_and_its_nzb_downloaded(tmp_path):

@@ -4,9 +4,13 @@ An NZB of an upload the header pass indexed (or an NZB imported before under ano
 file name) names the same articles: it links to that release instead of adding one. The
 search is bounded by time, not by the catalog: in each of the NZB's groups, only the
 `releases` partitions whose row groups' posting dates (Parquet statistics, read from
-footers kept for the run) reach within `MARGIN` of the NZB's, and the `release_files`
-partitions of their spans, are read; each read partition's message-ids are kept for the
-rest of the run (a batch of NZBs of one week reads that week once).
+footers kept for the run) reach within `MARGIN` of the NZB's. Of those, the releases of
+the NZB's posters (their From headers, as the NZB states them), and of their files only
+the `release_files` row groups whose key bounds can hold them: the overview's poster is
+what the header pass's release identity is mixed with, so another poster's release is
+another upload. An NZB without posters reads the spans' partitions' message-ids whole.
+What a run read is kept for the rest of the run (a batch of NZBs of one week reads that
+week once).
 """
 
 from __future__ import annotations
@@ -69,6 +73,51 @@ class _Ids:
         return (self.keys[int(r)] for r in self.rows[at[found]])
 
 
+class _Posters:
+    """A `releases` partition's releases by poster: (key, posted first, posted last)."""
+
+    def __init__(self, fs: AbstractFileSystem, path: str) -> None:
+        with fs.open(path, "rb") as fh:
+            t = pq.read_table(fh, columns=["release_key", "poster", "posted_first", "posted_last"])
+        self.by_poster: dict[str, list[tuple[bytes, int, int]]] = {}
+        rows = zip(*(t[c].to_pylist() for c in t.column_names), strict=True)
+        for key, poster, first, last in rows:
+            self.by_poster.setdefault(poster or "", []).append((key, first or 0, last or 0))
+
+    def keys(self, posters: set[str], lo: int, hi: int) -> set[bytes]:
+        return {k for p in posters for k, a, b in self.by_poster.get(p, []) if a <= hi and b >= lo}
+
+
+class _RowGroups:
+    """A `release_files` partition's row groups by their release keys' bounds: the rows of
+    some keys read from the row groups that can hold them only (rows are sorted by key)."""
+
+    def __init__(self, fs: AbstractFileSystem, path: str) -> None:
+        self.fs, self.path = fs, path
+        meta = pq.ParquetFile(fs.open(path, "rb")).metadata
+        column = meta.schema.to_arrow_schema().names.index("release_key")
+        self.bounds: list[tuple[bytes, bytes] | None] = []
+        for g in range(meta.num_row_groups):
+            st = meta.row_group(g).column(column).statistics
+            ok = st is not None and st.has_min_max
+            self.bounds.append((st.min, st.max) if ok else None)
+
+    def seg_ids(self, keys: set[bytes]) -> list[tuple[bytes, list[str]]]:
+        groups = [
+            g for g, b in enumerate(self.bounds)
+            if b is None or any(b[0] <= k <= b[1] for k in keys)
+        ]  # fmt: skip
+        if not groups:
+            return []
+        with self.fs.open(self.path, "rb") as fh:
+            t = pq.ParquetFile(fh).read_row_groups(groups, columns=["release_key", "seg_ids"])
+        out = []
+        for key, ids in zip(t["release_key"].to_pylist(), t["seg_ids"].to_pylist(), strict=True):
+            if key in keys:
+                out.append((key, ids))
+        return out
+
+
 class Overlap:
     """Finds, for one run, the releases holding an NZB's message-ids."""
 
@@ -78,6 +127,8 @@ class Overlap:
         self._dates: dict[str, _Dates] = {}
         self._ids: OrderedDict[str, _Ids] = OrderedDict()
         self._listed: dict[tuple[str, str], list[Partition]] = {}
+        self._posters: dict[str, _Posters] = {}
+        self._row_groups: dict[str, _RowGroups] = {}
         self.partitions_read = 0
 
     def forget(self, group: str) -> None:
@@ -86,9 +137,15 @@ class Overlap:
             self._listed.pop((table, group), None)
 
     def holders(
-        self, ids: list[str], groups: list[str], first_date: int, last_date: int
-    ) -> Counter[bytes]:
-        """Per release key, how many of these message-ids its files hold."""
+        self, ids: list[str], groups: list[str], first_date: int, last_date: int,
+        posters: set[str] | None = None,
+    ) -> Counter[bytes]:  # fmt: skip
+        """Per release key, how many of these message-ids its files hold. With `posters`
+        (the NZB's), only those posters' releases are looked at: their file rows read
+        from the row groups that hold them, not whole partitions."""
+        if posters:
+            return self._by_poster(set(ids), groups, first_date - MARGIN, last_date + MARGIN,
+                                   posters)  # fmt: skip
         wanted = np.array(sorted(set(ids)), dtype=object)
         found: Counter[bytes] = Counter()
         lo, hi = first_date - MARGIN, last_date + MARGIN
@@ -102,6 +159,41 @@ class Overlap:
                 if any(p.first <= b and a <= p.last for a, b in spans):
                     found.update(self._ids_of(p.path).holders(wanted))
         return found
+
+    def _by_poster(
+        self, ids: set[str], groups: list[str], lo: int, hi: int, posters: set[str]
+    ) -> Counter[bytes]:
+        found: Counter[bytes] = Counter()
+        for group in groups:
+            spans: list[tuple[int, int]] = []
+            keys: set[bytes] = set()
+            for p in self._list("releases", group):
+                if not self._dates_of(p.path).reaches(lo, hi):
+                    continue
+                mine = self._posters_of(p.path).keys(posters, lo, hi)
+                if mine:
+                    keys |= mine
+                    spans.append((p.first, p.last))
+            if not keys:
+                continue
+            for p in self._list("release_files", group):
+                if any(p.first <= b and a <= p.last for a, b in spans):
+                    for key, seg_ids in self._row_groups_of(p.path).seg_ids(keys):
+                        shared = len(ids.intersection(seg_ids))
+                        if shared:
+                            found[key] += shared
+        return found
+
+    def _posters_of(self, path: str) -> _Posters:
+        if path not in self._posters:
+            self._posters[path] = _Posters(self.fs, path)
+        return self._posters[path]
+
+    def _row_groups_of(self, path: str) -> _RowGroups:
+        if path not in self._row_groups:
+            self._row_groups[path] = _RowGroups(self.fs, path)
+            self.partitions_read += 1
+        return self._row_groups[path]
 
     def _list(self, table: str, group: str) -> list[Partition]:
         key = (table, group)

@@ -154,8 +154,7 @@ class Importer:
         if rel.key in self.log.keys or any(b.key == rel.key for b in self._batch):
             return Outcome("duplicate", rel.key)
         groups: list[str] = r["groups"]  # type: ignore[assignment]
-        held = self.overlap.holders(rel.message_ids, groups, r["posted_first"], r["posted_last"])  # type: ignore[arg-type]
-        held.update(self._batch_ids[i] for i in rel.message_ids if i in self._batch_ids)
+        held = self._held(rel, groups, insert)
         if held:
             key, shared = held.most_common(1)[0]
             row["shared_segments"] = shared
@@ -170,6 +169,17 @@ class Importer:
         self._batch_segments += rel.segments
         self._batch_ids.update(dict.fromkeys(rel.message_ids, rel.key))
         return Outcome("inserted", rel.key)
+
+    def _held(self, rel: ImportedRelease, groups: list[str], insert: bool) -> Counter[bytes]:
+        """The releases holding the NZB's articles: first its posters' (cheap); before
+        inserting, when those hold none, any release of its groups and days."""
+        first, last = int(rel.release["posted_first"]), int(rel.release["posted_last"])  # type: ignore[call-overload]
+        posters = {str(f["poster"]) for f in rel.files if f["poster"]}
+        held = self.overlap.holders(rel.message_ids, groups, first, last, posters)
+        if not held and insert and posters:
+            held = self.overlap.holders(rel.message_ids, groups, first, last)
+        held.update(self._batch_ids[i] for i in rel.message_ids if i in self._batch_ids)
+        return held
 
     def flush(self) -> None:
         """Write the batch so far (its releases, then its log)."""
