@@ -39,3 +39,31 @@ def test_a_spots_newest_nzb_outcome_wins(tmp_path):
     write_spots(str(tmp_path), "free.pt", 2, 2, [], [linked])
     (only,) = live_spots(str(tmp_path))
     assert only["nzb_outcome"] == "linked" and only["release_key"] == key
+
+
+def test_a_deleted_spots_own_release_is_hidden_by_a_tombstone(tmp_path):
+    import duckdb
+
+    from pipelines.catalog.layout import table_glob
+    from pipelines.catalog.versions import newest_sql
+    from pipelines.nzbimport.run import Importer
+    from pipelines.spots.store import removed_releases
+
+    catalog = str(tmp_path)
+    nzb = (b'<nzb><file poster="p" date="1700000000" subject="&quot;a.rar&quot; yEnc (1/1)">'
+           b"<groups><group>alt.binaries.x</group></groups><segments>"
+           b'<segment number="1" bytes="5">one@x</segment></segments></file></nzb>')  # fmt: skip
+    with Importer(catalog, now=T) as importer:
+        key = importer.add("spot", "a", nzb).release_key
+    assert key is not None
+    inserted = {"message_id": "a", "outcome": "inserted", "release_key": key, "at": T}
+    write_spots(catalog, "free.pt", 1, 2, [spot("a", "X"), delete("d", "a", "X", T + 60)],
+                [inserted])  # fmt: skip
+    assert removed_releases(catalog, {"d"}) == [("d", key)]
+    with Importer(catalog, now=T) as importer:
+        assert importer.withdraw(key, "spot", "d")
+    with Importer(catalog, now=T) as importer:
+        assert not importer.withdraw(key, "spot", "d")  # once
+    shown = newest_sql(f"read_parquet('{table_glob(catalog, 'releases')}', union_by_name=true)")
+    assert duckdb.sql(f"SELECT count(*) FROM ({shown})").fetchall() == [(0,)]
+    assert live_spots(catalog) == []

@@ -23,10 +23,10 @@ from typing import Any
 from pipelines.corpus.fs import open_fs
 from pipelines.nzbimport.document import MalformedNzb, read_nzb
 from pipelines.nzbimport.overlap import Overlap
-from pipelines.nzbimport.release import ImportedRelease, build_release
+from pipelines.nzbimport.release import RULES_VERSION, ImportedRelease, build_release
 from pipelines.nzbimport.store import ImportLog, import_lock, undo_unlogged, write_batch
 
-OUTCOMES = ("inserted", "linked", "duplicate", "empty", "malformed")
+OUTCOMES = ("inserted", "linked", "duplicate", "empty", "malformed", "withdrawn")
 # an NZB left to import later (`Importer.add(insert=False)`): a spot waiting for its upload
 BATCH_NZBS = 500
 BATCH_SEGMENTS = 2_000_000
@@ -180,6 +180,29 @@ class Importer:
             held = self.overlap.holders(rel.message_ids, groups, first, last)
         held.update(self._batch_ids[i] for i in rel.message_ids if i in self._batch_ids)
         return held
+
+    def withdraw(self, key: bytes, origin: str, path: str) -> bool:
+        """Hide a release an import inserted (its spot was deleted): a tombstone version
+        of it, outranking the inserted one. Whether there was one to hide."""
+        pending = (r["release_key"] for r in self._rows if r.get("outcome") == "withdrawn")
+        if key in self.log.withdrawn or key in set(pending):
+            return False
+        found = self.log.inserted.get(key)
+        mine = next((b for b in self._batch if b.key == key and b.files), None)
+        if found is None and mine is None:
+            return False
+        group, article = (mine.group, int(mine.release["first_article"])) if mine else found  # type: ignore[call-overload, misc]
+        number = self.next_number
+        self.next_number += 1
+        tombstone = {"release_key": key, "group": group, "first_article": article,
+                     "last_article": article, "finished": True, "written_range": number,
+                     "rules_version": RULES_VERSION, "merged_into": key}  # fmt: skip
+        self._batch.append(ImportedRelease(key, group, tombstone, [], []))
+        self._rows.append({"imported_at": self._now(), "origin": origin, "path": path,
+                           "outcome": "withdrawn", "release_key": key, "group": group,
+                           "article": number})  # fmt: skip
+        self.summary.outcomes["withdrawn"] += 1
+        return True
 
     def flush(self) -> None:
         """Write the batch so far (its releases, then its log)."""

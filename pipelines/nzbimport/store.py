@@ -45,16 +45,13 @@ class ImportLog:
         self.root = root
         self.sha1s: dict[bytes, bytes | None] = {}  # an NZB's SHA-1 -> its release's key
         self.keys: set[bytes] = set()
+        self.inserted: dict[bytes, tuple[str, int]] = {}  # key -> (group, number)
+        self.withdrawn: set[bytes] = set()
         self.next_number = IMPORT_BASE
         for path in self._logs():
-            t = pq.read_table(path, filesystem=fs, columns=["nzb_sha1", "release_key", "outcome"])
-            rows = zip(t["nzb_sha1"].to_pylist(), t["release_key"].to_pylist(),
-                       t["outcome"].to_pylist(), strict=True)  # fmt: skip
-            for sha1, key, outcome in rows:
-                if sha1:
-                    self.sha1s[sha1] = key
-                if key and outcome == "inserted":
-                    self.keys.add(key)
+            columns = ["nzb_sha1", "release_key", "outcome", "group", "article"]
+            t = pq.read_table(path, filesystem=fs, columns=columns)
+            self.add(t.to_pylist())
             span = parse_span(path.rsplit("/", 1)[-1].removesuffix(".parquet"))
             if span:
                 self.next_number = max(self.next_number, span[1] + 1)
@@ -67,8 +64,15 @@ class ImportLog:
         return sorted(p for p in names if p.endswith(".parquet") and not is_temporary(p))
 
     def add(self, rows: list[dict[str, Any]]) -> None:
-        self.sha1s.update((r["nzb_sha1"], r["release_key"]) for r in rows if r.get("nzb_sha1"))
-        self.keys.update(r["release_key"] for r in rows if r["outcome"] == "inserted")
+        for r in rows:
+            key = r.get("release_key")
+            if r.get("nzb_sha1"):
+                self.sha1s[r["nzb_sha1"]] = key
+            if key and r["outcome"] == "inserted":
+                self.keys.add(key)
+                self.inserted[key] = (r["group"], r["article"])
+            elif key and r["outcome"] == "withdrawn":
+                self.withdrawn.add(key)
 
 
 def undo_unlogged(fs: AbstractFileSystem, root: str) -> int:

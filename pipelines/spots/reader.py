@@ -36,6 +36,8 @@ from pipelines.spots.store import (
     keep_nzb,
     kept_nzb,
     load_state,
+    removed_releases,
+    removed_spots,
     save_state,
     write_outcomes,
     write_spots,
@@ -66,6 +68,7 @@ class SpotSummary:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     stopped: str = ""
+    withdrawn: int = 0  # releases of deleted spots hidden
     missing_group: bool = False  # the server has no such group
     broken: bool = False  # the connection failed (a transport error)
 
@@ -123,6 +126,11 @@ class SpotReader:
         # spots before their NZBs' outcomes, the state last: it commits the span
         self.importer.flush()
         write_spots(self.catalog, group, first, last, rows, outcomes)
+        deletes = {r["message_id"] for r in rows if r["valid"] and r["kind"] == "delete"}
+        if deletes:  # a deleted spot's own release goes with it (a tombstone version)
+            for delete, key in removed_releases(self.catalog, deletes):
+                self.summary.withdrawn += self.importer.withdraw(key, "spot", delete)
+            self.importer.flush()
         state.last = last
         save_state(self.catalog, group, state)
         self.summary.last = last
@@ -197,13 +205,15 @@ class SpotReader:
     def retry_waiting(self, group: str, state: SpotState) -> list[dict[str, Any]]:
         """Import again the spots whose NZB waits: linked now, or standalone once old."""
         outcomes = []
-        for message_id, posted in sorted(state.waiting.items()):
-            due = min(state.tried.get(message_id, 0) + RETRY_EVERY, posted + self.standalone_after)
-            if self.now < due:
-                continue
+        due = [m for m, posted in sorted(state.waiting.items()) if self.now >= min(
+            state.tried.get(m, 0) + RETRY_EVERY, posted + self.standalone_after)]  # fmt: skip
+        removed = removed_spots(self.catalog) if due else set()
+        for message_id in due:
+            posted = state.waiting[message_id]
             nzb = kept_nzb(self.catalog, message_id)
-            if nzb is None:
+            if nzb is None or message_id in removed:  # deleted while it waited: no release
                 del state.waiting[message_id]
+                drop_nzb(self.catalog, message_id)
                 continue
             got = self._import(message_id, nzb, posted, state)
             if got["outcome"] != "waiting":

@@ -117,10 +117,38 @@ def _read_all(catalog: str, table: str, schema: pa.Schema) -> pa.Table:
 def live_spots(catalog: str) -> list[dict[str, Any]]:
     """Every valid spot not removed, with its NZB's newest outcome (`nzb_outcome`,
     `release_key`), newest first."""
-    spots = _read_all(catalog, "spots", SPOTS)
-    spots = spots.filter(pc.field("valid"))
-    rows = spots.to_pylist()
-    by_id = {r["message_id"]: r for r in rows if r["kind"] == "spot"}
+    kept, _ = _applied(catalog)
+    return sorted(kept, key=lambda r: (-r["posted"], r["message_id"]))
+
+
+def removed_releases(catalog: str, deletes: set[str]) -> list[tuple[str, bytes]]:
+    """(delete's message-id, release key) of the spots these deletes removed that had
+    become releases of their own: what a delete takes out of the catalog."""
+    _, removed = _applied(catalog)
+    return [(d, r["release_key"]) for d, r in removed
+            if d in deletes and r["nzb_outcome"] == "inserted" and r["release_key"]]  # fmt: skip
+
+
+def removed_spots(catalog: str) -> set[str]:
+    """The message-ids of the spots deletes removed."""
+    return {r["message_id"] for _, r in _applied(catalog)[1]}
+
+
+def _applied(catalog: str) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
+    """The valid spots deletes left, and (delete, spot) of those they removed; each with
+    its NZB's newest outcome."""
+    rows = _read_all(catalog, "spots", SPOTS).filter(pc.field("valid")).to_pylist()
+    outcomes = _read_all(catalog, "spot_nzbs", SPOT_NZBS).to_pylist()
+    newest: dict[str, dict[str, Any]] = {}
+    for o in sorted(outcomes, key=lambda o: o["at"]):
+        newest[o["message_id"]] = o
+    by_id = {}
+    for r in rows:
+        if r["kind"] == "spot":
+            o = newest.get(r["message_id"], {})
+            by_id[r["message_id"]] = {**r, "nzb_outcome": o.get("outcome"),
+                                      "release_key": o.get("release_key")}  # fmt: skip
+    removed = []
     for d in (r for r in rows if r["kind"] == "delete"):
         target = by_id.get(d["target"] or "")
         if target is None:
@@ -130,13 +158,5 @@ def live_spots(catalog: str) -> list[dict[str, Any]]:
             personal == target.get("spotter_id")
             and 0 <= d["posted"] - target["posted"] <= PERSONAL_DELETE_SECONDS
         ):
-            del by_id[target["message_id"]]
-    outcomes = _read_all(catalog, "spot_nzbs", SPOT_NZBS).to_pylist()
-    newest: dict[str, dict[str, Any]] = {}
-    for o in sorted(outcomes, key=lambda o: o["at"]):
-        newest[o["message_id"]] = o
-    out = []
-    for r in by_id.values():
-        o = newest.get(r["message_id"], {})
-        out.append({**r, "nzb_outcome": o.get("outcome"), "release_key": o.get("release_key")})
-    return sorted(out, key=lambda r: (-r["posted"], r["message_id"]))
+            removed.append((d["message_id"], by_id.pop(target["message_id"])))
+    return list(by_id.values()), removed
