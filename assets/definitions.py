@@ -39,6 +39,7 @@ from assets.resources import (
 )
 from assets.schedules import health_schedule, tail_schedule
 from assets.sensors import corpus_sensor, history_sensor, index_sensor
+from assets.spots import spots, spots_job, spots_schedule
 from assets.watchdog import run_watchdog
 
 EXECUTOR_ENV = "USENET_INDEXER_EXECUTOR"
@@ -86,6 +87,7 @@ def build_defs(
             release_merges,
             release_health,
             release_verdicts,
+            spots,
         ],
         jobs=[
             index_job,
@@ -97,6 +99,7 @@ def build_defs(
             merge_job,
             health_job,
             judge_job,
+            spots_job,
         ],
         sensors=[
             corpus_sensor,
@@ -110,6 +113,7 @@ def build_defs(
             tail_schedule,
             health_schedule,
             judge_schedule,
+            spots_schedule,
         ],
         resources={**default_resources(), **(resource_overrides or {})},
         executor=executor,

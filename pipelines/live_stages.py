@@ -10,6 +10,8 @@ A cycle runs them in this order, each only when its input moved (`Stages`):
   `health_share` releases a cycle; after a sweep that found nothing more due, the next
   waits for new releases or `health_rest` seconds (releases become due as time passes:
   hours, not seconds);
+- the spot reader (`pipelines.spots.reader.read_spots`) every `spots_every` seconds,
+  on a connection of the pool (a server without the spot group: never again);
 - the judge (`pipelines.judge.run.judge_catalog`) when any stage wrote something.
 
 The first cycle of a process runs every stage whatever changed, and the article pass
@@ -36,6 +38,7 @@ from pipelines.probe.fetch import PoolSource
 from pipelines.probe.ladder import NAMED
 from pipelines.probe.run import ProbeSummary, probe_catalog
 from pipelines.probe.spans import Span, due, due_spans
+from pipelines.spots.reader import SpotSummary, read_spots
 
 STAGES = ("probe", "merge", "health", "judge")
 STEPS = ("capture", "index", *STAGES)  # a cycle's, in order
@@ -51,10 +54,12 @@ class StageSettings:
     judge: bool = True
     health_share: int | None = 500  # releases checked at most a cycle (None: every due one)
     health_rest: float = 300.0  # seconds between sweeps once one found nothing more due
+    spots: bool = True  # read the spot group (free.pt) when the server has it
+    spots_every: float = 120.0  # seconds between spot runs
 
     @classmethod
     def header_only(cls) -> StageSettings:
-        return cls(probe=False, merge=False, health=False, judge=False)
+        return cls(probe=False, merge=False, health=False, judge=False, spots=False)
 
 
 @dataclass
@@ -106,6 +111,7 @@ class StageCycle:
     merge: MergeSummary | None = None
     health: SweepSummary | None = None
     judge: JudgeSummary | None = None
+    spots: SpotSummary | None = None
     problems: list[str] = field(default_factory=list)
 
     def text(self, settings: StageSettings) -> str:
@@ -126,6 +132,8 @@ class StageCycle:
         if settings.health:
             h = self.health
             parts.append("health resting" if h is None else f"health {h.checked:,} checked")
+        if self.spots is not None:
+            parts.append(f"spots {self.spots.spots:,} new")
         if settings.judge:
             j = self.judge
             parts.append(
@@ -154,6 +162,7 @@ class Stages:
         self.waiting: dict[str, Span] = {}  # spans the article pass left due, by name
         self.health_after = 0.0  # monotonic time before which the sweep rests
         self.probed_a_range = False  # this cycle's article pass wrote a complete range's
+        self.spots_after: float | None = 0.0  # when the spot reader runs next (None: never)
 
     def run(self, replayed: ReplaySummary) -> StageCycle:
         """This cycle's stages after the header pass whose `replayed` says what it wrote."""
@@ -178,6 +187,9 @@ class Stages:
         if s.health and (wrote or time.monotonic() >= self.health_after):
             out.health = self._health(out.problems)
             wrote = wrote or bool(out.health and out.health.batches)
+        if s.spots and self.spots_after is not None and time.monotonic() >= self.spots_after:
+            out.spots = self._spots(out.problems)
+            wrote = wrote or bool(out.spots.nzbs.get("inserted") or out.spots.nzbs.get("linked"))
         if s.judge and wrote:
             out.judge = judge_catalog(self.catalog)
             self._add_judge(out.judge)
@@ -235,7 +247,18 @@ class Stages:
         fs, _ = open_fs(self.catalog)
         return [s for s in out if fs.exists(s.candidates)]
 
-    # -- health, merges, the judge ---------------------------------------------------------
+    # -- spots, health, merges, the judge ----------------------------------------------------
+
+    def _spots(self, problems: list[str]) -> SpotSummary:
+        summary = read_spots(self.catalog, pool=self.pool)
+        self.spots_after = None if summary.missing_group else (
+            time.monotonic() + self.settings.spots_every
+        )  # fmt: skip
+        if summary.stopped and not summary.missing_group:
+            problems.append(f"spots: {summary.stopped}")
+        self.totals.runs["spots"] += 1
+        self.totals.cpu["spots"] = self.totals.cpu.get("spots", 0.0) + summary.cpu_seconds
+        return summary
 
     def _health(self, problems: list[str]) -> SweepSummary | None:
         settings = SweepSettings(limit=self.settings.health_share)

@@ -19,6 +19,7 @@ from pipelines.catalog.views import CatalogViews
 from pipelines.nzb.assemble import head_meta, merge_file_rows, merge_release_rows
 from pipelines.nzb.lookup import Mark, ReleaseFilesLookup, load_kernels
 from pipelines.nzb.writer import NzbFile, write_nzb
+from pipelines.spots.sources import ReleaseSources
 from serving import categories
 from serving.index.manager import IndexManager
 from serving.index.searcher import Snapshot
@@ -52,6 +53,8 @@ class Catalog:
             shared=str(self.index.index_dir / "key-counters.bin"),
             grabs=str(self.index.index_dir / "grabs.bin"),
         )
+        # spots and imports of releases (spotid/source attrs, the page, NZB passwords)
+        self.sources = ReleaseSources(settings.catalog)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.last_error: str | None = None
@@ -64,6 +67,7 @@ class Catalog:
         """Pick up partitions that landed (and the views' listing) without a restart."""
         self.index.refresh()
         self.views.refresh()
+        self.sources.refresh()
 
     def start(self, background: bool = True) -> None:
         # Before the first request, not beside it: a download would otherwise wait for a
@@ -218,8 +222,8 @@ class Catalog:
         files = merge_release_rows(rows)
         if mark is not None:
             mark("merge")
-        meta = head_meta(row["name"], categories.name(int(row["category"])),
-                         row.get("password_text"))  # fmt: skip
+        password = row.get("password_text") or self.sources.password(row["release_key"])
+        meta = head_meta(row["name"], categories.name(int(row["category"])), password)
         body = write_nzb(files, meta)
         if mark is not None:
             mark("xml")

@@ -181,6 +181,7 @@ def release_page(
         request, catalog, access, "release.html", row=row, files=files, title=row["name"],
         unreadable=unreadable, judgment=snapshot.judged.find(key), merges=merges,
         grabs=catalog.limits.grabs.get(key), gone=snapshot.judged.is_gone(key),
+        source=catalog.sources.about(key),
     )  # fmt: skip
 
 

@@ -34,6 +34,10 @@ COMMANDS = [
     "cli.commands.bench_health",
     "cli.commands.bench_judge",
     "cli.commands.demo",
+    "cli.commands.import_nzb",
+    "cli.commands.bench_import_nzb",
+    "cli.commands.spots",
+    "cli.commands.bench_spots",
 ]
 
 

@@ -64,6 +64,15 @@ def add_parser(sub: Any) -> None:
         "ngPost's archives; the truth's `obfuscation` column names the family (docs/GENERATOR.md)",
     )
     p.add_argument(
+        "--spots",
+        type=int,
+        default=0,
+        metavar="N",
+        help="add Spotnet groups (free.pt, alt.binaries.ftd): N signed spots of uploads, with "
+        "tampered, unsigned and deleted ones and their NZBs, truth in OUT/truth/spots.parquet "
+        "(docs/SPOTS.md)",
+    )
+    p.add_argument(
         "--force",
         action="store_true",
         help="replace an earlier generated corpus in OUT (its corpus/, truth/, generate.json)",
@@ -94,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
             mix=args.mix,
             split_and_junk=args.split_and_junk,
             tool_obfuscation=args.tool_obfuscation,
+            spots=args.spots,
         )
         summary = generate_corpus(
             args.out, config, progress=not args.quiet, force=args.force, bodies=not args.no_bodies

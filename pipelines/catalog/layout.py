@@ -23,6 +23,11 @@ PROBE_PREFIX = "probe-"
 # for the article span their releases cover; removed when a range of it is indexed again,
 # never compacted
 MERGE_PREFIX = "merge-"
+# imported NZBs' releases and files (`pipelines.nzbimport`), named for the numbers the
+# imports took (from IMPORT_BASE up, past any group's article numbers); never compacted,
+# never removed by the header pass
+IMPORT_PREFIX = "import-"
+IMPORT_BASE = 1 << 50
 
 
 def partition_path(
@@ -34,11 +39,13 @@ def partition_path(
     tail: bool = False,
     probe: bool = False,
     merge: bool = False,
+    imported: bool = False,
 ) -> str:
     """A range's partition, or (tail) the partition of a growing range's part first..last,
     or (probe) the article pass's partition for the range first..last, or (merge) the
     merges' partition for the releases of first..last."""
     prefix = TAIL_PREFIX if tail else PROBE_PREFIX if probe else MERGE_PREFIX if merge else ""
+    prefix = IMPORT_PREFIX if imported else prefix
     name = f"{prefix}{span_name(first, last)}.parquet"
     return f"{catalog.rstrip('/')}/{table}/{group}/{name}"
 

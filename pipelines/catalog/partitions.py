@@ -25,6 +25,7 @@ from fsspec import AbstractFileSystem
 
 from pipelines.catalog.layout import (
     COMPACT_PREFIX,
+    IMPORT_PREFIX,
     MERGE_PREFIX,
     PROBE_PREFIX,
     TAIL_PREFIX,
@@ -50,11 +51,12 @@ class Partition:
     tail: bool = False  # a growing range's part (`tail-<a>-<b>`), never compacted
     probe: bool = False  # the article pass's rows for a range (`probe-<a>-<b>`), never compacted
     merge: bool = False  # the merges' versions and file rows (`merge-<a>-<b>`), never compacted
+    imported: bool = False  # imported NZBs' releases and files (`import-<a>-<b>`)
 
     @property
     def derived(self) -> bool:
         """Written by a later pass (or a growing range's part), not a range's own rows."""
-        return self.tail or self.probe or self.merge
+        return self.tail or self.probe or self.merge or self.imported
 
 
 class PartitionName(NamedTuple):
@@ -64,6 +66,7 @@ class PartitionName(NamedTuple):
     tail: bool = False
     probe: bool = False
     merge: bool = False
+    imported: bool = False
 
 
 @functools.lru_cache(maxsize=1 << 16)  # a live loop lists the same folders cycle after cycle
@@ -84,6 +87,9 @@ def parse_name(name: str) -> PartitionName | None:
             if span is None:
                 return None
             return PartitionName(span[0], span[1], compact, tail, probe, merge)
+    if stem.startswith(IMPORT_PREFIX):
+        span = parse_span(stem[len(IMPORT_PREFIX) :])
+        return None if span is None else PartitionName(*span, False, imported=True)
     span = parse_span(stem)
     return None if span is None else PartitionName(span[0], span[1], False)
 
@@ -105,7 +111,7 @@ def _partition(path: str, size: int | None = None, mtime: str = "") -> Partition
         return None
     return Partition(
         parsed.first, parsed.last, path, parsed.compact, size, mtime, parsed.tail, parsed.probe,
-        parsed.merge,
+        parsed.merge, parsed.imported,
     )  # fmt: skip
 
 
@@ -127,7 +133,7 @@ def _scan(folder: str, stat: bool) -> list[Partition]:
                 continue
             part = Partition(part.first, part.last, part.path, part.compact,
                              info.st_size, str(info.st_mtime), part.tail, part.probe,
-                             part.merge)  # fmt: skip
+                             part.merge, part.imported)  # fmt: skip
         found.append(part)
     return found
 

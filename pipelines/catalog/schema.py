@@ -261,10 +261,77 @@ RELEASE_VERDICTS = pa.schema(
     ]
 )
 JUDGE_TABLES: dict[str, pa.Schema] = {"release_verdicts": RELEASE_VERDICTS}
+# NZB imports (docs/SPOTS.md): one row per NZB read, its provenance and outcome
+NZB_IMPORTS = pa.schema(
+    [
+        ("imported_at", pa.int64()),  # epoch seconds
+        ("origin", pa.string()),  # file | spot | posted: where the NZB came from
+        ("path", pa.string()),  # its file, or the spot's message-id
+        ("nzb_sha1", pa.binary(20)),  # SHA-1 of the bytes read
+        ("outcome", pa.string()),  # inserted | linked | duplicate | empty | malformed
+        ("reason", pa.string()),  # why malformed (broken_xml, not_nzb, ...), else null
+        ("release_key", KEY),  # the release inserted or linked to; null: none
+        ("group", pa.string()),
+        ("name", pa.string()),
+        ("files", pa.int32()),
+        ("segments", pa.int64()),
+        ("shared_segments", pa.int64()),  # of a link: message-ids the release holds
+        ("bad_segments", pa.int64()),  # segment entries without a number or message-id
+        ("passwords", pa.list_(pa.string())),  # <meta type="password">
+        ("article", pa.int64()),  # the import's number (its release's first_article)
+    ]
+)
+IMPORT_TABLES: dict[str, pa.Schema] = {"nzb_imports": NZB_IMPORTS}
+
+# Spotnet spots (docs/SPOTS.md): one row per article of a spot group read, and the
+# outcome of each valid spot's NZB (written as it changes: newest per message_id wins)
+SPOTS = pa.schema(
+    [
+        ("article", pa.int64()),
+        ("message_id", pa.string()),  # without angle brackets
+        ("kind", pa.string()),  # spot | delete (a moderation message)
+        ("valid", pa.bool_()),
+        ("reason", pa.string()),  # why not valid (bad_xml_signature, no_hashcash, ...)
+        ("key_id", pa.int32()),
+        ("spotter_id", pa.string()),
+        ("key_bits", pa.int32()),
+        ("poster", pa.string()),
+        ("title", pa.string()),
+        ("tag", pa.string()),
+        ("description", pa.string()),
+        ("website", pa.string()),
+        ("head_category", pa.int32()),  # 0 image, 1 sound, 2 games, 3 apps
+        ("subcats", pa.list_(pa.string())),
+        ("category", pa.int32()),  # Newznab id
+        ("size", pa.int64()),
+        ("posted", pa.int64()),
+        ("image_ids", pa.list_(pa.string())),
+        ("image_url", pa.string()),
+        ("nzb_ids", pa.list_(pa.string())),
+        ("target", pa.string()),  # a delete's target message-id
+        ("passwords", pa.list_(pa.string())),
+        ("password_sources", pa.list_(pa.string())),  # spot-title | spot-text, per password
+        ("imdb", pa.string()),
+        ("read_at", pa.int64()),
+    ]
+)
+SPOT_NZBS = pa.schema(
+    [
+        ("message_id", pa.string()),  # the spot's
+        ("outcome", pa.string()),  # an import outcome, or waiting | gone | unreadable
+        ("reason", pa.string()),
+        ("release_key", KEY),  # the release it is (inserted) or links to
+        ("at", pa.int64()),
+    ]
+)
+SPOT_TABLES: dict[str, pa.Schema] = {"spots": SPOTS, "spot_nzbs": SPOT_NZBS}
+
 SCHEMAS: dict[str, pa.Schema] = {
     **TABLES,
     **PROBE_TABLES,
     **MERGE_TABLES,
     **HEALTH_TABLES,
     **JUDGE_TABLES,
+    **IMPORT_TABLES,
+    **SPOT_TABLES,
 }

@@ -22,6 +22,7 @@ from pipelines.generate.plan import GeneratedCorpus, Planner
 from pipelines.generate.real import RealPlanner
 from pipelines.generate.render import LineRenderer
 from pipelines.generate.schedule import XREF_HOST, GroupArticles, number_groups
+from pipelines.generate.spots import write_spot_groups
 from pipelines.generate.truth import (
     expected_verdict,
     gone_table,
@@ -138,6 +139,10 @@ def _generate(
     else:
         summary_bodies = 0
     write_parquet(noise_table(corpus.noise, corpus.group_names), f"{root}/truth/noise.parquet")
+    if config.spots:
+        write_spot_groups(
+            root, corpus.uploads, corpus.group_names, config, corpus.start, corpus.end
+        )
     summary = _summary(corpus, stored)
     if junk:
         summary.junk_per_kind = _junk_counts(corpus, stories)

@@ -42,6 +42,7 @@ from pipelines.judge.rules import Facts, Probed
 from pipelines.judge.store import load_links, save_links
 from pipelines.probe import inspection as ins
 from pipelines.probe.cache import RESULTS
+from pipelines.spots.sources import known_passwords
 
 # the tables read whole, and the chunk store (read for the releases judged)
 SMALL_TABLES = (
@@ -287,6 +288,8 @@ class CatalogFacts:
     _ids_of: dict[bytes, list[str]] = field(default_factory=dict)
     _plain: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     _absorbed: dict[bytes, list[bytes]] = field(default_factory=dict)  # into -> absorbed keys
+    # passwords spots and imported NZBs name (pipelines.spots.sources): not locked
+    known_passwords: dict[bytes, str] = field(default_factory=dict)
 
     def newest_posting(self) -> int | None:
         posted = self.live.table["posted_last"]
@@ -337,6 +340,7 @@ class CatalogFacts:
             f.password = _worst_password(f.password, p["password"])
             f.password_text = f.password_text or p["password_text"]
             f.inner += [*(p["inner_names"] or []), p["nfo_title"] or "", p["name"] or ""]
+        f.password_text = f.password_text or self.known_passwords.get(key)
         f.merged_into_it = key in self.merged_into
         for mid in self._ids_of.get(key, []):
             row = self.results.get(mid)
@@ -488,7 +492,7 @@ def load(
     by_table: dict[str, list[str]] = {}
     for path in sorted(inputs):
         by_table.setdefault(table_of(path, root), []).append(path)
-    c = CatalogFacts()
+    c = CatalogFacts(known_passwords=known_passwords(catalog))
     c.files_paths = by_table.get(FILES_TABLE, [])
 
     def read(table: str, columns: list[str] | None = None) -> Iterable[tuple[str, pa.Table]]:

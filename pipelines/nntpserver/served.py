@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pipelines.articles.raw import RawArticles, open_articles
 from pipelines.articles.store import BodyStore, open_bodies
 from pipelines.corpus.codec import inflate
 from pipelines.corpus.reader import CorpusReader
@@ -66,6 +67,8 @@ class ServedCorpus:
         self.reader = CorpusReader(root)
         # a generated corpus's stored bodies (beside it): served instead of made-up ones
         self.bodies: BodyStore | None = open_bodies(root)
+        # whole articles stored as posted (spots' headers, their NZBs' bodies)
+        self.articles: RawArticles | None = open_articles(root)
         self.groups: dict[str, ServedGroup] = {}
         self._cache: OrderedDict[str, ChunkText] = OrderedDict()
         self._lock = threading.Lock()

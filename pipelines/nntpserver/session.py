@@ -359,8 +359,10 @@ class Session:
         if not (head or body):
             return None
         parts = []
+        stored = self.server.corpus.articles
         if head:
-            parts.append(article_head(fields, group))
+            posted = stored.head(msgid.strip("<>")) if stored is not None else None
+            parts.append(posted if posted is not None else article_head(fields, group))
         if head and body:
             parts.append(b"\r\n")
         if body:
@@ -379,6 +381,10 @@ class Session:
     def _body(self, msgid: str, fields: list[bytes]) -> bytes:
         """The stored body when the corpus has one (a generated probe target), else a
         made-up yEnc part matching the overview line."""
+        posted = self.server.corpus.articles
+        whole = posted.body(msgid.strip("<>")) if posted is not None else None
+        if whole is not None:
+            return whole
         store = self.server.corpus.bodies
         stored = store.body(msgid.strip("<>")) if store is not None else None
         return stored if stored is not None else yenc_body(segment_of(fields))

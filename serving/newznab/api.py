@@ -92,7 +92,12 @@ def _feed(catalog: Catalog, base: str, q: SearchQuery, key: str | None,
 def _page(catalog: Catalog, snapshot: Snapshot, links: render.Links, result: SearchResult,
           offset: int, wanted: set[str] | None, as_json: bool) -> Reply:  # fmt: skip
     grabs = catalog.limits.grabs.current()
-    extra = snapshot.judged.attrs  # health and verdict, of the snapshot that found them
+    judged, sources = snapshot.judged, catalog.sources
+
+    def extra(key: bytes) -> list[tuple[str, str]]:
+        # health and verdict, of the snapshot that found them; a spot's or an import's
+        return judged.attrs(key) + sources.attrs(key)
+
     if as_json:
         body = render.feed_json(catalog.settings, links, result.rows, offset, result.total,
                                 grabs, wanted, extra)  # fmt: skip
