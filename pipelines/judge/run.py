@@ -56,7 +56,7 @@ from pipelines.judge.store import (
 from pipelines.judge.where import (
     load_where,
     next_to_settle,
-    replaced,
+    save_changes,
     save_where,
     settling,
     spans_of,
@@ -548,10 +548,12 @@ def _save_wheres(
             continue
         rows = where_rows(c.live.table, g)
         old = wheres.get(g)
-        table = rows if old is None else replaced(old, pa.concat_arrays(
-            [rows["release_key"].combine_chunks().cast(pa.binary(20)), gone]), rows)  # fmt: skip
-        save_where(catalog, g, table)
-        out[g] = table
+        if old is None:
+            save_where(catalog, g, rows)
+            out[g] = rows
+            continue
+        read = pa.concat_arrays([rows["release_key"].combine_chunks().cast(pa.binary(20)), gone])
+        out[g] = save_changes(catalog, g, old, read, rows)
     return out
 
 
