@@ -45,6 +45,7 @@ from pipelines.judge import facts as catalog_facts
 from pipelines.judge import rules
 from pipelines.judge.store import (
     Place,
+    copies_table,
     load_copies,
     load_place,
     save_copies,
@@ -277,14 +278,7 @@ def judge_catalog(
     unread = {r for r, owner in place_groups.items() if owner is not None and owner not in read}
     kept = {r: m for r, m in place.inputs.items() if r in unread}
     kept.update({within[p]: m for p, m in inputs.items()})
-    rest = [] if index is None or scope is None else [
-        (h, int(size), k, g)
-        for h, size, k, g in zip(index["hash"].to_pylist(), index["size"].to_pylist(),
-                                 index["release_key"].to_pylist(), index["group"].to_pylist(),
-                                 strict=True)
-        if g not in read
-    ]  # fmt: skip
-    save_copies(catalog, rest + c.holder_rows())
+    _save_copies(catalog, index if scope is not None else None, read, c)
     moved = {g for g in read if not seen[g].same} | {g for g in read if wheres.get(g) is None}
     wheres = _save_wheres(catalog, c, read, wheres, moved)
     save_place(
@@ -328,6 +322,25 @@ def _results_shaken(catalog: str, place: Place) -> bool:
         catalog_facts.group_of_path(r) is None and times.get(r) != m
         for r, m in place.inputs.items()
     )
+
+
+def _save_copies(
+    catalog: str, index: pa.Table | None, read: set[str], c: catalog_facts.CatalogFacts
+) -> None:
+    """The copies index with the rows of the groups read as this run found them; not
+    written when those are as they were (`index`: the index the run loaded, None when the
+    run read every group)."""
+    mine = copies_table(c.holder_rows())
+    if index is None:
+        save_copies(catalog, mine)
+        return
+    in_read = pc.is_in(index["group"], pa.array(sorted(read), pa.string()))
+    before = index.filter(in_read)
+    if before.num_rows == mine.num_rows and copies_table(
+        list(zip(*(before[n].to_pylist() for n in before.column_names), strict=True))
+    ).equals(mine):
+        return
+    save_copies(catalog, pa.concat_tables([index.filter(pc.invert(in_read)), mine]))
 
 
 def _line(wall: int, newest: int | None) -> int:

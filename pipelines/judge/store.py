@@ -175,12 +175,16 @@ def load_copies(catalog: str) -> pa.Table | None:
         return None
 
 
-def save_copies(catalog: str, rows: list[tuple[bytes, int, bytes, str]]) -> None:
-    fs, root = open_fs(catalog)
+def copies_table(rows: list[tuple[bytes, int, bytes, str]]) -> pa.Table:
+    """Copies index rows as a table, in their one order."""
     rows = sorted(rows)
     cols: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [(), (), (), ()]
-    table = pa.table([pa.array(c, f.type) for c, f in zip(cols, COPIES, strict=True)],
-                     schema=COPIES)  # fmt: skip
+    return pa.table([pa.array(c, f.type) for c, f in zip(cols, COPIES, strict=True)],
+                    schema=COPIES)  # fmt: skip
+
+
+def save_copies(catalog: str, table: pa.Table) -> None:
+    fs, root = open_fs(catalog)
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd")
     atomic_put(fs, f"{root}/{COPIES_PATH}", sink.getvalue().to_pybytes())
