@@ -34,6 +34,7 @@ COMMANDS = [
     "cli.commands.bench_health",
     "cli.commands.bench_judge",
     "cli.commands.demo",
+    "cli.commands.ids",
 ]
 
 

@@ -1,0 +1,96 @@
+"""`usenet-indexer ids`: film and series ids from local files, on releases (issue 30).
+
+`ids import FILE ... --catalog DIR` imports IMDb's title tables (title.basics,
+title.episode, title.akas; gzipped or not), TVmaze's show records (JSON as its API pages
+return them) and a CSV of TMDB ids (`tmdb_id,kind,imdb_id,title,year`), each file as its
+kind's source (the same file again: nothing; a newer one: it takes the old one's place),
+then builds the lookup the releases are matched to. `ids match --catalog DIR` matches the
+releases new since its last run; `ids show NAME --catalog DIR` tells what a name matches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from cli.commands import command
+
+
+def add_parser(sub: Any) -> None:
+    p = command(
+        sub, "ids", _usage, help="film and series ids (IMDb, TVDB, TVmaze, TMDB) on releases",
+        description=__doc__.split("\n\n")[1].replace("\n", " ") if __doc__ else "",
+    )  # fmt: skip
+    actions = p.add_subparsers(dest="action")
+    imp = actions.add_parser("import", help="import id files and build the lookup")
+    imp.add_argument("files", nargs="+", type=Path, help="IMDb TSV, TVmaze JSON or TMDB CSV files")
+    imp.add_argument("--catalog", required=True, help="the catalog: a folder or an fsspec URL")
+    imp.set_defaults(run=run_import)
+    match = actions.add_parser("match", help="match the releases new since the last run")
+    match.add_argument("--catalog", required=True, help="the catalog: a folder or an fsspec URL")
+    match.set_defaults(run=run_match)
+    show = actions.add_parser("show", help="what release names match")
+    show.add_argument("names", nargs="+", help="release names")
+    show.add_argument("--catalog", required=True, help="the catalog: a folder or an fsspec URL")
+    show.set_defaults(run=run_show)
+
+
+def _usage(args: argparse.Namespace) -> int:
+    print("usenet-indexer ids {import,match,show} ... (--help for each)", file=sys.stderr)
+    return 2
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from pipelines.ids.build import build_lookup
+    from pipelines.ids.formats import UnknownFormat
+    from pipelines.ids.sources import import_file
+
+    status = 0
+    for path in args.files:
+        try:
+            done = import_file(args.catalog, path)
+        except (UnknownFormat, OSError) as exc:
+            print(f"ids import: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        state = "unchanged" if done.unchanged else f"{done.rows:,} rows"
+        rejected = f", {done.rejected:,} lines rejected" if done.rejected else ""
+        print(f"{path}: {done.format}, {state}{rejected}")
+    built = build_lookup(args.catalog)
+    counts = ", ".join(f"{v:,} {k}" for k, v in sorted(built.counts.items()))
+    print(f"lookup {built.build}: {'unchanged' if built.unchanged else 'built'} ({counts})")
+    return status
+
+
+def run_match(args: argparse.Namespace) -> int:
+    from pipelines.ids.stage import ids_catalog
+
+    s = ids_catalog(args.catalog)
+    if not s.lookup:
+        print("ids match: no lookup yet (usenet-indexer ids import ...)", file=sys.stderr)
+        return 1
+    methods = ", ".join(f"{k} {v:,}" for k, v in sorted(s.methods.items()))
+    print(
+        f"ids: {s.groups} groups, {s.partitions} partitions, {s.releases:,} release versions, "
+        f"{s.matched:,} matched, {s.ambiguous:,} ambiguous ({methods})"
+    )
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from pipelines.ids.lookup import IdLookup
+    from pipelines.ids.match import match_parsed
+    from pipelines.names import parse_name
+
+    lookup = IdLookup.load(args.catalog)
+    if lookup is None:
+        print("ids show: no lookup yet (usenet-indexer ids import ...)", file=sys.stderr)
+        return 1
+    for name in args.names:
+        parsed = parse_name(name)
+        found = match_parsed(parsed, lookup)
+        ids = lookup.ids_of(found.entry) if found.entry is not None else {}
+        print(f"{name}\n  parsed {parsed}\n  {found.method} ({found.candidates} candidates) {ids}")
+    return 0

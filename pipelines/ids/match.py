@@ -1,0 +1,84 @@
+"""A release's ids: its parsed name matched to one lookup entry, or to none.
+
+Precision first (a wrong id makes a client grab the wrong show): a release gets ids only
+when its name leaves exactly one candidate.
+
+- A film needs its title and its year: `The.Avengers.2012.1080p` is the 2012 film; the
+  title alone (`The.Avengers.1080p`) names a 1998 film as well, and a film without a
+  year is never matched.
+- A series (an episode, a season, a day, an absolute number) is matched by its title;
+  when several series share it (`Shameless` of 2004 and of 2011, `The Office` of 2001
+  and 2005), only the year in the name decides (`Shameless.US` or no year: none).
+  `Series.2010.S01E01` may also be a series whose title holds the year: that reading is
+  tried when the year decides nothing.
+- A name that is no film's or series' (a title only, no year) gets none.
+
+The method and the number of candidates are recorded with every outcome.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipelines.ids.lookup import IdLookup
+from pipelines.names import ParsedName, title_key
+
+TV_KINDS = ("episode", "daily", "absolute", "season")
+
+
+@dataclass(frozen=True)
+class IdMatch:
+    entry: int | None  # the lookup entry, None when nothing or more than one matched
+    method: str  # film+year | series | series+year | series-title-year | ambiguous | none
+    candidates: int  # entries of that title (and kind) the lookup holds
+    episode_imdb: int = 0  # the episode's own IMDb number, when the lookup has it
+
+
+def match_parsed(parsed: ParsedName, lookup: IdLookup) -> IdMatch:
+    tv = parsed.kind in TV_KINDS
+    if not tv and parsed.kind != "movie":
+        return IdMatch(None, "none", 0)
+    key = title_key(parsed.title)
+    if not key:
+        return IdMatch(None, "none", 0)
+    found = _of_kind(lookup, lookup.named(key), tv)
+    if tv:
+        result = _series(lookup, found, parsed)
+        if result.entry is None and parsed.year:
+            # `Series.2010.S01E01`: the year may be the title's own (`Series 2010`)
+            alone = _of_kind(lookup, lookup.named(title_key(f"{parsed.title} {parsed.year}")), tv)
+            if len(alone) == 1:
+                result = IdMatch(int(alone[0]), "series-title-year", 1)
+        return _with_episode(lookup, result, parsed)
+    if parsed.year is None or not len(found):
+        return IdMatch(None, "none", len(found))
+    of_year = found[lookup.years[found] == parsed.year]
+    if len(of_year) == 1:
+        return IdMatch(int(of_year[0]), "film+year", len(found))
+    return IdMatch(None, "ambiguous" if len(of_year) > 1 else "none", len(found))
+
+
+def _of_kind(lookup: IdLookup, entries: np.ndarray, series: bool) -> np.ndarray:
+    return np.unique(entries[lookup.kinds[entries] == series])
+
+
+def _series(lookup: IdLookup, found: np.ndarray, parsed: ParsedName) -> IdMatch:
+    if not len(found):
+        return IdMatch(None, "none", 0)
+    if parsed.year:
+        of_year = found[lookup.years[found] == parsed.year]
+        if len(of_year) == 1:
+            return IdMatch(int(of_year[0]), "series+year", len(found))
+        return IdMatch(None, "ambiguous" if len(found) > 1 else "none", len(found))
+    if len(found) == 1:
+        return IdMatch(int(found[0]), "series", 1)
+    return IdMatch(None, "ambiguous", len(found))
+
+
+def _with_episode(lookup: IdLookup, result: IdMatch, parsed: ParsedName) -> IdMatch:
+    if result.entry is None or parsed.season is None or len(parsed.episodes) != 1:
+        return result
+    imdb = lookup.episode(result.entry, parsed.season, parsed.episodes[0])
+    return IdMatch(result.entry, result.method, result.candidates, imdb)
