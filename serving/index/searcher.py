@@ -31,6 +31,7 @@ class SearchQuery:
     terms: tuple[str, ...] = ()  # other required terms: season/episode, poster
     categories: tuple[int, ...] = ()  # any of them (a parent id covers its children)
     groups: tuple[str, ...] = ()  # any of them
+    ids: tuple[tuple[str, int], ...] = ()  # any of them (kind, value): one film or show
     min_posted: int | None = None
     min_bytes: int | None = None
     max_bytes: int | None = None
@@ -169,6 +170,7 @@ def _any_of(seg: Segment, q: SearchQuery) -> list[list[int]] | None:
     for terms in (
         [text.category_term(c) for c in q.categories],
         [text.group_term(g) for g in q.groups],
+        [text.id_term(k, v) for k, v in q.ids],
     ):
         if not terms:
             continue
@@ -493,10 +495,12 @@ class Snapshot:
         releases = 0
         total_bytes = 0
         newest = 0
+        ids: set[str] = set()  # the id kinds some release carries (caps lists them)
         for live in self.segments:
             seg = live.segment
             if seg.n == 0:
                 continue
+            ids.update(seg.summary.get("ids", ()))
             alive = ~live.dead
             releases += int(alive.sum())
             total_bytes += int(np.asarray(seg.bytes)[alive].sum())
@@ -514,6 +518,7 @@ class Snapshot:
             "categories": dict(sorted(categories.items())),
             "groups": dict(sorted(groups.items())),
             "segments": len(self.segments),
+            "ids": sorted(ids),
         }
         return self._stats
 
