@@ -159,7 +159,8 @@ def _csv_batches(path: Path, fmt: str, counts: dict[str, int]) -> Iterator[pa.Ta
     reader = con.sql(_SELECTS[fmt]).to_arrow_reader(BATCH_ROWS)
     for batch in reader:
         yield pa.Table.from_batches([batch]).cast(schema)
-    counts["rejected"] = int(con.execute("SELECT count(DISTINCT line) FROM reject_errors").fetchone()[0])  # type: ignore[index]
+    rejected = con.execute("SELECT count(DISTINCT line) FROM reject_errors").fetchone()
+    counts["rejected"] = int(rejected[0]) if rejected else 0
     con.close()
 
 
