@@ -41,7 +41,8 @@ OTHERS = [
 def release_rows(names: list[tuple[str, int]]) -> pa.Table:
     now = int(time.time())
     rows = [
-        {"release_key": hashlib.sha1(n.encode()).digest(), "name": n, "poster": "poster@example.com", "group": GROUP, "groups": [GROUP],
+        {"release_key": hashlib.sha1(n.encode()).digest(), "name": n,
+         "poster": "poster@example.com", "group": GROUP, "groups": [GROUP],
          "posted_first": now - 600 * i, "posted_last": now - 600 * i, "first_article": i + 1,
          "last_article": i + 1, "files": 1, "file_total": 1, "segments": 1, "bytes": 1 << 30,
          "complete": True, "readable": True, "has_par2": False, "source": "subject",
