@@ -35,6 +35,7 @@ COMMANDS = [
     "cli.commands.bench_judge",
     "cli.commands.demo",
     "cli.commands.ids",
+    "cli.commands.bench_ids",
 ]
 
 

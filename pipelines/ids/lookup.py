@@ -85,8 +85,8 @@ class IdLookup:
     def named(self, key: str) -> np.ndarray:
         """The entries with a title whose comparable form is `key`."""
         h = np.uint64(key_hash(key))
-        lo = int(np.searchsorted(self.name_hashes, h, "left"))
-        hi = int(np.searchsorted(self.name_hashes, h, "right"))
+        lo = int(self.name_hashes.searchsorted(h, "left"))
+        hi = int(self.name_hashes.searchsorted(h, "right"))
         return self.name_entries[lo:hi]
 
     def episode(self, entry: int, season: int, episode: int) -> int:

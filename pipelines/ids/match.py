@@ -61,7 +61,10 @@ def match_parsed(parsed: ParsedName, lookup: IdLookup) -> IdMatch:
 
 
 def _of_kind(lookup: IdLookup, entries: np.ndarray, series: bool) -> np.ndarray:
-    return np.unique(entries[lookup.kinds[entries] == series])
+    """The distinct entries of that kind (names are distinct per entry and hash already:
+    a repeat is two titles of one entry with the same hash, rare; a few in all)."""
+    kept = entries[lookup.kinds[entries] == series]
+    return kept if len(kept) < 2 else np.array(sorted(set(kept.tolist())), dtype=kept.dtype)
 
 
 def _series(lookup: IdLookup, found: np.ndarray, parsed: ParsedName) -> IdMatch:

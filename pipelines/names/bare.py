@@ -63,7 +63,7 @@ def _scene_numbers(digits: str) -> tuple[int | None, tuple[int, ...]]:
 
 def _not_episode(text: str, start: int, end: int) -> bool:
     """A codec's or an audio layout's number, a decimal, a picture size."""
-    before = text[:start]
+    before = text[max(0, start - 6) : start]  # the codec's or layout's name ends there
     if _CODEC_BEFORE.search(before):
         return True
     if re.search(r"(?<![0-9])\d[.,]$", before) or re.match(r"[.,]\d(?![0-9])", text[end:]):
