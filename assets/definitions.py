@@ -26,6 +26,7 @@ import dagster as dg
 from assets.assets import catalog_views, compacted, header_pass
 from assets.capture import corpus_asset
 from assets.health import health_job, release_health
+from assets.ids import ids_job, ids_schedule, release_ids
 from assets.jobs import catalog_job, compact_job, history_job, index_job, tail_job
 from assets.judge import judge_job, judge_schedule, release_verdicts
 from assets.merges import merge_job, merge_sensor, release_merges
@@ -86,6 +87,7 @@ def build_defs(
             release_merges,
             release_health,
             release_verdicts,
+            release_ids,
         ],
         jobs=[
             index_job,
@@ -97,6 +99,7 @@ def build_defs(
             merge_job,
             health_job,
             judge_job,
+            ids_job,
         ],
         sensors=[
             corpus_sensor,
@@ -110,6 +113,7 @@ def build_defs(
             tail_schedule,
             health_schedule,
             judge_schedule,
+            ids_schedule,
         ],
         resources={**default_resources(), **(resource_overrides or {})},
         executor=executor,

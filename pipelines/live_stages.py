@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pipelines.catalog.layout import partition_path
 from pipelines.corpus.fs import open_fs
 from pipelines.health.sweep import DONE, SweepSettings, SweepSummary, sweep
+from pipelines.ids.lookup import IdLookup
+from pipelines.ids.stage import IdsSummary, ids_catalog
 from pipelines.index.replay import ReplaySummary
 from pipelines.judge.run import JudgeSummary, judge_catalog
 from pipelines.merge.run import MergeSummary, merge_catalog
@@ -49,12 +51,13 @@ class StageSettings:
     merge: bool = True
     health: bool = True
     judge: bool = True
+    ids: bool = True  # film and series ids on new and renamed releases (pipelines/ids)
     health_share: int | None = 500  # releases checked at most a cycle (None: every due one)
     health_rest: float = 300.0  # seconds between sweeps once one found nothing more due
 
     @classmethod
     def header_only(cls) -> StageSettings:
-        return cls(probe=False, merge=False, health=False, judge=False)
+        return cls(probe=False, merge=False, health=False, judge=False, ids=False)
 
 
 @dataclass
@@ -73,6 +76,7 @@ class StageTotals:
     judged: int = 0
     verdicts: int = 0  # new verdicts
     taken_back: int = 0
+    ids_matched: int = 0  # release versions given ids
     # the process's CPU-seconds by step (capture and the header pass too: the loop's)
     cpu: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STEPS, 0.0))
 
@@ -106,6 +110,7 @@ class StageCycle:
     merge: MergeSummary | None = None
     health: SweepSummary | None = None
     judge: JudgeSummary | None = None
+    ids: IdsSummary | None = None
     problems: list[str] = field(default_factory=list)
 
     def text(self, settings: StageSettings) -> str:
@@ -154,6 +159,7 @@ class Stages:
         self.waiting: dict[str, Span] = {}  # spans the article pass left due, by name
         self.health_after = 0.0  # monotonic time before which the sweep rests
         self.probed_a_range = False  # this cycle's article pass wrote a complete range's
+        self.ids_lookup: IdLookup | None = None  # loaded once per import
 
     def run(self, replayed: ReplaySummary) -> StageCycle:
         """This cycle's stages after the header pass whose `replayed` says what it wrote."""
@@ -181,6 +187,12 @@ class Stages:
         if s.judge and wrote:
             out.judge = judge_catalog(self.catalog)
             self._add_judge(out.judge)
+        if s.ids and wrote:  # after the header pass and every renaming (probe, merge)
+            started = time.process_time()
+            self.ids_lookup = IdLookup.refreshed(self.catalog, self.ids_lookup)
+            out.ids = ids_catalog(self.catalog, groups=self.groups, lookup=self.ids_lookup)
+            self.totals.ids_matched += out.ids.matched
+            self.totals.cpu["ids"] = self.totals.cpu.get("ids", 0.0) + time.process_time() - started
         return out
 
     # -- the article pass ------------------------------------------------------------------

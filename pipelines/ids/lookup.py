@@ -79,6 +79,17 @@ class IdLookup:
             episode_imdb=_ids_column(episodes, "imdb"),
         )
 
+    @classmethod
+    def refreshed(cls, catalog: str, held: IdLookup | None) -> IdLookup | None:
+        """`held` while it is still the build in use (one small file read), else the new
+        one: a process that matches every cycle loads the lookup once per import."""
+        current = current_build(catalog)
+        if current is None:
+            return None
+        if held is not None and held.build == current.get("build"):
+            return held
+        return cls.load(catalog)
+
     def __len__(self) -> int:
         return len(self.titles)
 

@@ -54,7 +54,7 @@ def ids_catalog(
     catalog: str, groups: Iterable[str] | None = None, lookup: IdLookup | None = None
 ) -> IdsSummary:
     """Match the releases new since the last run to the lookup; write `release_ids`."""
-    lookup = lookup or IdLookup.load(catalog)
+    lookup = IdLookup.load(catalog) if lookup is None else lookup
     out = IdsSummary()
     if lookup is None:
         return out  # no lookup imported: nothing to match against
