@@ -159,3 +159,29 @@ def test_caps_lists_exactly_the_ids_the_index_resolves(client: TestClient, tmp_p
         root = etree.fromstring(other.get("/api", params={"t": "caps"}).content)
     tv = root.find("searching/tv-search").get("supportedParams").split(",")
     assert not {"tvdbid", "tvmazeid", "rid", "imdbid", "tmdbid"} & set(tv)
+
+
+def test_the_release_page_links_the_ids(client: TestClient) -> None:
+    guid = hashlib.sha1(THRONES[1].encode()).hexdigest()
+    page = etree.HTML(client.get(f"/release/{guid}").text)
+    links = {a.get("id"): a.get("href") for a in page.iterfind(".//dd[@id='ids']/a")}
+    assert links["id-imdb"] == "https://www.imdb.com/title/tt0944947/"
+    assert links["id-tvdb"] == "https://thetvdb.com/dereferrer/series/121361"
+    assert links["id-tvmaze"] == "https://www.tvmaze.com/shows/82"
+    assert links["id-tmdb"] == "https://www.themoviedb.org/tv/1399"
+    assert "season 1 episode 2" in page.find(".//dd[@id='ids']").xpath("string()")
+    plain = hashlib.sha1(OTHERS[3][0].encode()).hexdigest()
+    assert etree.HTML(client.get(f"/release/{plain}").text).find(".//dd[@id='ids']") is None
+
+
+def test_the_search_page_takes_an_id(client: TestClient) -> None:
+    def names(**params: str) -> list[str]:
+        page = etree.HTML(client.get("/", params=params).text)
+        return [
+            a.text for a in page.iterfind(".//a") if (a.get("href") or "").startswith("/release/")
+        ]
+
+    assert sorted(names(id="tt0944947")) == sorted(THRONES)
+    assert sorted(names(id="tvdb:121361", q="bluray")) == [THRONES[-1]]
+    assert sorted(names(id="tmdb:24428")) == sorted(AVENGERS)
+    assert names(id="tvdb:5") == [] and names(id="not an id") == []
