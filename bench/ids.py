@@ -22,8 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
+from pipelines.generate.id_names import upload_names
 from pipelines.ids.lookup import IdLookup
-from pipelines.ids.match import match_parsed
+from pipelines.ids.match import Accuracy, match_parsed
 from pipelines.names import parse_name
 
 # IMDb's title.basics by titleType (2024: ~11 M rows), as shares
@@ -85,23 +86,19 @@ def _peak_mb_children() -> float:
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
-def release_names(basics: Path, n: int, seed: int = 1) -> list[str]:
-    """Names of films (title and year) and episodes (title, season, episode) of titles of
-    the generated table, as uploads name them."""
-    rng = np.random.default_rng(seed)
-    out: list[str] = []
-    with gzip.open(basics, "rt") as f:
+def table_titles(basics: Path, n: int) -> list[tuple[int, str, str, int]]:
+    """The first n films and series of a title.basics file: (imdb number, kind, title, year)."""
+    out: list[tuple[int, str, str, int]] = []
+    with gzip.open(basics, "rt", encoding="utf-8") as f:
         next(f)
         for line in f:
-            _, kind, title, _, _, year = line.split("\t", 6)[:6]
-            dotted = title.replace(" ", ".")
-            if kind == "movie":
-                out.append(f"{dotted}.{year}.1080p.BluRay.x264-GRP")
-            elif kind == "tvSeries":
-                s, e = rng.integers(1, 10), rng.integers(1, 24)
-                out.append(f"{dotted}.S{s:02d}E{e:02d}.720p.HDTV.x264-GRP")
-            if len(out) >= n:
-                break
+            tconst, kind, title, _, _, year = line.split("\t", 6)[:6]
+            if kind in ("movie", "tvSeries") and year.isdigit():
+                out.append(
+                    (int(tconst[2:]), "movie" if kind == "movie" else "series", title, int(year))
+                )
+                if len(out) >= n:
+                    break
     return out
 
 
@@ -122,7 +119,8 @@ def run_bench(titles: int, work: str | None, lookups: int = 100_000) -> list[str
     lookup = IdLookup.load(str(catalog))
     loaded = time.perf_counter() - t0
     assert lookup is not None
-    names = release_names(paths["basics"], lookups)
+    uploads = upload_names(table_titles(paths["basics"], lookups))
+    names = [u.name for u in uploads]
     t0 = time.perf_counter()
     parsed = [parse_name(n) for n in names]
     t_parse = time.perf_counter() - t0
@@ -130,12 +128,15 @@ def run_bench(titles: int, work: str | None, lookups: int = 100_000) -> list[str
     found = [match_parsed(p, lookup) for p in parsed]
     t_match = time.perf_counter() - t0
     matched = sum(f.entry is not None for f in found)
+    accuracy = Accuracy()
+    for u, p in zip(uploads, parsed, strict=True):
+        accuracy.add(lookup, p, u.imdb, u.kind == "series")
     return [
         f"generated {titles:,} titles in {written:.1f} s (basics {sizes['basics']:.0f} MB, "
         f"episode {sizes['episode']:.0f} MB, akas {sizes['akas']:.0f} MB gzipped)",
         f"import (3 files, build): {imported:.1f} s, peak resident memory {peak:,.0f} MB",
         f"lookup: {len(lookup):,} entries loaded in {loaded:.2f} s",
         f"per release: parse {t_parse / len(names) * 1e6:.1f} µs, "
-        f"match {t_match / len(names) * 1e6:.1f} µs ({matched:,} of {len(names):,} matched; "
-        "the others share their title with another entry of that year or none)",
+        f"match {t_match / len(names) * 1e6:.1f} µs ({matched:,} of {len(names):,} matched)",
+        f"ids of generated uploads: {accuracy.text()}",
     ]

@@ -14,8 +14,9 @@ from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import RELEASES
 from pipelines.catalog.writer import write_partition
 from pipelines.corpus.fs import open_fs
+from pipelines.generate.id_names import upload_names
 from pipelines.ids.lookup import IdLookup
-from pipelines.ids.match import match_parsed
+from pipelines.ids.match import Accuracy, match_parsed
 from pipelines.ids.stage import ids_catalog
 from pipelines.names import parse_name
 from tests.test_ids_import import import_all
@@ -116,3 +117,21 @@ def test_the_stage_matches_only_what_is_new(catalog: str, tmp_path: Path) -> Non
     later = ids_catalog(catalog)
     assert (later.partitions, later.releases, later.matched) == (1, 1, 1)
     assert len(list_group(fs, root, "release_ids", group)) == 2
+
+
+def test_generated_uploads_of_the_sample_tables_get_the_right_ids(lookup: IdLookup) -> None:
+    """Every film and series of the samples, named in each upload style a few times:
+    those whose title (and year) name one entry get its ids; none gets a wrong one."""
+    titles = [
+        (int(lookup.ids["imdb"][e]), "series" if lookup.kinds[e] else "movie",
+         lookup.titles[e], int(lookup.years[e]))
+        for e in range(len(lookup)) if lookup.ids["imdb"][e]
+    ]  # fmt: skip
+    accuracy = Accuracy()
+    for seed in range(12):
+        for upload in upload_names(titles, seed):
+            accuracy.add(lookup, parse_name(upload.name), upload.imdb, upload.kind == "series")
+    # 19 films and series; Shameless and The Office twice each, named without a year
+    assert (accuracy.unique, accuracy.doubtful) == (12 * 15, 12 * 4), accuracy.text()
+    assert accuracy.right == accuracy.unique, accuracy.text()
+    assert accuracy.wrong == 0 and accuracy.doubtful_wrong == 0, accuracy.text()

@@ -85,3 +85,44 @@ def _with_episode(lookup: IdLookup, result: IdMatch, parsed: ParsedName) -> IdMa
         return result
     imdb = lookup.episode(result.entry, parsed.season, parsed.episodes[0])
     return IdMatch(result.entry, result.method, result.candidates, imdb)
+
+
+@dataclass
+class Accuracy:
+    """How names of known truth fared: those whose title (and year) name one entry of
+    their kind (`unique`), and of those the right, wrong and missing ids; the others
+    (`doubtful`: remakes, namesakes) and the ids they got anyway (`doubtful_given`)."""
+
+    unique: int = 0
+    right: int = 0
+    wrong: int = 0
+    none: int = 0
+    doubtful: int = 0
+    doubtful_given: int = 0
+    doubtful_wrong: int = 0
+
+    def add(self, lookup: IdLookup, parsed: ParsedName, truth: int, series: bool) -> None:
+        key = title_key(parsed.title)
+        found = _of_kind(lookup, lookup.named(key), series)
+        if not series:
+            found = found[lookup.years[found] == (parsed.year or -1)]
+        result = match_parsed(parsed, lookup)
+        got = int(lookup.ids["imdb"][result.entry]) if result.entry is not None else None
+        if len(found) == 1:
+            self.unique += 1
+            self.right += got == truth
+            self.wrong += got is not None and got != truth
+            self.none += got is None
+        else:
+            self.doubtful += 1
+            self.doubtful_given += got is not None
+            self.doubtful_wrong += got is not None and got != truth
+
+    def text(self) -> str:
+        u = max(self.unique, 1)
+        return (
+            f"{self.unique:,} names with a unique entry: {self.right / u:.2%} right, "
+            f"{self.wrong / u:.3%} wrong, {self.none / u:.2%} none; {self.doubtful:,} doubtful "
+            f"(remakes, namesakes): {self.doubtful_given:,} given ids, "
+            f"{self.doubtful_wrong:,} of them wrong"
+        )

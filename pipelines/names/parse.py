@@ -32,6 +32,12 @@ _TRAILING_TAGS = re.compile(r"(?:\s*\[(?!(?:19|20)\d\d\])[^\]]*\])+\s*$")
 _PACK_WORDS = re.compile(
     r"[ ._-]+complete(?:[ ._]series)?[ ._-]*$", re.I
 )  # a pack's, not the title's
+# where a name's tags start (a height, a source, a codec): no bare episode number after it
+_QUALITY_TAG = re.compile(
+    r"(?<![a-z0-9])(?:\d{3,4}[pi]|hdtv|web-?dl|webrip|web|blu-?ray|bdrip|dvdrip|x26[45]|"
+    r"h[ .]?26[45]|xvid|hevc)(?![a-z0-9])",
+    re.I,
+)
 _TRAILING_YEAR = re.compile(r"[ ._\-(\[]+[(\[]?(?P<year>(?:19|20)\d\d)[)\]]?$")
 
 
@@ -80,6 +86,9 @@ def parse_name(name: str, today: date | None = None) -> ParsedName:
     if markers:
         return _from_markers(text, markers, anime, group, quality)
     weak = _weak_marker(text, anime)
+    tags = _QUALITY_TAG.search(text)
+    if weak and tags and weak.start > tags.start():
+        weak = None  # a number among the tags (`DDP5 1`, `10 bit`) numbers no episode
     if weak:
         title, year = _title_and_year(text[: weak.start])
         return ParsedName(
