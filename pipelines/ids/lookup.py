@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipelines.corpus.fs import open_fs
@@ -39,8 +40,10 @@ def _ids_column(table: pa.Table, name: str) -> np.ndarray:
 @dataclass
 class IdLookup:
     build: str
-    name_hashes: np.ndarray  # uint64, sorted
+    name_hashes: np.ndarray  # uint64, sorted, and within one hash by kind, then year
     name_entries: np.ndarray  # int32, beside name_hashes
+    name_series: np.ndarray  # int8 beside name_hashes: the entry is a series (1) or a film
+    name_years: np.ndarray  # int32 beside name_hashes: the entry's year (0: none)
     kinds: np.ndarray  # bool per entry: a series (else a film)
     years: np.ndarray  # int32 per entry, 0 for none
     titles: list[str]
@@ -63,12 +66,21 @@ class IdLookup:
                 return pq.read_table(f)
 
         entries, names, episodes = read("entries"), read("names"), read("episodes")
+        kinds = pc.equal(entries["kind"], "series").to_numpy(zero_copy_only=False)
+        years = np.asarray(entries["year"].fill_null(0).to_numpy(), dtype=np.int32)
+        hashes, named = names["key_hash"].to_numpy(), names["entry"].to_numpy()
+        # a title's candidates of one kind (and one year) are then one run: two binary
+        # searches, whatever the number of namesakes (`candidates`)
+        series, of_year = kinds[named].astype(np.int8), years[named]
+        order = np.lexsort((named, of_year, series, hashes))
         return cls(
             build=str(current["build"]),
-            name_hashes=names["key_hash"].to_numpy(),
-            name_entries=names["entry"].to_numpy(),
-            kinds=np.asarray(entries["kind"].to_pylist()) == "series",
-            years=np.asarray(entries["year"].fill_null(0).to_numpy(), dtype=np.int32),
+            name_hashes=hashes[order],
+            name_entries=named[order],
+            name_series=series[order],
+            name_years=of_year[order],
+            kinds=kinds,
+            years=years,
             titles=entries["title"].to_pylist(),
             ids={k: _ids_column(entries, k) for k in ID_KINDS},
             episode_keys=_episode_key(
@@ -99,6 +111,22 @@ class IdLookup:
         lo = int(self.name_hashes.searchsorted(h, "left"))
         hi = int(self.name_hashes.searchsorted(h, "right"))
         return self.name_entries[lo:hi]
+
+    def candidates(self, key: str, series: bool, year: int | None = None) -> np.ndarray:
+        """The entries of that kind (and, given, that year) with a title whose comparable
+        form is `key`; distinct (the build keeps one row per hash and entry)."""
+        h = np.uint64(key_hash(key))
+        lo = int(self.name_hashes.searchsorted(h, "left"))
+        hi = int(self.name_hashes.searchsorted(h, "right"))
+        kinds = self.name_series[lo:hi]
+        a = lo + int(kinds.searchsorted(int(series), "left"))
+        b = lo + int(kinds.searchsorted(int(series), "right"))
+        if year is None:
+            return self.name_entries[a:b]
+        years = self.name_years[a:b]
+        return self.name_entries[
+            a + int(years.searchsorted(year, "left")) : a + int(years.searchsorted(year, "right"))
+        ]
 
     def episode(self, entry: int, season: int, episode: int) -> int:
         """The IMDb number of a series' episode, 0 if the lookup has none."""

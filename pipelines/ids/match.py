@@ -20,8 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from pipelines.ids.lookup import IdLookup
 from pipelines.names import ParsedName, title_key
 
@@ -43,35 +41,29 @@ def match_parsed(parsed: ParsedName, lookup: IdLookup) -> IdMatch:
     key = title_key(parsed.title)
     if not key:
         return IdMatch(None, "none", 0)
-    found = _of_kind(lookup, lookup.named(key), tv)
     if tv:
-        result = _series(lookup, found, parsed)
+        result = _series(lookup, key, parsed)
         if result.entry is None and parsed.year:
             # `Series.2010.S01E01`: the year may be the title's own (`Series 2010`)
-            alone = _of_kind(lookup, lookup.named(title_key(f"{parsed.title} {parsed.year}")), tv)
+            alone = lookup.candidates(title_key(f"{parsed.title} {parsed.year}"), True)
             if len(alone) == 1:
                 result = IdMatch(int(alone[0]), "series-title-year", 1)
         return _with_episode(lookup, result, parsed)
-    if parsed.year is None or not len(found):
-        return IdMatch(None, "none", len(found))
-    of_year = found[lookup.years[found] == parsed.year]
+    films = len(lookup.candidates(key, False))
+    if parsed.year is None or not films:
+        return IdMatch(None, "none", films)
+    of_year = lookup.candidates(key, False, parsed.year)
     if len(of_year) == 1:
-        return IdMatch(int(of_year[0]), "film+year", len(found))
-    return IdMatch(None, "ambiguous" if len(of_year) > 1 else "none", len(found))
+        return IdMatch(int(of_year[0]), "film+year", films)
+    return IdMatch(None, "ambiguous" if len(of_year) > 1 else "none", films)
 
 
-def _of_kind(lookup: IdLookup, entries: np.ndarray, series: bool) -> np.ndarray:
-    """The distinct entries of that kind (names are distinct per entry and hash already:
-    a repeat is two titles of one entry with the same hash, rare; a few in all)."""
-    kept = entries[lookup.kinds[entries] == series]
-    return kept if len(kept) < 2 else np.array(sorted(set(kept.tolist())), dtype=kept.dtype)
-
-
-def _series(lookup: IdLookup, found: np.ndarray, parsed: ParsedName) -> IdMatch:
+def _series(lookup: IdLookup, key: str, parsed: ParsedName) -> IdMatch:
+    found = lookup.candidates(key, True)
     if not len(found):
         return IdMatch(None, "none", 0)
     if parsed.year:
-        of_year = found[lookup.years[found] == parsed.year]
+        of_year = lookup.candidates(key, True, parsed.year)
         if len(of_year) == 1:
             return IdMatch(int(of_year[0]), "series+year", len(found))
         return IdMatch(None, "ambiguous" if len(found) > 1 else "none", len(found))
@@ -103,9 +95,7 @@ class Accuracy:
 
     def add(self, lookup: IdLookup, parsed: ParsedName, truth: int, series: bool) -> None:
         key = title_key(parsed.title)
-        found = _of_kind(lookup, lookup.named(key), series)
-        if not series:
-            found = found[lookup.years[found] == (parsed.year or -1)]
+        found = lookup.candidates(key, series, None if series else (parsed.year or -1))
         result = match_parsed(parsed, lookup)
         got = int(lookup.ids["imdb"][result.entry]) if result.entry is not None else None
         if len(found) == 1:
