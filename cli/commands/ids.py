@@ -31,6 +31,10 @@ def add_parser(sub: Any) -> None:
     match = actions.add_parser("match", help="match the releases new since the last run")
     match.add_argument("--catalog", required=True, help="the catalog: a folder or an fsspec URL")
     match.set_defaults(run=run_match)
+    score = actions.add_parser("score", help="a generated corpus's uploads' ids against truth")
+    score.add_argument("out", help="the generated corpus (`generate --id-titles`)")
+    score.add_argument("--catalog", required=True, help="its catalog, replayed and matched")
+    score.set_defaults(run=run_score)
     show = actions.add_parser("show", help="what release names match")
     show.add_argument("names", nargs="+", help="release names")
     show.add_argument("--catalog", required=True, help="the catalog: a folder or an fsspec URL")
@@ -93,4 +97,15 @@ def run_show(args: argparse.Namespace) -> int:
         found = match_parsed(parsed, lookup)
         ids = lookup.ids_of(found.entry) if found.entry is not None else {}
         print(f"{name}\n  parsed {parsed}\n  {found.method} ({found.candidates} candidates) {ids}")
+    return 0
+
+
+def run_score(args: argparse.Namespace) -> int:
+    from pipelines.ids.score import score_ids
+
+    try:
+        print(score_ids(args.out, args.catalog).text())
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"ids score: {exc}", file=sys.stderr)
+        return 1
     return 0

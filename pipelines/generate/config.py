@@ -32,6 +32,9 @@ class GenerateConfig:
     # obfuscated uploads as obfuscating posting tools write them: random subjects over
     # real yEnc names, random names everywhere, ngPost's archives (pipelines.generate.obfuscation)
     tool_obfuscation: bool = False
+    # TV and film uploads named after the films and series of the IMDb title table in this
+    # folder (pipelines.generate.id_names), their ids' truth in truth/ids.parquet
+    id_titles: str | None = None
 
     def __post_init__(self) -> None:
         if self.groups < 1:
@@ -78,6 +81,8 @@ class GenerateConfig:
             del doc["split_and_junk"]
         if not self.tool_obfuscation:
             del doc["tool_obfuscation"]
+        if self.id_titles is None:
+            del doc["id_titles"]
         return doc
 
 

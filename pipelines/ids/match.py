@@ -94,10 +94,17 @@ class Accuracy:
     doubtful_wrong: int = 0
 
     def add(self, lookup: IdLookup, parsed: ParsedName, truth: int, series: bool) -> None:
-        key = title_key(parsed.title)
-        found = lookup.candidates(key, series, None if series else (parsed.year or -1))
+        """Count a name by what `match_parsed` gives it."""
         result = match_parsed(parsed, lookup)
         got = int(lookup.ids["imdb"][result.entry]) if result.entry is not None else None
+        self.add_given(lookup, parsed, truth, series, got)
+
+    def add_given(
+        self, lookup: IdLookup, parsed: ParsedName, truth: int, series: bool, got: int | None
+    ) -> None:
+        """Count a name by the IMDb number it was given (`got`; None: none)."""
+        key = title_key(parsed.title)
+        found = lookup.candidates(key, series, None if series else (parsed.year or -1))
         if len(found) == 1:
             self.unique += 1
             self.right += got == truth
