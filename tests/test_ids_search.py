@@ -185,3 +185,11 @@ def test_the_search_page_takes_an_id(client: TestClient) -> None:
     assert sorted(names(id="tvdb:121361", q="bluray")) == [THRONES[-1]]
     assert sorted(names(id="tmdb:24428")) == sorted(AVENGERS)
     assert names(id="tvdb:5") == [] and names(id="not an id") == []
+
+
+def test_the_json_feed_carries_the_ids_too(client: TestClient) -> None:
+    r = client.get("/api", params={"apikey": "k1", "t": "movie", "tmdbid": "24428", "o": "json"})
+    items = r.json()["channel"]["item"]
+    assert len(items) == len(AVENGERS)
+    attrs = {a["@attributes"]["name"]: a["@attributes"]["value"] for a in items[0]["attr"]}
+    assert (attrs["imdb"], attrs["tmdbid"], attrs["imdbyear"]) == ("0848228", "24428", "2012")

@@ -185,6 +185,9 @@ def _any_of(seg: Segment, q: SearchQuery) -> list[list[int]] | None:
 LISTED_COLUMNS = [
     "release_key", "name", "poster", "group", "posted_first", "files", "file_total",
     "bytes", "complete", "category", "finished", "password", "source",
+    # the ids (serving/index/ids.py): the JSON feed's attributes
+    "imdb", "tvdb", "tvmaze", "tvrage", "tmdb", "ids_title", "ids_year", "ids_season",
+    "ids_episode", "ids_kind",
 ]  # fmt: skip
 RESULT_CACHE = 512  # results kept per snapshot (a page is ~30 kB of Arrow rows)
 _EMPTY_PAGE = pa.table({c: pa.array([], pa.null()) for c in LISTED_COLUMNS})

@@ -16,6 +16,7 @@ import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -231,6 +232,13 @@ def _attrs_of(row: dict[str, object]) -> list[tuple[str, object]]:
     else:
         out += [("imdbtitle", row["ids_title"]), ("imdbyear", row["ids_year"])]
     return out
+
+
+def id_attr_pairs(row: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The ids' attributes of one listed row (the JSON feed's), none if it has no ids."""
+    if row.get("ids_kind") is None:
+        return []
+    return [(name, str(value)) for name, value in _attrs_of(dict(row)) if value]
 
 
 def _wanted_ids(attrs: str, wanted: Sequence[str]) -> str:

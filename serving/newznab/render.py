@@ -18,7 +18,7 @@ import pyarrow as pa
 from pipelines.nzb.writer import xml_text
 from serving import categories as cat
 from serving.newznab.dates import rfc822
-from serving.newznab.items import items_xml, password_attr
+from serving.newznab.items import id_attr_pairs, items_xml, password_attr
 from serving.settings import Settings
 
 NEWZNAB_NS = "http://www.newznab.com/DTD/2010/feeds/attributes/"
@@ -85,6 +85,7 @@ def item_attrs(
         ("complete", str(complete)),
         ("finished", "1" if row["finished"] else "0"),  # 0: still being posted
         ("comments", "0"),
+        *id_attr_pairs(row),
         *extra,
     ]
     return out
