@@ -97,6 +97,9 @@ class StageTotals:
             out.append(f"  judge: {self.runs['judge']} runs, {self.judged:,} judged "
                        f"({self.verdicts:,} new verdicts, {self.taken_back:,} taken "
                        "back)")  # fmt: skip
+        if settings.ids:
+            out.append(f"  ids: {self.ids_matched:,} release versions given ids "
+                       f"({self.cpu.get('ids', 0.0):.1f} CPU-s)")  # fmt: skip
         cpu = ", ".join(f"{s} {self.cpu[s]:.1f}" for s in STEPS if s not in STAGES or self.runs[s])
         out.append(f"  CPU-s by step: {cpu}")
         return out
@@ -137,6 +140,8 @@ class StageCycle:
                 "judged nothing new" if j is None else
                 f"judged {j.judged:,} ({sum(j.verdicts.values()):,} new verdicts)"
             )  # fmt: skip
+        if settings.ids and self.ids is not None and self.ids.releases:
+            parts.append(f"ids {self.ids.matched:,} of {self.ids.releases:,} matched")
         return "; ".join(parts)
 
 

@@ -135,3 +135,21 @@ def test_generated_uploads_of_the_sample_tables_get_the_right_ids(lookup: IdLook
     assert (accuracy.unique, accuracy.doubtful) == (12 * 15, 12 * 4), accuracy.text()
     assert accuracy.right == accuracy.unique, accuracy.text()
     assert accuracy.wrong == 0 and accuracy.doubtful_wrong == 0, accuracy.text()
+
+
+def test_the_live_stage_matches_after_the_header_pass(tmp_path: Path) -> None:
+    from pipelines.index.replay import ReplaySummary
+    from pipelines.live_stages import Stages, StageSettings
+
+    catalog = str(tmp_path)
+    import_all(catalog)
+    group = "alt.binaries.test"
+    write_partition(catalog, "releases", group, 1, 10, releases_table(["Breaking.Bad.S01E01.720p"]))
+    only_ids = StageSettings(probe=False, merge=False, health=False, judge=False)
+    stages = Stages(catalog, [group], pool=None, settings=only_ids)  # type: ignore[arg-type]
+    first = stages.run(ReplaySummary())
+    assert first.ids is not None and first.ids.matched == 1
+    assert "ids 1 of 1 matched" in first.text(only_ids)
+    assert stages.run(ReplaySummary()).ids is None  # nothing written: the stage rests
+    off = Stages(catalog, [group], pool=None, settings=StageSettings.header_only())  # type: ignore[arg-type]
+    assert off.run(ReplaySummary()).ids is None
