@@ -1,0 +1,97 @@
+"""Searches by id against searches by word, over one catalog, in the search index itself.
+
+`usenet-indexer bench-ids --search-catalog DIR`: takes the films and series the names of
+a catalog's first partitions read as (`parse_name`), writes them as an IMDb title table
+(`tt` numbers of our own) and imports it, matches the catalog's releases (`ids match`),
+builds the search index in-process and times, with the result cache off, `t=tvsearch`
+and `t=movie` queries by id against queries by one title word (p50, p95, ms). It writes
+`_ids/` and `release_ids/` into the catalog (a bench catalog: `bench-serve`'s).
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from pipelines.catalog.partitions import list_table
+from pipelines.catalog.reader import read_parquet
+from pipelines.corpus.fs import open_fs
+from pipelines.ids.build import build_lookup
+from pipelines.ids.sources import import_file
+from pipelines.ids.stage import ids_catalog
+from pipelines.names import parse_name
+from serving import text
+from serving.index.manager import IndexManager
+from serving.index.searcher import SearchQuery
+
+HEADER = (
+    "tconst\ttitleType\tprimaryTitle\toriginalTitle\tisAdult\tstartYear\tendYear\t"
+    "runtimeMinutes\tgenres\n"
+)
+
+
+def _titles(catalog: str, partitions: int, titles: int) -> list[tuple[str, str, int]]:
+    fs, root = open_fs(catalog)
+    found: dict[tuple[str, str], int] = {}
+    for p in list_table(fs, root, "releases", stat=False)[:partitions]:
+        for name in read_parquet(fs, p.path, ["name"])["name"].to_pylist():
+            parsed = parse_name(name or "")
+            if parsed.kind == "movie" and parsed.year:
+                found.setdefault((parsed.title, "movie"), parsed.year)
+            elif parsed.kind == "episode":
+                found.setdefault((parsed.title, "tvSeries"), 2000)
+            if len(found) >= titles:
+                break
+    return [(t, k, y) for (t, k), y in found.items()]
+
+
+def _p(samples: list[float], q: float) -> float:
+    return round(float(np.percentile(samples, q)) * 1000, 2)
+
+
+def run_search_bench(catalog: str, titles: int = 5000, searches: int = 300) -> list[str]:
+    work = Path(tempfile.mkdtemp(prefix="bench-ids-search-"))
+    rows = _titles(catalog, 4, titles)
+    basics = work / "title.basics.tsv"
+    with basics.open("w", encoding="utf-8") as f:
+        f.write(HEADER)
+        for i, (title, kind, year) in enumerate(rows, 1):
+            f.write(f"tt{i:07d}\t{kind}\t{title}\t{title}\t0\t{year}\t\\N\t40\tDrama\n")
+    import_file(catalog, basics)
+    build_lookup(catalog)
+    t0 = time.perf_counter()
+    matched = ids_catalog(catalog)
+    matching = time.perf_counter() - t0
+    manager = IndexManager(catalog, index_dir=str(work / "index"), in_process=True, result_cache=0)
+    try:
+        manager.refresh()
+        snapshot = manager.snapshot
+        rng = random.Random(0)
+        picks = [rng.randrange(1, len(rows) + 1) for _ in range(searches)]
+        by_id = [SearchQuery(ids=(("imdb", i),), categories=(5000,) if rows[i - 1][1] != "movie"
+                             else (2000,), limit=100) for i in picks]  # fmt: skip
+        by_word = [
+            SearchQuery(words=tuple(text.words(rows[i - 1][0])[:1]), limit=100) for i in picks
+        ]
+        timings: dict[str, list[float]] = {"id": [], "word": []}
+        found = 0
+        for qi, qw in zip(by_id, by_word, strict=True):
+            for kind, q in (("id", qi), ("word", qw)):
+                t0 = time.perf_counter()
+                result = snapshot.search(q)
+                timings[kind].append(time.perf_counter() - t0)
+                found += kind == "id" and result.total > 0
+    finally:
+        manager.close()
+    return [
+        f"ids: {len(rows):,} titles from the catalog's names imported; {matched.releases:,} "
+        f"release versions read, {matched.matched:,} matched in {matching:.1f} s",
+        f"search by id (imdb, in-process, no cache): p50 {_p(timings['id'], 50)} ms, "
+        f"p95 {_p(timings['id'], 95)} ms ({found} of {searches} found releases)",
+        f"search by one title word, same process:    p50 {_p(timings['word'], 50)} ms, "
+        f"p95 {_p(timings['word'], 95)} ms",
+    ]
