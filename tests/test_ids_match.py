@@ -117,6 +117,12 @@ def test_the_stage_matches_only_what_is_new(catalog: str, tmp_path: Path) -> Non
     later = ids_catalog(catalog)
     assert (later.partitions, later.releases, later.matched) == (1, 1, 1)
     assert len(list_group(fs, root, "release_ids", group)) == 2
+    # a partition gone (compacted, a tail part replaced): its ids go too
+    fs.rm(f"{root}/releases/{group}/101-200.parquet")
+    os.utime(f"{root}/releases/{group}", ns=(2, 2))
+    ids_catalog(catalog)
+    (left,) = list_group(fs, root, "release_ids", group)
+    assert left.path.endswith("/1-100.parquet")
 
 
 def test_generated_uploads_of_the_sample_tables_get_the_right_ids(lookup: IdLookup) -> None:

@@ -18,9 +18,11 @@ run stopped before its memo is saved writes the same rows again next time.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -84,9 +86,19 @@ def ids_catalog(
             _match_partition(fs, root, group, p, lookup, out)
         out.groups += 1
         files = {p.path.rsplit("/", 1)[-1]: p.mtime for p in partitions}
+        _drop_orphans(fs, root, group, set(files))
         memos.record(seen, {"lookup": lookup.build, "files": files})
     memos.save()
     return out
+
+
+def _drop_orphans(fs: Any, root: str, group: str, kept: set[str]) -> None:
+    """Remove the ids of `releases` partitions that are gone (a growing range's tail
+    parts once the range is indexed whole, ranges compacted into one file)."""
+    for p in list_group(fs, root, TABLE, group, stat=False):
+        if p.path.rsplit("/", 1)[-1] not in kept:
+            with contextlib.suppress(FileNotFoundError):  # removed meanwhile
+                fs.rm(p.path)
 
 
 def _match_partition(
