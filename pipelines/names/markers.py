@@ -66,6 +66,8 @@ _WORDS = re.compile(
     r"(?P<more>(?:[ ._]?(?:-|en|&)[ ._]?\d{1,4}(?![0-9]))*)",
     re.I,
 )
+_WORD_HINTS = ("season", "saison", "temporada", "stagione", "staffel")
+_SE_DOT_HINT = re.compile(r"se[ ._]?\.?\d")  # `Se.1 afl.2`
 _CAP = re.compile(
     r"\[Cap\.\s?(?P<season>\d{1,2})(?P<first>\d\d)(?:_\d{1,2}(?P<last>\d\d))?\]", re.I
 )
@@ -102,7 +104,10 @@ def _last_number(more: str) -> int | None:
 
 def _episode_markers(text: str) -> list[Marker]:
     found: list[Marker] = []
-    for pattern in (_SXXEXX, _WORDS):
+    low = text.lower()
+    # a regex runs only on a name holding what it needs (most names hold none of it)
+    words = any(w in low for w in _WORD_HINTS) or bool(_SE_DOT_HINT.search(low))
+    for pattern in (_SXXEXX, _WORDS) if words else (_SXXEXX,):
         m = pattern.search(text)
         if m:
             first = int(m.group("first"))
@@ -125,7 +130,7 @@ def _episode_markers(text: str) -> list[Marker]:
         episodes = numbers_span(first, last) if last is not None else (first,)
         found.append(Marker(m.start(), m.end(), RANK_EPISODE, season, episodes))
         break
-    m = _CAP.search(text)
+    m = _CAP.search(text) if "cap" in low else None
     if m:
         first = int(m.group("first"))
         last = int(m.group("last")) if m.group("last") else first
@@ -205,7 +210,7 @@ def _season_marker(text: str) -> Marker | None:
             season,
             last_season=last if last and last > season else None,
         )
-    word = _SERIES_WORD.search(text)
+    word = _SERIES_WORD.search(text) if "series" in text.lower() else None
     if word:
         return Marker(word.start(), word.end(), RANK_SERIES_WORD, int(word.group("season")))
     return None
@@ -222,7 +227,9 @@ def episode_only_marker(text: str, anime: bool) -> Marker | None:
     them in a fansub's name."""
     m = _EPISODE_ONLY.search(text)
     if not m:
-        w = _NUMBER_THEN_WORD.search(text)
+        low = text.lower()
+        hinted = "bl" in low or "bol" in low or "böl" in low
+        w = _NUMBER_THEN_WORD.search(text) if hinted else None
         return (
             Marker(w.start(), w.end(), RANK_EPISODE, absolute=(int(w.group("first")),))
             if w
@@ -261,7 +268,8 @@ _WORD_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight",
 
 def part_marker(text: str) -> Marker | None:
     """A mini-series' `Part 2`, `Part.Two` or `5of9`: season 1, that episode."""
-    m = _PART.search(text)
+    low = text.lower()
+    m = _PART.search(text) if "part" in low or "of" in low else None
     if not m:
         return None
     word = (m.group("part") or m.group("of")).lower()
