@@ -49,11 +49,6 @@ class Imported:
     unchanged: bool  # the same file was in use already
 
 
-def ids_root(catalog: str) -> tuple[object, str]:
-    fs, root = open_fs(catalog)
-    return fs, f"{root.rstrip('/')}/{IDS_FOLDER}"
-
-
 def digest_of(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:

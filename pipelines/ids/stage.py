@@ -35,7 +35,7 @@ from pipelines.catalog.writer import write_file
 from pipelines.corpus.fs import open_fs
 from pipelines.ids.lookup import IdLookup
 from pipelines.ids.match import IdMatch, match_parsed
-from pipelines.names import parse_name
+from pipelines.names import ParsedName, parse_name
 
 TABLE = "release_ids"
 STAGE = "ids"
@@ -110,14 +110,14 @@ def _match_partition(
         return  # replaced (compacted) since it was listed: its successor is read instead
     rows = rows.filter(pc.is_valid(rows["name"]))
     out.partitions += 1
-    seen: dict[str, IdMatch] = {}
+    seen: dict[str, tuple[ParsedName, IdMatch]] = {}  # a name's versions read it once
     kept: list[dict[str, object]] = []
     now = int(time.time())
     for key, name in zip(rows["release_key"].to_pylist(), rows["name"].to_pylist(), strict=True):
-        found = seen.get(name)
-        if found is None:
+        if name not in seen:
             parsed = parse_name(name)
-            found = seen[name] = match_parsed(parsed, lookup)
+            seen[name] = (parsed, match_parsed(parsed, lookup))
+        parsed, found = seen[name]
         out.releases += 1
         out.methods[found.method] = out.methods.get(found.method, 0) + 1
         if found.method == "ambiguous":
@@ -125,13 +125,14 @@ def _match_partition(
         if found.entry is None and found.method != "ambiguous":
             continue
         out.matched += found.entry is not None
-        kept.append(_row(key, name, found, lookup, now))
+        kept.append(_row(key, name, parsed, found, lookup, now))
     table = pa.Table.from_pylist(kept, SCHEMAS[TABLE])
     write_file(fs, f"{root.rstrip('/')}/{TABLE}/{group}/{p.path.rsplit('/', 1)[-1]}", table, TABLE)
 
 
-def _row(key: bytes, name: str, found: IdMatch, lookup: IdLookup, now: int) -> dict[str, object]:
-    parsed = parse_name(name)
+def _row(
+    key: bytes, name: str, parsed: ParsedName, found: IdMatch, lookup: IdLookup, now: int
+) -> dict[str, object]:
     row: dict[str, object] = {
         "release_key": key,
         "name": name,
