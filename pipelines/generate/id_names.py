@@ -32,34 +32,49 @@ class UploadName:
     kind: str  # movie or series
 
 
-def film_name(title: str, year: int, rng: random.Random, styles: tuple[int, ...] = ()) -> str:
+# the styles, each a format of the title's forms (`dotted`, `spaced`...), the quality's
+# and the group's; an episode's `se` is `S01E02`, `x` is `1x02`
+FILM_STYLES = (
+    "{dotted}.{year}.{quality}-{group}",
+    "{title} ({year}) [{spaced}]",
+    "{underscored}_{year}_{quality_underscored}-{group}",
+    "{lower}.{year}.{quality_lower}-{group_lower}",
+    "{title} {year} {spaced} {group}",
+)
+EPISODE_STYLES = (
+    "{dotted}.{se}.{quality}-{group}",
+    "{title} - {x} - Episode Title [{spaced}]",
+    "{title} - {se} - Episode Title",
+    "{lower}.{se_lower}.{quality_lower}",
+    "{dotted}.{season}.{quality}-{group}",  # a season pack
+)
+
+
+def _forms(title: str, rng: random.Random) -> dict[str, str]:
     quality, group = rng.choice(QUALITIES), rng.choice(GROUPS)
-    style = rng.choice(styles) if styles else rng.randrange(5)
-    if style == 0:
-        return f"{title.replace(' ', '.')}.{year}.{quality}-{group}"
-    if style == 1:
-        return f"{title} ({year}) [{quality.replace('.', ' ')}]"
-    if style == 2:
-        return f"{title.replace(' ', '_')}_{year}_{quality.replace('.', '_')}-{group}"
-    if style == 3:
-        return f"{title.lower().replace(' ', '.')}.{year}.{quality.lower()}-{group.lower()}"
-    return f"{title} {year} {quality.replace('.', ' ')} {group}"
+    return {
+        "title": title, "dotted": title.replace(" ", "."), "underscored": title.replace(" ", "_"),
+        "lower": title.lower().replace(" ", "."), "quality": quality,
+        "spaced": quality.replace(".", " "), "quality_underscored": quality.replace(".", "_"),
+        "quality_lower": quality.lower(), "group": group, "group_lower": group.lower(),
+    }  # fmt: skip
+
+
+def film_name(title: str, year: int, rng: random.Random, styles: tuple[int, ...] = ()) -> str:
+    forms = _forms(title, rng)
+    style = rng.choice(styles) if styles else rng.randrange(len(FILM_STYLES))
+    return FILM_STYLES[style].format(year=year, **forms)
 
 
 def episode_name(
     title: str, season: int, episode: int, rng: random.Random, styles: tuple[int, ...] = ()
 ) -> str:
-    quality, group = rng.choice(QUALITIES), rng.choice(GROUPS)
-    style = rng.choice(styles) if styles else rng.randrange(5)
-    if style == 0:
-        return f"{title.replace(' ', '.')}.S{season:02d}E{episode:02d}.{quality}-{group}"
-    if style == 1:
-        return f"{title} - {season}x{episode:02d} - Episode Title [{quality.replace('.', ' ')}]"
-    if style == 2:
-        return f"{title} - S{season:02d}E{episode:02d} - Episode Title"
-    if style == 3:
-        return f"{title.lower().replace(' ', '.')}.s{season:02d}e{episode:02d}.{quality.lower()}"
-    return f"{title.replace(' ', '.')}.S{season:02d}.{quality}-{group}"  # a season pack
+    forms = _forms(title, rng)
+    style = rng.choice(styles) if styles else rng.randrange(len(EPISODE_STYLES))
+    se = f"S{season:02d}E{episode:02d}"
+    return EPISODE_STYLES[style].format(
+        se=se, se_lower=se.lower(), x=f"{season}x{episode:02d}", season=f"S{season:02d}", **forms
+    )
 
 
 def upload_names(titles: list[tuple[int, str, str, int]], seed: int = 0) -> list[UploadName]:
