@@ -23,6 +23,7 @@ from tests.test_newznab_api import error_code, parse_feed
 GROUP = "alt.binaries.multimedia"
 THRONES = [f"Game.of.Thrones.S01E{e:02d}.720p.HDTV.x264-GRP" for e in range(1, 9)] + [
     "Game of Thrones - 1x09 - Baelor [HDTV-720p]",
+    "Game.of.Thrones.2011.04.17.720p.HDTV.x264-GRP",  # as a daily show names it
     "Game.of.Thrones.S01.1080p.BluRay.x264-GRP",
 ]
 AVENGERS = [
@@ -193,3 +194,9 @@ def test_the_json_feed_carries_the_ids_too(client: TestClient) -> None:
     assert len(items) == len(AVENGERS)
     attrs = {a["@attributes"]["name"]: a["@attributes"]["value"] for a in items[0]["attr"]}
     assert (attrs["imdb"], attrs["tmdbid"], attrs["imdbyear"]) == ("0848228", "24428", "2012")
+
+
+def test_a_daily_episode_by_id_and_day(client: TestClient) -> None:
+    feed = search(client, t="tvsearch", tvmazeid="82", season="2011", ep="04/17")
+    assert [i["title"] for i in feed["items"]] == ["Game.of.Thrones.2011.04.17.720p.HDTV.x264-GRP"]
+    assert search(client, t="tvsearch", tvmazeid="82", season="2011", ep="04/18")["total"] == 0
