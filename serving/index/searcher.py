@@ -187,12 +187,12 @@ def _any_of(seg: Segment, q: SearchQuery) -> list[list[int]] | None:
 LISTED_COLUMNS = [
     "release_key", "name", "poster", "group", "posted_first", "files", "file_total",
     "bytes", "complete", "category", "finished", "password", "source",
-    # the ids (serving/index/ids.py): the JSON feed's attributes
-    "imdb", "tvdb", "tvmaze", "tvrage", "tmdb", "ids_title", "ids_year", "ids_season",
-    "ids_episode", "ids_kind",
 ]  # fmt: skip
+# and the ids (serving/index/ids.py): the JSON feed's attributes
+PAGE_COLUMNS = [*LISTED_COLUMNS, "imdb", "tvdb", "tvmaze", "tvrage", "tmdb", "ids_title",
+                "ids_year", "ids_season", "ids_episode", "ids_kind"]  # fmt: skip
 RESULT_CACHE = 512  # results kept per snapshot (a page is ~30 kB of Arrow rows)
-_EMPTY_PAGE = pa.table({c: pa.array([], pa.null()) for c in LISTED_COLUMNS})
+_EMPTY_PAGE = pa.table({c: pa.array([], pa.null()) for c in PAGE_COLUMNS})
 
 
 def count_and_head(live: LiveSegment, q: SearchQuery, want: int) -> tuple[int, np.ndarray]:
@@ -426,7 +426,7 @@ class Snapshot:
         positions = []
         for i in sorted(set(seg_of.tolist())):
             where = np.nonzero(seg_of == i)[0]
-            parts.append(self.segments[i].segment.take(ords[where], LISTED_COLUMNS))
+            parts.append(self.segments[i].segment.take(ords[where], PAGE_COLUMNS))
             positions.append(where)
         if len(parts) == 1:
             return parts[0]

@@ -196,22 +196,22 @@ _ID_ATTR = re.compile(r'<newznab:attr name="([a-z]+)" value="[^"]*"/>')
 
 
 def ids_attrs(rows: pa.Table) -> pa.Array:
-    """Per row, the `newznab:attr` elements of its ids (`serving/index/ids.py`), '' if none."""
+    """Per row, the `newznab:attr` elements of its ids (`serving/index/ids.py`), '' if none:
+    a Python step only for the rows with ids (a segment's build: most have none)."""
     n = rows.num_rows
-    if "imdb" not in rows.column_names:
-        return pa.array([""] * n, pa.string())
-    cols = {c: rows.column(c).to_pylist() for c in
-            ("imdb", "tvdb", "tvmaze", "tvrage", "tmdb", "ids_title", "ids_year",
-             "ids_season", "ids_episode", "ids_kind")}  # fmt: skip
-    out = []
-    for i in range(n):
-        if cols["ids_kind"][i] is None:
-            out.append("")
-            continue
-        out.append("".join(
+    if "ids_kind" not in rows.column_names or rows.column("ids_kind").null_count == n:
+        return pa.array(np.full(n, "", dtype=object), pa.string())
+    at = np.nonzero(pc.is_valid(rows.column("ids_kind")).to_numpy(zero_copy_only=False))[0]
+    picked = rows.take(pa.array(at)).select(
+        ["imdb", "tvdb", "tvmaze", "tvrage", "tmdb", "ids_title", "ids_year", "ids_season",
+         "ids_episode", "ids_kind"]
+    ).to_pylist()  # fmt: skip
+    out = np.full(n, "", dtype=object)
+    for i, row in zip(at.tolist(), picked, strict=True):
+        out[i] = "".join(
             f'<newznab:attr name="{name}" value="{xml_text(str(value))}"/>'
-            for name, value in _attrs_of({c: v[i] for c, v in cols.items()}) if value
-        ))  # fmt: skip
+            for name, value in _attrs_of(row) if value
+        )  # fmt: skip
     return pa.array(out, pa.string())
 
 
