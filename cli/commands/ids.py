@@ -35,6 +35,13 @@ def add_parser(sub: Any) -> None:
     score.add_argument("out", help="the generated corpus (`generate --id-titles`)")
     score.add_argument("--catalog", required=True, help="its catalog, replayed and matched")
     score.set_defaults(run=run_score)
+    agree = actions.add_parser("agreement", help="the name parser against Sonarr's cases")
+    agree.add_argument(
+        "--cases", default="../shared/data/names/sonarr_parser_testcases.tsv",
+        help="Sonarr's parser test cases (tab-separated; the shared data's by default)",
+    )  # fmt: skip
+    agree.add_argument("--failures", action="store_true", help="list the cases that disagree")
+    agree.set_defaults(run=run_agreement)
     show = actions.add_parser("show", help="what release names match")
     show.add_argument("names", nargs="+", help="release names")
     show.add_argument("--catalog", required=True, help="the catalog: a folder or an fsspec URL")
@@ -108,4 +115,21 @@ def run_score(args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError) as exc:
         print(f"ids score: {exc}", file=sys.stderr)
         return 1
+    return 0
+
+
+def run_agreement(args: argparse.Namespace) -> int:
+    from pipelines.names.agreement import agreement, overall
+
+    path = Path(args.cases)
+    if not path.is_file():
+        print(f"ids agreement: {path} is not a file", file=sys.stderr)
+        return 1
+    rows = agreement(path)
+    for r in rows:
+        print(f"{r.share:7.1%} {r.agreed:4}/{r.cases:<4} {r.claims:<15} {r.fixture}.{r.method}")
+        for name in r.disagreed if args.failures else ():
+            print(f"          {name}")
+    cases = sum(r.cases for r in rows)
+    print(f"{overall(rows):7.2%} {sum(r.agreed for r in rows):4}/{cases:<4} all claimed fields")
     return 0
