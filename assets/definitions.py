@@ -26,6 +26,7 @@ import dagster as dg
 from assets.assets import catalog_views, compacted, header_pass
 from assets.capture import corpus_asset
 from assets.health import health_job, release_health
+from assets.ids import ids_job, ids_schedule, release_ids
 from assets.jobs import catalog_job, compact_job, history_job, index_job, tail_job
 from assets.judge import judge_job, judge_schedule, release_verdicts
 from assets.merges import merge_job, merge_sensor, release_merges
@@ -88,6 +89,7 @@ def build_defs(
             release_health,
             release_verdicts,
             spots,
+            release_ids,
         ],
         jobs=[
             index_job,
@@ -100,6 +102,7 @@ def build_defs(
             health_job,
             judge_job,
             spots_job,
+            ids_job,
         ],
         sensors=[
             corpus_sensor,
@@ -114,6 +117,7 @@ def build_defs(
             health_schedule,
             judge_schedule,
             spots_schedule,
+            ids_schedule,
         ],
         resources={**default_resources(), **(resource_overrides or {})},
         executor=executor,

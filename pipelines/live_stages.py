@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pipelines.catalog.layout import partition_path
 from pipelines.corpus.fs import open_fs
 from pipelines.health.sweep import DONE, SweepSettings, SweepSummary, sweep
+from pipelines.ids.lookup import IdLookup
+from pipelines.ids.stage import IdsSummary, ids_catalog
 from pipelines.index.replay import ReplaySummary
 from pipelines.judge.run import JudgeSummary, judge_catalog
 from pipelines.merge.run import MergeSummary, merge_catalog
@@ -52,6 +54,7 @@ class StageSettings:
     merge: bool = True
     health: bool = True
     judge: bool = True
+    ids: bool = True  # film and series ids on new and renamed releases (pipelines/ids)
     health_share: int | None = 500  # releases checked at most a cycle (None: every due one)
     health_rest: float = 300.0  # seconds between sweeps once one found nothing more due
     spots: bool = True  # read the spot group (free.pt) when the server has it
@@ -59,7 +62,7 @@ class StageSettings:
 
     @classmethod
     def header_only(cls) -> StageSettings:
-        return cls(probe=False, merge=False, health=False, judge=False, spots=False)
+        return cls(probe=False, merge=False, health=False, judge=False, spots=False, ids=False)
 
 
 @dataclass
@@ -78,6 +81,7 @@ class StageTotals:
     judged: int = 0
     verdicts: int = 0  # new verdicts
     taken_back: int = 0
+    ids_matched: int = 0  # release versions given ids
     # the process's CPU-seconds by step (capture and the header pass too: the loop's)
     cpu: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STEPS, 0.0))
 
@@ -98,6 +102,9 @@ class StageTotals:
             out.append(f"  judge: {self.runs['judge']} runs, {self.judged:,} judged "
                        f"({self.verdicts:,} new verdicts, {self.taken_back:,} taken "
                        "back)")  # fmt: skip
+        if settings.ids:
+            out.append(f"  ids: {self.ids_matched:,} release versions given ids "
+                       f"({self.cpu.get('ids', 0.0):.1f} CPU-s)")  # fmt: skip
         cpu = ", ".join(f"{s} {self.cpu[s]:.1f}" for s in STEPS if s not in STAGES or self.runs[s])
         out.append(f"  CPU-s by step: {cpu}")
         return out
@@ -112,6 +119,7 @@ class StageCycle:
     health: SweepSummary | None = None
     judge: JudgeSummary | None = None
     spots: SpotSummary | None = None
+    ids: IdsSummary | None = None
     problems: list[str] = field(default_factory=list)
 
     def text(self, settings: StageSettings) -> str:
@@ -140,6 +148,8 @@ class StageCycle:
                 "judged nothing new" if j is None else
                 f"judged {j.judged:,} ({sum(j.verdicts.values()):,} new verdicts)"
             )  # fmt: skip
+        if settings.ids and self.ids is not None and self.ids.releases:
+            parts.append(f"ids {self.ids.matched:,} of {self.ids.releases:,} matched")
         return "; ".join(parts)
 
 
@@ -163,6 +173,7 @@ class Stages:
         self.health_after = 0.0  # monotonic time before which the sweep rests
         self.probed_a_range = False  # this cycle's article pass wrote a complete range's
         self.spots_after: float | None = 0.0  # when the spot reader runs next (None: never)
+        self.ids_lookup: IdLookup | None = None  # loaded once per import
 
     def run(self, replayed: ReplaySummary) -> StageCycle:
         """This cycle's stages after the header pass whose `replayed` says what it wrote."""
@@ -193,6 +204,12 @@ class Stages:
         if s.judge and wrote:
             out.judge = judge_catalog(self.catalog)
             self._add_judge(out.judge)
+        if s.ids and wrote:  # after the header pass and every renaming (probe, merge)
+            started = time.process_time()
+            self.ids_lookup = IdLookup.refreshed(self.catalog, self.ids_lookup)
+            out.ids = ids_catalog(self.catalog, groups=self.groups, lookup=self.ids_lookup)
+            self.totals.ids_matched += out.ids.matched
+            self.totals.cpu["ids"] = self.totals.cpu.get("ids", 0.0) + time.process_time() - started
         return out
 
     # -- the article pass ------------------------------------------------------------------

@@ -36,6 +36,12 @@ def category_term(category: int) -> str:
     return f"{FILTER}c:{category}"
 
 
+def id_term(kind: str, value: int) -> str:
+    """A film's or series' id a release carries (`pipelines/ids`): imdb, tvdb, tvmaze,
+    tvrage or tmdb."""
+    return f"{FILTER}id:{kind}:{value}"
+
+
 def season_term(season: int, episode: int | None = None) -> str:
     return f"{FILTER}se:{season}" if episode is None else f"{FILTER}se:{season}:{episode}"
 

@@ -6,6 +6,7 @@ the key its links carry: `serving/signin.py`.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -94,11 +95,14 @@ def search_page(request: Request, catalog: CatalogDep, access: PageAccessDep) ->
     maxsize = _int(qp.get("maxsize"), 0, 10**7)
     page = _int(qp.get("page"), 1, 10**6) or 1
     show_all = qp.get("judged") == "1"  # releases a verdict hides shown, with it
+    film_or_show = (qp.get("id") or "").strip()[:40]
     size = catalog.settings.page_size
     query = SearchQuery(
         words=tuple(text.words(q)[:32]),
         categories=(cat,) if cat else (),
         groups=(group,) if group else (),
+        # an id not understood finds nothing (never every release)
+        ids=(page_id(film_or_show) or (("imdb", 0),)) if film_or_show else (),
         min_posted=None if maxage is None else int(time.time()) - maxage * 86_400,
         min_bytes=None if minsize is None else minsize << 20,
         max_bytes=None if maxsize is None else maxsize << 20,
@@ -110,7 +114,7 @@ def search_page(request: Request, catalog: CatalogDep, access: PageAccessDep) ->
     result = snapshot.search(query)
     rows = result.rows
     form = {"q": q, "cat": cat, "group": group, "maxage": maxage, "minsize": minsize,
-            "maxsize": maxsize, "judged": show_all}  # fmt: skip
+            "maxsize": maxsize, "judged": show_all, "id": film_or_show}  # fmt: skip
     return _render(
         request, catalog, access, "search.html", result=result, form=form, page=page,
         pages=max(1, -(-result.total // size)), groups=list(snapshot.stats()["groups"]),
@@ -118,6 +122,19 @@ def search_page(request: Request, catalog: CatalogDep, access: PageAccessDep) ->
         merged=merged_counts(catalog, [r["release_key"] for r in rows]),
         header_sources=HEADER_SOURCES,
     )  # fmt: skip
+
+
+_PAGE_ID = re.compile(r"^(?:(tt)|(imdb|tvdb|tvmaze|rage|tvrage|tmdb):\s*(?:tt)?)(\d{1,10})$", re.I)
+
+
+def page_id(raw: str) -> tuple[tuple[str, int], ...]:
+    """The search page's id (`tt0944947`, `tvdb:121361`, `tmdb:24428`...) as a query's
+    ids; () if it is none of them."""
+    m = _PAGE_ID.match(raw.replace(" ", ""))
+    if not m:
+        return ()
+    kind = "imdb" if m.group(1) else m.group(2).lower()
+    return (({"rage": "tvrage"}.get(kind, kind), int(m.group(3))),)
 
 
 # a release named by the header pass says how (`releases.source`); any other source is the

@@ -30,6 +30,7 @@ def test_each_stage_depends_on_the_ones_it_reads() -> None:
     assert _parents(graph, "release_merges") == {"release_probes"}
     assert _parents(graph, "release_health") == {"releases", "release_merges"}
     assert _parents(graph, "release_verdicts") == {"release_merges", "release_health"}
+    assert _parents(graph, "release_ids") == {"release_merges"}
     # the header pass starts from the corpus; compaction and the catalog read its tables
     assert all(_parents(graph, a) == set() for a in HEADER_PASS)
     assert _parents(graph, "catalog_views") == {"compacted"}
@@ -59,6 +60,7 @@ def test_every_sensor_and_schedule_runs_by_itself_in_a_new_instance() -> None:
         "health_schedule",
         "judge_schedule",
         "spots_schedule",
+        "ids_schedule",
     }
     assert set(sensors.values()) == {dg.DefaultSensorStatus.RUNNING}, sensors
     assert set(schedules.values()) == {dg.DefaultScheduleStatus.RUNNING}, schedules

@@ -38,6 +38,8 @@ COMMANDS = [
     "cli.commands.bench_import_nzb",
     "cli.commands.spots",
     "cli.commands.bench_spots",
+    "cli.commands.ids",
+    "cli.commands.bench_ids",
 ]
 
 

@@ -73,6 +73,12 @@ def add_parser(sub: Any) -> None:
         "(docs/SPOTS.md)",
     )
     p.add_argument(
+        "--id-titles",
+        metavar="DIR",
+        help="name TV and film uploads after the films and series of DIR/title.basics.tsv[.gz] "
+        "(IMDb's format), their ids' truth in OUT/truth/ids.parquet (docs/IDS.md)",
+    )
+    p.add_argument(
         "--force",
         action="store_true",
         help="replace an earlier generated corpus in OUT (its corpus/, truth/, generate.json)",
@@ -104,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
             split_and_junk=args.split_and_junk,
             tool_obfuscation=args.tool_obfuscation,
             spots=args.spots,
+            id_titles=args.id_titles,
         )
         summary = generate_corpus(
             args.out, config, progress=not args.quiet, force=args.force, bodies=not args.no_bodies

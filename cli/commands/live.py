@@ -56,7 +56,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--no-serve", action="store_true", help="capture and index only")
     for stage, what in (("probe", "the article pass"), ("merge", "merges"),
                         ("health", "the health sweep"), ("judge", "the judge"),
-                        ("spots", "spot reading (free.pt, every two minutes)")):  # fmt: skip
+                        ("spots", "spot reading (free.pt, every two minutes)"),
+                        ("ids", "film and series ids on releases")):  # fmt: skip
         p.add_argument(f"--no-{stage}", action="store_true", help=f"no {what}")
     p.add_argument(
         "--health-share",
@@ -105,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     stages = StageSettings(
         probe=not args.no_probe, merge=not args.no_merge, health=not args.no_health,
-        judge=not args.no_judge, health_share=args.health_share or None,
+        judge=not args.no_judge, ids=not args.no_ids, health_share=args.health_share or None,
         spots=not args.no_spots,
     )  # fmt: skip
     try:

@@ -326,7 +326,86 @@ SPOT_NZBS = pa.schema(
 )
 SPOT_TABLES: dict[str, pa.Schema] = {"spots": SPOTS, "spot_nzbs": SPOT_NZBS}
 
+# The id lookup (`pipelines/ids/`, docs/IDS.md): each imported file's rows
+# (`_ids/sources/<format>/<digest>.parquet`), the lookup built from the newest of each
+# format (`_ids/lookup/<build>/<table>.parquet`), and the ids matched to releases
+# (`release_ids/<group>/<t>-<t>.parquet`, one file per group and run, written once).
+_ID = pa.int64()  # an IMDb number (tt0944947 -> 944947), a TVDB, TVmaze, TVRage or TMDB id
+IDS_TABLES: dict[str, pa.Schema] = {
+    "ids_imdb_basics": pa.schema(
+        [
+            ("imdb", _ID),
+            ("kind", pa.string()),
+            ("title", pa.string()),
+            ("original_title", pa.string()),
+            ("year", pa.int32()),
+            ("end_year", pa.int32()),
+        ]
+    ),
+    "ids_imdb_episodes": pa.schema(
+        [("imdb", _ID), ("parent", _ID), ("season", pa.int32()), ("episode", pa.int32())]
+    ),
+    "ids_imdb_akas": pa.schema([("imdb", _ID), ("title", pa.string())]),
+    "ids_tvmaze": pa.schema(
+        [
+            ("tvmaze", _ID),
+            ("imdb", _ID),
+            ("tvdb", _ID),
+            ("tvrage", _ID),
+            ("title", pa.string()),
+            ("year", pa.int32()),
+        ]
+    ),
+    "ids_tmdb": pa.schema(
+        [
+            ("tmdb", _ID),
+            ("kind", pa.string()),
+            ("imdb", _ID),
+            ("title", pa.string()),
+            ("year", pa.int32()),
+        ]
+    ),
+    "ids_entries": pa.schema(
+        [
+            ("entry", pa.int32()),
+            ("kind", pa.string()),
+            ("title", pa.string()),
+            ("year", pa.int32()),
+            ("imdb", _ID),
+            ("tvdb", _ID),
+            ("tvmaze", _ID),
+            ("tvrage", _ID),
+            ("tmdb", _ID),
+        ]
+    ),
+    "ids_names": pa.schema([("key_hash", pa.uint64()), ("entry", pa.int32())]),
+    "ids_episodes": pa.schema(
+        [("entry", pa.int32()), ("season", pa.int32()), ("episode", pa.int32()), ("imdb", _ID)]
+    ),
+    "release_ids": pa.schema(
+        [
+            ("release_key", KEY),
+            ("name", pa.string()),
+            ("entry_kind", pa.string()),
+            ("imdb", _ID),
+            ("tvdb", _ID),
+            ("tvmaze", _ID),
+            ("tvrage", _ID),
+            ("tmdb", _ID),
+            ("episode_imdb", _ID),
+            ("title", pa.string()),
+            ("year", pa.int32()),
+            ("season", pa.int32()),
+            ("episode", pa.int32()),
+            ("method", pa.string()),  # how it matched; `ambiguous` and `none` keep no id
+            ("candidates", pa.int32()),  # entries of that title (and year) the lookup holds
+            ("lookup", pa.string()),  # the lookup build it matched against
+            ("matched_at", pa.int64()),
+        ]
+    ),
+}
 SCHEMAS: dict[str, pa.Schema] = {
+    **IDS_TABLES,
     **TABLES,
     **PROBE_TABLES,
     **MERGE_TABLES,

@@ -122,3 +122,15 @@ def _stream_put(fs: AbstractFileSystem, path: str, parts: Iterable[pa.Table], na
         size = int(sink.tell())
         sink.close()  # flushes its buffer into fh
     return size
+
+
+def write_file(
+    fs: AbstractFileSystem, path: str, table: pa.Table | Iterable[pa.Table], name: str
+) -> int:
+    """A table of SCHEMAS[name] at any path of the catalog (outside the partition layout:
+    the id lookup's files), written once, atomically, streamed when given in parts."""
+    if isinstance(table, pa.Table):
+        payload = parquet_bytes(table, name)
+        atomic_put(fs, path, payload)
+        return len(payload)
+    return _stream_put(fs, path, table, name)

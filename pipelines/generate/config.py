@@ -35,6 +35,9 @@ class GenerateConfig:
     # Spotnet spot groups (free.pt, alt.binaries.ftd) describing this many uploads
     # (pipelines.generate.spots); 0: none
     spots: int = 0
+    # TV and film uploads named after the films and series of the IMDb title table in this
+    # folder (pipelines.generate.id_names), their ids' truth in truth/ids.parquet
+    id_titles: str | None = None
 
     def __post_init__(self) -> None:
         if self.groups < 1:
@@ -83,6 +86,8 @@ class GenerateConfig:
             del doc["tool_obfuscation"]
         if not self.spots:
             del doc["spots"]
+        if self.id_titles is None:
+            del doc["id_titles"]
         return doc
 
 

@@ -126,6 +126,9 @@ def _generate(
     )
     if junk:
         write_parquet(gone_table(corpus.uploads), f"{root}/truth/gone.parquet")
+    if corpus.ids is not None:  # the films' and series' ids of the uploads' names
+        posted = {u.name for u in corpus.uploads}
+        write_parquet(corpus.ids.truth_table(posted), f"{root}/truth/ids.parquet")
     if with_bodies:
         # a repost posts the same files: the same contents under its own message-ids; a
         # taken-down article has no body; split uploads (`junk`) make a lone file of each

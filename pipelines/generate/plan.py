@@ -20,6 +20,7 @@ from pipelines.generate.config import GenerateConfig
 from pipelines.generate.dates import TWO_DIGIT_STYLE
 from pipelines.generate.features import DECK, RATES, SHARES, UPLOAD_SHARE, draw_features
 from pipelines.generate.files import ReleaseSpec, build_release
+from pipelines.generate.id_names import IdUploads
 from pipelines.generate.junk import Junk
 from pipelines.generate.noise import NoiseWriter
 from pipelines.generate.obfuscation import ToolObfuscation
@@ -43,6 +44,7 @@ class GeneratedCorpus:
     noise: list[tuple[list[str], int, str]]  # (message-ids, group index, kind) blocks
     start: int
     end: int
+    ids: IdUploads | None = None  # with `id_titles`: the ids of the uploads' names
 
 
 @dataclass
@@ -97,6 +99,7 @@ class Planner:
         self.upload_rate = config.articles * UPLOAD_SHARE / self.span
         self.junk = Junk(self) if config.split_and_junk else None
         self.tool_obfuscation = ToolObfuscation(self) if config.tool_obfuscation else None
+        self.id_uploads = IdUploads(config.id_titles, config.seed) if config.id_titles else None
 
     def run(self) -> GeneratedCorpus:
         deck = self._deck()
@@ -120,6 +123,7 @@ class Planner:
             self.noise.rows,
             self.start,
             int(self.start + self.span),
+            self.id_uploads,
         )
 
     def _next(self) -> dict[str, Any]:
@@ -174,6 +178,8 @@ class Planner:
             spec = build_release(self.rng, self.tokens, kind, self.cap_bytes)
             if spec.name not in self.used_names:
                 self.used_names.add(spec.name)
+                if self.id_uploads is not None:  # named after a film or series of the tables
+                    spec = self.id_uploads.rename(spec, self.used_names)
                 return spec
         raise RuntimeError(f"could not draw a fresh {kind} release name")
 

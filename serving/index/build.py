@@ -34,6 +34,7 @@ from pipelines.catalog.health import reading
 from pipelines.catalog.schema import KEY, RELEASES
 from pipelines.catalog.versions import MERGED, hidden, key_array, newest_rows, rank_of
 from serving import text
+from serving.index.ids import id_term_pairs, join_ids, kinds_present, read_ids, read_ids_none
 from serving.index.probes import join_probes, passworded, read_probes, read_probes_none
 from serving.newznab.items import item_values
 
@@ -47,8 +48,9 @@ ROW_COLUMNS = [
 ITEM_CHUNK = 1 << 20
 BITSET_SHARE = 32  # a term in more than 1/32 of the rows also gets a bitset
 # What a segment's files hold; a folder of another format is rebuilt, not read (2: the
-# feed items carry `finished`; 3: the article pass's columns, `passworded.npy`).
-FORMAT = 3
+# feed items carry `finished`; 3: the article pass's columns, `passworded.npy`; 4: the
+# ids of releases, their terms and attributes).
+FORMAT = 4
 
 
 def _column(rows: pa.Table, name: str, fill: object) -> np.ndarray:
@@ -182,6 +184,9 @@ def _term_pairs(rows: pa.Table) -> tuple[list[str], np.ndarray, np.ndarray]:
             hit = tag_of >= 0
             pair_terms.append(tag_of[hit])
             pair_ords.append(owner[hit])
+    id_terms, id_ords = id_term_pairs(rows, term_ids)
+    pair_terms.append(id_terms)
+    pair_ords.append(id_ords)
     for column, make in (("group", text.group_term), ("poster", text.poster_term)):
         encoded = _dictionary(rows.column(column))
         local = np.array(
@@ -213,6 +218,8 @@ def write_segment(rows: pa.Table, sources: Sequence[dict], out: str | os.PathLik
     folder.mkdir(parents=True, exist_ok=True)
     if "password" not in rows.column_names:  # rows built without the probes: none known
         rows = join_probes(rows, read_probes_none())
+    if "imdb" not in rows.column_names:  # rows built without the ids: none known
+        rows = join_ids(rows, read_ids_none())
     n = rows.num_rows
     _write_ipc(folder / "rows.arrow", rows)
     items = [item_values(rows.slice(i, ITEM_CHUNK)) for i in range(0, n, ITEM_CHUNK)]
@@ -264,6 +271,7 @@ def write_segment(rows: pa.Table, sources: Sequence[dict], out: str | os.PathLik
         "postings": len(combined),
         "groups": groups.dictionary.to_pylist(),
         "passworded": int(locked.sum()),
+        "ids": kinds_present(rows),
         "sources": list(sources),
     }
     (folder / "segment.json").write_text(json.dumps(summary))
@@ -281,4 +289,6 @@ def build_segment(url: str, paths: Sequence[dict], out: str) -> dict:
     fs, _ = open_fs(url)
     rows = read_partitions(fs, [p["path"] for p in paths])
     probes = read_probes(fs, [q["path"] for p in paths for q in p.get("probes", [])])
-    return write_segment(join_probes(newest_versions(rows), probes), paths, out)
+    ids = read_ids(fs, [q["path"] for p in paths for q in p.get("ids", [])])
+    rows = join_ids(join_probes(newest_versions(rows), probes), ids)
+    return write_segment(rows, paths, out)

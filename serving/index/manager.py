@@ -167,8 +167,9 @@ class IndexManager:
             self._warn_waiting([p.path for p in new if p.path not in ready])
             found = [p for p in found if p.path in self._sources or p.path in ready]
         probes = list_table(fs, root, "release_probes")
+        ids = list_table(fs, root, "release_ids")  # the ids matched (pipelines/ids/stage.py)
         return {
-            p.path: {**_stats(p), "probes": covered(p, probes)}
+            p.path: {**_stats(p), "probes": covered(p, probes), "ids": covered(p, ids)}
             for p in found
             if self.health.problem(self._fs, "releases", p.path, p.size, p.mtime) is None
         }

@@ -31,6 +31,7 @@ class SearchQuery:
     terms: tuple[str, ...] = ()  # other required terms: season/episode, poster
     categories: tuple[int, ...] = ()  # any of them (a parent id covers its children)
     groups: tuple[str, ...] = ()  # any of them
+    ids: tuple[tuple[str, int], ...] = ()  # any of them (kind, value): one film or show
     min_posted: int | None = None
     min_bytes: int | None = None
     max_bytes: int | None = None
@@ -169,6 +170,7 @@ def _any_of(seg: Segment, q: SearchQuery) -> list[list[int]] | None:
     for terms in (
         [text.category_term(c) for c in q.categories],
         [text.group_term(g) for g in q.groups],
+        [text.id_term(k, v) for k, v in q.ids],
     ):
         if not terms:
             continue
@@ -176,7 +178,9 @@ def _any_of(seg: Segment, q: SearchQuery) -> list[list[int]] | None:
         if not ids:
             return None
         sets.append(ids)
-    return sets
+    # the rarest set first: without a word it drives the candidates (`match`), and an id's
+    # few releases must not wait for a whole category's
+    return sorted(sets, key=lambda ids: sum(seg.frequency(i) for i in ids))
 
 
 # What a result list shows (feeds and pages); a single release (find) gets every column.
@@ -184,8 +188,11 @@ LISTED_COLUMNS = [
     "release_key", "name", "poster", "group", "posted_first", "files", "file_total",
     "bytes", "complete", "category", "finished", "password", "source",
 ]  # fmt: skip
+# and the ids (serving/index/ids.py): the JSON feed's attributes
+PAGE_COLUMNS = [*LISTED_COLUMNS, "imdb", "tvdb", "tvmaze", "tvrage", "tmdb", "ids_title",
+                "ids_year", "ids_season", "ids_episode", "ids_kind"]  # fmt: skip
 RESULT_CACHE = 512  # results kept per snapshot (a page is ~30 kB of Arrow rows)
-_EMPTY_PAGE = pa.table({c: pa.array([], pa.null()) for c in LISTED_COLUMNS})
+_EMPTY_PAGE = pa.table({c: pa.array([], pa.null()) for c in PAGE_COLUMNS})
 
 
 def count_and_head(live: LiveSegment, q: SearchQuery, want: int) -> tuple[int, np.ndarray]:
@@ -419,7 +426,7 @@ class Snapshot:
         positions = []
         for i in sorted(set(seg_of.tolist())):
             where = np.nonzero(seg_of == i)[0]
-            parts.append(self.segments[i].segment.take(ords[where], LISTED_COLUMNS))
+            parts.append(self.segments[i].segment.take(ords[where], PAGE_COLUMNS))
             positions.append(where)
         if len(parts) == 1:
             return parts[0]
@@ -493,10 +500,12 @@ class Snapshot:
         releases = 0
         total_bytes = 0
         newest = 0
+        ids: set[str] = set()  # the id kinds some release carries (caps lists them)
         for live in self.segments:
             seg = live.segment
             if seg.n == 0:
                 continue
+            ids.update(seg.summary.get("ids", ()))
             alive = ~live.dead
             releases += int(alive.sum())
             total_bytes += int(np.asarray(seg.bytes)[alive].sum())
@@ -514,6 +523,7 @@ class Snapshot:
             "categories": dict(sorted(categories.items())),
             "groups": dict(sorted(groups.items())),
             "segments": len(self.segments),
+            "ids": sorted(ids),
         }
         return self._stats
 

@@ -146,7 +146,8 @@ def api(catalog: Catalog, params: P.Params, base: str) -> Reply:
         if function == "caps":
             snapshot = catalog.snapshot.stats()
             data = render.caps(catalog.settings, render.Links(base, None),
-                               set(snapshot["categories"]), list(snapshot["groups"]))  # fmt: skip
+                               set(snapshot["categories"]), list(snapshot["groups"]),
+                               snapshot.get("ids", ()))  # fmt: skip
             return (
                 _reply(render.caps_json(data), JSON)
                 if as_json
@@ -166,11 +167,6 @@ def api(catalog: Catalog, params: P.Params, base: str) -> Reply:
             if found is None or current.judged.is_gone(release):  # dead: never returned
                 raise E.NewznabError(E.NO_ITEM, "No such item")
             return _page(catalog, current, render.Links(base, key), found, 0, None, as_json)
-        if function == "movie" and params.get("imdbid") and not params.get("q"):
-            # The catalog holds no IMDb ids (yet): an id alone matches nothing.
-            P.search_query(function, params, catalog.settings)  # still validate the rest
-            q = SearchQuery(words=("\x1fno-imdb",), limit=1)
-            return _feed(catalog, base, q, key, params, as_json)
         q = P.search_query(function, params, catalog.settings)
         return _feed(catalog, base, q, key, params, as_json)
 

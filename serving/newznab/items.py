@@ -13,8 +13,10 @@ attributes (`index.judgments`: few releases have any) are filled in live.
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -28,7 +30,8 @@ SEP = "\x1f"  # `xml_text` drops it, so no escaped value holds it
 # The prepared values, in order; `grabs`, the constant "0" and the live attributes
 # (`extra`: health and verdict) are appended per request.
 FIELDS = ("name", "guid", "pubdate", "category", "category_attrs", "size", "files", "poster",
-          "group", "complete", "finished", "password", "grabs", "zero", "extra")  # fmt: skip
+          "group", "complete", "finished", "password", "ids", "grabs", "zero",
+          "extra")  # fmt: skip
 _AT = {name: i for i, name in enumerate(FIELDS)}
 # The attributes after the category ones, in the order clients print them, and the
 # value each shows. `finished` is ours: 0 while the release is still being posted (a
@@ -124,6 +127,7 @@ def item_values(rows: pa.Table) -> pa.Array:
         "complete": pc.cast(pa.array(complete), pa.string()),
         "finished": pc.cast(pa.array(finished.astype(np.int8)), pa.string()),
         "password": pc.cast(pa.array(password_attr(rows.column("password"))), pa.string()),
+        "ids": ids_attrs(rows),
     }
     return pc.binary_join_element_wise(*(columns[f] for f in FIELDS[:-3]), SEP)
 
@@ -142,10 +146,10 @@ def item_template(
         f"<link>{n}%s{k}</link><comments>{d}%s#comments</comments>"
         f"<pubDate>%s</pubDate>%s<description>%s</description>"
         f'<enclosure url="{n}%s{k}" length="%s" type="application/x-nzb"/>'
-        f"%s{attrs}%s</item>\n"
+        f"%s{attrs}%s%s</item>\n"
     )
     fields = ("name", "guid", "guid", "guid", "pubdate", "category", "name", "guid", "size",
-              "category_attrs", *(ATTRS[a] for a in shown), "extra")  # fmt: skip
+              "category_attrs", *(ATTRS[a] for a in shown), "ids", "extra")  # fmt: skip
     return template, operator.itemgetter(*(_AT[f] for f in fields))
 
 
@@ -171,6 +175,8 @@ def items_xml(
         parts.append(str(grabs.get(key, 0)) if grabs else "0")
         parts.append("0")
         parts.append(extra_xml(extra(key), wanted) if extra is not None else "")
+        if wanted is not None and parts[_AT["ids"]]:
+            parts[_AT["ids"]] = _wanted_ids(parts[_AT["ids"]], wanted)
         out.append(template % pick(parts))
     return "".join(out)
 
@@ -182,3 +188,58 @@ def extra_xml(attrs: list[tuple[str, str]], wanted: Sequence[str] | None) -> str
         for name, value in attrs
         if wanted is None or name in wanted
     )
+
+
+# The ids' attributes as Newznab names them (its spec's table; Sonarr reads `tvdbid`,
+# `imdb` and `rageid`, Radarr `imdb`, `tmdbid`, `imdbtitle` and `imdbyear`)
+_ID_ATTR = re.compile(r'<newznab:attr name="([a-z]+)" value="[^"]*"/>')
+
+
+def ids_attrs(rows: pa.Table) -> pa.Array:
+    """Per row, the `newznab:attr` elements of its ids (`serving/index/ids.py`), '' if none:
+    a Python step only for the rows with ids (a segment's build: most have none)."""
+    n = rows.num_rows
+    if "ids_kind" not in rows.column_names or rows.column("ids_kind").null_count == n:
+        return pa.array(np.full(n, "", dtype=object), pa.string())
+    at = np.nonzero(pc.is_valid(rows.column("ids_kind")).to_numpy(zero_copy_only=False))[0]
+    picked = rows.take(pa.array(at)).select(
+        ["imdb", "tvdb", "tvmaze", "tvrage", "tmdb", "ids_title", "ids_year", "ids_season",
+         "ids_episode", "ids_kind"]
+    ).to_pylist()  # fmt: skip
+    out = np.full(n, "", dtype=object)
+    for i, row in zip(at.tolist(), picked, strict=True):
+        out[i] = "".join(
+            f'<newznab:attr name="{name}" value="{xml_text(str(value))}"/>'
+            for name, value in _attrs_of(row) if value
+        )  # fmt: skip
+    return pa.array(out, pa.string())
+
+
+def _attrs_of(row: dict[str, object]) -> list[tuple[str, object]]:
+    imdb = row["imdb"]
+    series = row["ids_kind"] == "series"
+    out: list[tuple[str, object]] = [
+        ("imdb", f"{imdb:07d}" if imdb else None),
+        ("imdbid", f"tt{imdb:07d}" if imdb else None),
+        ("tvdbid", row["tvdb"]),
+        ("tvmazeid", row["tvmaze"]),
+        ("rageid", row["tvrage"]),
+        ("tmdbid", row["tmdb"]),
+    ]
+    if series:
+        out += [("showtitle", row["ids_title"]), ("season", row["ids_season"]),
+                ("episode", row["ids_episode"])]  # fmt: skip
+    else:
+        out += [("imdbtitle", row["ids_title"]), ("imdbyear", row["ids_year"])]
+    return out
+
+
+def id_attr_pairs(row: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The ids' attributes of one listed row (the JSON feed's), none if it has no ids."""
+    if row.get("ids_kind") is None:
+        return []
+    return [(name, str(value)) for name, value in _attrs_of(dict(row)) if value]
+
+
+def _wanted_ids(attrs: str, wanted: Sequence[str]) -> str:
+    return "".join(m.group(0) for m in _ID_ATTR.finditer(attrs) if m.group(1) in wanted)

@@ -104,6 +104,36 @@ def _season_terms(params: Params) -> tuple[list[str], list[str]]:
     return [text.season_term(season, int(e.group(1)))], []
 
 
+# The id parameters of tvsearch and movie, and the id kind each names (`pipelines/ids`)
+ID_PARAMS = {"tvdbid": "tvdb", "tvmazeid": "tvmaze", "rid": "tvrage", "imdbid": "imdb",
+             "tmdbid": "tmdb"}  # fmt: skip
+FUNCTION_IDS = {"tvsearch": ("tvdbid", "tvmazeid", "rid", "imdbid", "tmdbid"),
+                "movie": ("imdbid", "tmdbid")}  # fmt: skip
+_IMDB = re.compile(r"^(?:tt)?(\d{1,10})$", re.I)
+
+
+def ids(function: str, params: Params) -> tuple[tuple[str, int], ...]:
+    """The ids a tvsearch or movie search names, (kind, number): any of them is the one
+    show or film asked for. `imdbid` as `tt0944947`, `0944947` or `944947`; an id that is
+    not a number is error 201."""
+    out = []
+    for name in FUNCTION_IDS.get(function, ()):
+        raw = params.get(name)
+        if not raw:
+            continue
+        if name == "imdbid":
+            m = _IMDB.match(raw)
+            if not m:
+                raise NewznabError(
+                    BAD_PARAMETER, "Incorrect parameter: imdbid must be like tt0944947"
+                )
+            value = int(m.group(1))
+        else:
+            value = integer(params, name) or 0
+        out.append((ID_PARAMS[name], value))
+    return tuple(out)
+
+
 def search_query(function: str, params: Params, settings: Settings) -> SearchQuery:
     """The query a search function asks for (search, tvsearch, movie, music, book, rss)."""
     q = params.get("q") or ""
@@ -139,6 +169,7 @@ def search_query(function: str, params: Params, settings: Settings) -> SearchQue
         terms=tuple(terms),
         categories=cats,
         groups=groups,
+        ids=ids(function, params),
         min_posted=None if maxage is None else int(time.time()) - maxage * 86_400,
         min_bytes=minsize,
         max_bytes=maxsize,

@@ -18,7 +18,7 @@ import pyarrow as pa
 from pipelines.nzb.writer import xml_text
 from serving import categories as cat
 from serving.newznab.dates import rfc822
-from serving.newznab.items import items_xml, password_attr
+from serving.newznab.items import id_attr_pairs, items_xml, password_attr
 from serving.settings import Settings
 
 NEWZNAB_NS = "http://www.newznab.com/DTD/2010/feeds/attributes/"
@@ -26,7 +26,7 @@ XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
 SEARCH_PARAMS = {
     "search": "q,cat,group,limit,offset,maxage,minsize,maxsize,poster,password,attrs,extended",
     "tv-search": "q,season,ep,cat,limit,offset,maxage",
-    "movie-search": "q,imdbid,cat,limit,offset,maxage",
+    "movie-search": "q,cat,limit,offset,maxage",
     "audio-search": "q,artist,album,cat,limit,offset,maxage",
     "book-search": "q,author,title,cat,limit,offset,maxage",
 }
@@ -85,6 +85,7 @@ def item_attrs(
         ("complete", str(complete)),
         ("finished", "1" if row["finished"] else "0"),  # 0: still being posted
         ("comments", "0"),
+        *id_attr_pairs(row),
         *extra,
     ]
     return out
@@ -162,8 +163,11 @@ def feed_json(
     return json.dumps({"@attributes": {"version": "2.0"}, "channel": channel})
 
 
-def caps(settings: Settings, links: Links, used: set[int], groups: list[str]) -> dict[str, Any]:
-    """The caps content as plain data; `caps_xml` and JSON both render it."""
+def caps(
+    settings: Settings, links: Links, used: set[int], groups: list[str], ids: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The caps content as plain data; `caps_xml` and JSON both render it. `ids`: the id
+    kinds some release carries, the only ones a search can find (`pipelines/ids`)."""
     return {
         "server": {
             "version": "1.0",
@@ -175,12 +179,29 @@ def caps(settings: Settings, links: Links, used: set[int], groups: list[str]) ->
         "retention": {"days": str(settings.retention_days)},
         "registration": {"available": "no", "open": "no"},
         "searching": {
-            name: {"available": "yes", "supportedParams": params}
+            name: {"available": "yes", "supportedParams": _with_ids(name, params, ids)}
             for name, params in SEARCH_PARAMS.items()
         },
         "categories": cat.tree(used),
         "groups": groups,
     }
+
+
+# the id parameters of each search, and the id kind each needs a release to carry
+_ID_PARAMS = {
+    "tv-search": (("tvdbid", "tvdb"), ("tvmazeid", "tvmaze"), ("rid", "tvrage"),
+                  ("imdbid", "imdb"), ("tmdbid", "tmdb")),
+    "movie-search": (("imdbid", "imdb"), ("tmdbid", "tmdb")),
+}  # fmt: skip
+
+
+def _with_ids(search: str, params: str, ids: Sequence[str]) -> str:
+    """The search's parameters with the ids it can resolve after `q`."""
+    found = [name for name, kind in _ID_PARAMS.get(search, ()) if kind in ids]
+    if not found:
+        return params
+    head, _, rest = params.partition(",")
+    return ",".join([head, *found, rest])
 
 
 def caps_xml(data: dict[str, Any]) -> str:
