@@ -151,7 +151,7 @@ def test_the_live_stage_matches_after_the_header_pass(tmp_path: Path) -> None:
     import_all(catalog)
     group = "alt.binaries.test"
     write_partition(catalog, "releases", group, 1, 10, releases_table(["Breaking.Bad.S01E01.720p"]))
-    only_ids = StageSettings(probe=False, merge=False, health=False, judge=False)
+    only_ids = StageSettings(probe=False, merge=False, health=False, judge=False, spots=False)
     stages = Stages(catalog, [group], pool=None, settings=only_ids)  # type: ignore[arg-type]
     first = stages.run(ReplaySummary())
     assert first.ids is not None and first.ids.matched == 1
