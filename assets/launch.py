@@ -4,8 +4,9 @@ What `usenet-indexer demo` (and so `scripts/run.sh`) calls, in the assets' depen
 order, one run per step so the UI shows each: register the corpus's partitions; run
 each group's ranges that need it (new or stale) in article order (the header pass);
 probe each range whose candidates wait (the article pass, over the nntp resource's
-server); merge each group with spans ready; compact every group; one health sweep; one
-judge run; refresh the catalog asset. Every step does only what is new: a second run
+server); merge each group with spans ready; read the spot group (Spotnet spots and their
+NZBs, over the same server); compact every group; one health sweep; one judge run;
+refresh the catalog asset. Every step does only what is new: a second run
 over the same corpus launches compaction, the sweep, the judge and the catalog (each
 finds nothing to do), nothing else. The instance is a folder (DAGSTER_HOME), so
 `dagster dev` over the same folder shows these runs afterwards.
@@ -208,6 +209,8 @@ def run_main_job(
     _header_pass(launch, by_group, catalog, rules_resource, progress)
     if not summary.failed:
         _article_pass(launch, by_group, catalog, with_server=nntp is not None)
+        if nntp is not None:
+            _spots(launch)
         _compaction(launch, by_group)
         _health_and_verdicts(launch, with_server=nntp is not None)
         _catalog(launch)
@@ -271,6 +274,20 @@ def _article_pass(
     summary.stages.append(
         f"merged {len(groups)} groups: {m.get('spans', 0)} spans, "
         f"{m.get('merged_releases', 0)} merged releases absorbing {m.get('absorbed', 0)}"
+    )
+
+
+def _spots(launch: _Launcher) -> None:
+    """The spot group's spots read and verified, their NZBs linked to the header pass's
+    releases or imported as releases of their own (before health and the judge: those
+    releases are checked and judged like the others)."""
+    if (meta := launch.run("spots_job", "spots")) is None:
+        return
+    s = launch.summary.add("spots", meta)
+    rejected = sum(v for k, v in s.items() if k.startswith("rejected/"))
+    launch.summary.stages.append(
+        f"spots: {s.get('spots', 0):,} valid, {rejected:,} rejected; their NZBs "
+        f"{s.get('nzb/linked', 0):,} linked to releases, {s.get('nzb/inserted', 0):,} imported"
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import subprocess
 from collections import Counter
@@ -77,6 +78,12 @@ class Demo:
             out.setdefault(rule, set()).add(key.hex())
         return out
 
+    @property
+    def group(self) -> str:
+        """The demo's binaries group (the spot groups beside it)."""
+        meta = json.loads((self.state / "demo" / "generate.json").read_text())
+        return str(meta["groups"][0]["name"])
+
     def truth(self) -> pa.Table:
         return pq.read_table(self.state / "demo" / "truth" / "uploads.parquet")
 
@@ -114,11 +121,18 @@ def test_every_stage_is_a_run_of_its_job(demo: Demo) -> None:
     jobs = demo.jobs()
     ranges = demo.ranges()
     assert ranges >= 5 and jobs["index_job"] == ranges and 1 <= jobs["probe_job"] <= ranges
-    assert [jobs[j] for j in ("merge_job", "compact_job", "health_job", "judge_job")] == [1] * 4
+    assert [jobs[j] for j in ("health_job", "judge_job", "spots_job")] == [1] * 3
     assert jobs["catalog_job"] == 1
+    # the binaries group and the two spot groups (spots, and their NZBs)
+    assert jobs["merge_job"] == jobs["compact_job"] == 3
+
+    # the spots read and verified; their NZBs linked to the header pass's releases
+    (line,) = [x for x in out.splitlines() if x.startswith("spots: ")]
+    valid, rejected, linked, _ = (int(w) for w in line.replace(",", "").split() if w.isdigit())
+    assert valid and rejected and linked, line
 
     fs, root = open_fs(demo.catalog)
-    (group,) = (p.rsplit("/", 1)[-1] for p in fs.ls(f"{root}/releases"))
+    group = demo.group
     # the header pass's files compacted into one; the article pass's and the merges'
     # versions beside it
     parts = list_group(fs, root, "releases", group)
@@ -188,10 +202,10 @@ def test_a_second_run_does_only_what_is_new(demo: Demo) -> None:
     again = demo.run()
     assert "materialized 0 range partitions" in again and "probed 0 range partitions" in again
     assert "merged 0 groups" in again and "health: 0 releases checked" in again
-    assert "judged 0 releases" in again
+    assert "judged 0 releases" in again and "spots: 0 valid, 0 rejected" in again
     assert pq.read_table(f"{demo.catalog}/releases").num_rows == releases
     more = demo.jobs() - before
-    assert set(more) == {"compact_job", "health_job", "judge_job", "catalog_job"}, more
+    assert set(more) == {"compact_job", "health_job", "judge_job", "catalog_job", "spots_job"}, more
 
 
 @pytest.mark.slow

@@ -58,6 +58,13 @@ def add_parser(sub: Any) -> None:
         help="subject shapes: real (the default: real posters' shapes, docs/GENERATOR.md) "
         "or classic",
     )
+    p.add_argument(
+        "--spots",
+        type=int,
+        default=24,
+        help="uploads with a Spotnet spot (the spot groups free.pt and alt.binaries.ftd, "
+        "with tampered, unsigned and deleted spots beside them; 0: none)",
+    )
     p.add_argument("--rules", default="", help="rule set (JSON); default: the built-in rules")
     p.add_argument("--port", type=int, default=8000, help="the port `serve` will use (for URLs)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -105,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
             mix=args.mix,
             # what the article pass, merges, health and the judge work on
             split_and_junk=True,
+            spots=args.spots,  # Spotnet groups: signed spots of some uploads, their NZBs
         )
         print(generate_corpus(str(corpus.parent), config, progress=not args.quiet).format())
     elif not gone_file(corpus).exists():  # an earlier version's demo: headers and few bodies

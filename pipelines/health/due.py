@@ -130,16 +130,18 @@ def _group_due(
     its time and the earliest time one of its releases falls due, and the group's.
 
     Read: the partitions new or rewritten since the memo, those with a release due, and
-    the merges' (their tombstones hide releases of other partitions). A check only puts
+    the merges' and imports' (their tombstones hide releases of other partitions). A check only puts
     a release's next due time later, so a partition not read keeps a time that is never
     late; a tombstone or a newer version elsewhere only takes releases away."""
     fs, root = open_fs(catalog)
     parts = list_group(fs, root, "releases", group)
     old = before.get("parts", {}) if isinstance(before, dict) else {}
     name = {p.path: p.path.rsplit("/", 1)[-1] for p in parts}
+    # merges' and imports' partitions are always read: their tombstones (a merge's, a
+    # deleted spot's) hide releases of other partitions
     read = [
         p for p in parts
-        if p.merge or name[p.path] not in old or old[name[p.path]][0] != p.mtime
+        if p.merge or p.imported or name[p.path] not in old or old[name[p.path]][0] != p.mtime
         or int(old[name[p.path]][1]) <= now
     ]  # fmt: skip
     rel = group_releases(catalog, group, damaged, read)
