@@ -232,7 +232,7 @@ def unwrap(text: str) -> str:
     bracket left alone at its end (a counter's: `German 01/43]`); a year alone, `(1994)`,
     and short text stay."""
     if text[-1:] == "]" and "[" not in text:
-        return text[:-1].strip(_EDGE)
+        return text[:-1].strip(_EDGE) or text
     if text[:1] == ")" and text[-1:] == "(" and len(text) >= 6:
         inner = text[1:-1]
         return text if "(" in inner or ")" in inner else inner.strip(_EDGE)
