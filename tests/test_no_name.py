@@ -88,4 +88,5 @@ def test_real_release_titles_are_names():
     flagged = [t for t in titles if no_name(t)]
     assert len(flagged) < len(titles) / 100
     two_words = re.compile(r"[A-Za-z]{3,}[ ._-]+[A-Za-z]{3,}")  # what a title holds
-    assert not [t for t in flagged if two_words.search(t)]
+    extension = re.compile(r"\.[a-z0-9]{2,4}$")
+    assert not [t for t in flagged if two_words.search(extension.sub("", t.strip()))]
