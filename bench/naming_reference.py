@@ -229,11 +229,15 @@ def usable_name(name: str, file_names: list[bytes], random_names: list[bool]) ->
     by_files = plain[0] if len(plain) * 2 > len(file_names) else None
     if core and not random_token(core):
         # no name, or one word alone (pipelines.naming.no_name): the files decide
-        if len(name_words(core)) >= 2:
+        words = name_words(core)
+        if len(words) >= 2:
             return name, True
         if by_files is None:
             return core, False
-        return (by_files if no_name(core) else name), True
+        named_by_files = not no_name(core) and any(
+            words[0] in to_text(n).lower() for n in file_names
+        )
+        return (name if named_by_files else by_files), True
     if by_files is None:
         return core or name, False
     return by_files, True

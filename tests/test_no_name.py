@@ -69,8 +69,13 @@ def test_no_name_over_random_files_is_pending():
 def test_no_name_over_readable_files_takes_their_name():
     files = [b"Lasting Weep (1969-1971).part.par2", b"Lasting Weep (1969-1971).part01.rar"]
     assert usable_name("????", files, [False, False]) == ("Lasting Weep (1969-1971).part", True)
-    # one word alone over readable files stays (a collection's name)
-    assert usable_name("Westerns", files, [False, False]) == ("Westerns", True)
+    # one word alone over readable files stays when a file name holds it (a collection's
+    # name), else it is a poster's tag
+    assert usable_name("Weep", files, [False, False]) == ("Weep", True)
+    assert usable_name("'- Doc2011 -'", files, [False, False]) == (
+        "Lasting Weep (1969-1971).part",
+        True,
+    )
     assert usable_name("Avatar 2009", files, [True, True]) == ("Avatar 2009", True)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pipelines.generate import names
+from pipelines.generate import names, posters
 from pipelines.generate import words as w
 from pipelines.generate.features import DECK, RATES, draw_features
 from pipelines.generate.files import (
@@ -277,6 +277,7 @@ FILE_SETS: dict[str, FileSet] = {
     "fansub": _fansub,
     "short_named": _short_named,
     "images": _images,
+    **posters.FILE_SETS,
 }
 
 
@@ -384,7 +385,8 @@ class RealPlanner(Planner):
         upload = self._post(session, spec, plan)
         upload.family = shape.family
         upload.group_kind = shape.group_kind
-        upload.expected_name = spec.name if shape.style.has_name or spec.shared_stem else None
+        named = shape.style.has_name or spec.shared_stem or posters.NAMED_BY_SIDECARS in extra
+        upload.expected_name = spec.name if named else None
 
     def _shape_spec(self, shape: Shape) -> tuple[ReleaseSpec, dict[str, str]]:
         build = FILE_SETS[shape.files]

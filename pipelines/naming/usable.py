@@ -20,9 +20,9 @@ def usable_name(name: str, file_names: list[bytes], random_names: list[bool]) ->
     (`pipelines.naming.no_name`: `Description`, `????`, a site's tag, `1080p`), or one
     word alone (a tag as often as a title: `DoAsYouLike`), and most of its files have
     random names too (an obfuscated upload: pending, for the article pass to name). A
-    random subject or one that is no name over readable files takes its name from the
-    files instead. `file_names` and `random_names` are its files' names and random-name
-    flags.
+    random subject, or one that is no name, or one word alone that no file name holds
+    (`-'- Doc2011 -'-`), over readable files takes its name from the files instead.
+    `file_names` and `random_names` are its files' names and random-name flags.
     """
     if len(file_names) != len(random_names):
         raise ValueError(f"{len(file_names)} file names but {len(random_names)} random flags")
@@ -30,17 +30,25 @@ def usable_name(name: str, file_names: list[bytes], random_names: list[bool]) ->
     # a random token is letters, digits, `_` and `-`: a dot or a space (most names) says
     # it is none without the test
     if core and ("." in core or " " in core or not random_token(core)):
-        words = len(name_words(core, 2))
-        if words == 2:  # most names
+        words = name_words(core, 2)
+        if len(words) == 2:  # most names
             return name, True
         by_files = _files_name(file_names, random_names)
         if by_files is None:
             return core, False
-        return (name if words else by_files), True
+        if words and _named_by(words[0], file_names):
+            return name, True
+        return by_files, True
     by_files = _files_name(file_names, random_names)
     if by_files is None:
         return core or name, False
     return by_files, True
+
+
+def _named_by(word: str, file_names: list[bytes]) -> bool:
+    """Whether a file's name holds the one word a name has (`Zelazny` of `(Zelazny)` over
+    `Roger Zelazny - The Furies.mobi`): the word is the release's, not a poster's tag."""
+    return any(word in to_text(raw).lower() for raw in file_names)
 
 
 def _files_name(file_names: list[bytes], random_names: list[bool]) -> str | None:
