@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from pipelines.generate.shapes import Shape
 
 FAMILIES = ("bare_counter", "album_sidecars", "no_name", "prefix_left")
+# the shapes whose subjects carry no file name at all (only the counter tells files apart)
+NO_FILE_NAME = frozenset({"file_of_no_file"})
 
 Memo = dict[str, Any]
 Built = tuple[ReleaseSpec, dict[str, str]]

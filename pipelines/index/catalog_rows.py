@@ -20,9 +20,10 @@ import pyarrow as pa
 from kernels import subject as sk
 from pipelines import naming
 from pipelines.index import probes
+from pipelines.index.albums import sidecar_name
 from pipelines.index.file_rows import FileRows
 from pipelines.index.handout import FileBlock, HandOut
-from pipelines.index.parsed_chunk import SOURCE_ALBUM
+from pipelines.index.parsed_chunk import SOURCE_ALBUM, SOURCE_STEM
 from pipelines.index.release import OpenRelease
 from pipelines.index.release_rows import (
     MAX_MEMBERS,
@@ -147,6 +148,7 @@ class CatalogRows:
         firsts = block.representatives().tolist()
         index = files["file_index"].tolist()
         random_name = files["random_name"].tolist()
+        ext_class = files["ext_class"].tolist()
         # the files a probe could target, as tuples of what `probes.choose` reads (a
         # single file that is none of these is one only when its name is unusable)
         if finished:
@@ -178,11 +180,10 @@ class CatalogRows:
             key = release_key(identity, self.group, r["first_article"][j])
             keys.append(key)
             file_total = announced_total(r["file_total"][j], batch_total[j])
-            name, readable = naming.usable_name(
-                name_of(r["source"][j], block.name[first], block.subject[first]),
-                block.name[a:b],
-                random_name[a:b],
-            )
+            name = name_of(r["source"][j], block.name[first], block.subject[first])
+            if r["source"][j] == SOURCE_STEM and b - a > 2:  # tracks named by sidecars
+                name = sidecar_name(block.name[a:b], ext_class[a:b]) or name
+            name, readable = naming.usable_name(name, block.name[a:b], random_name[a:b])
             chosen = []
             if finished:
                 candidates = targets[target_bounds[j] : target_bounds[j + 1]]
