@@ -72,6 +72,10 @@ CUT = [
      '"tvp-panamericana-720p.nfo" yEnc (1/1)', "Panamericana.2012.German.DOKU.720p.HDTV.x264-TVP"),
     ('http://nzbroyalty.com - House.of.The.Rising.sun.2011.BluRay.720p.DTS.x264-CHD - [00/48] - '
      '"House.nzb" yEnc (1/1)', "House.of.The.Rising.sun.2011.BluRay.720p.DTS.x264-CHD"),
+    ('(1/7) "0865779767.epub" - 88,93 MB - "Anatomic Basis of Neurologic Diagnosis - epub" yEnc'
+     " (1/1)", "Anatomic Basis of Neurologic Diagnosis"),
+    ('[01/46] - Crashtime 5 Undercover RELOADED - "rld-ct5u.nfo" - PC - yEnc (1/1)',
+     "Crashtime 5 Undercover RELOADED"),
     ('http://dream-of-usenet.org empfehlen newsconnection.eu - [02/32] - '
      '"Adam_Ant-Manners_and_Physique-CD-FLAC-1989-2Eleven.par2" yEnc (1/1)',
      "Adam_Ant-Manners_and_Physique-CD-FLAC-1989-2Eleven"),

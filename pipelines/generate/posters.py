@@ -44,6 +44,16 @@ Built = tuple[ReleaseSpec, dict[str, str]]
 NAMED_BY_SIDECARS = "named_by_sidecars"
 
 
+def track_files(
+    rng: random.Random, band: str, ext: str, n: int, total: int
+) -> list[tuple[str, int]]:
+    """An album's n tracks (`01 - Title.flac`), its `total` bytes shared among them."""
+    return [
+        (names.track_file(rng, i, band, False, ext), max(total // n, 200_000))
+        for i in range(1, n + 1)
+    ]
+
+
 def _sidecar_album(rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo) -> Built:
     """An album of `01 - Title.flac` tracks whose par2 set, sfv, nfo or m3u carry its name."""
     band, album = names.artist(rng), names.album_title(rng)
@@ -53,10 +63,7 @@ def _sidecar_album(rng: random.Random, _tokens: Tokens, cap: int, _memo: Memo) -
     ext = "flac" if rng.random() < 0.4 else "mp3"
     n = rng.randint(5, 16)
     total = draw_size(rng, "music", cap)
-    tracks = [
-        (names.track_file(rng, i, band, False, ext), max(total // n, 200_000))
-        for i in range(1, n + 1)
-    ]
+    tracks = track_files(rng, band, ext, n, total)
     sidecars = [(f"{name}.{x}", rng.randint(300, 4_000)) for x in ("sfv", "nfo", "m3u", "cue")]
     kept = [f for f in sidecars if rng.random() < 0.5]
     par2 = par2_set(rng, name, total) if not kept or rng.random() < 0.7 else []

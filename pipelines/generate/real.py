@@ -62,10 +62,7 @@ def _tracks(
     ext = "flac" if rng.random() < 0.35 else "mp3"
     n = rng.randint(6, 19)
     total = draw_size(rng, "music", cap)
-    tracks = [
-        (names.track_file(rng, i, band, False, ext), max(total // n, 200_000))
-        for i in range(1, n + 1)
-    ]
+    tracks = posters.track_files(rng, band, ext, n, total)
     cover = [(rng.choice(("folder.jpg", "cover.jpg", "Front.jpg")), rng.randint(60_000, 900_000))]
     par2 = par2_set(rng, name, total) if rng.random() < 0.7 else []
     extras = [(f"{name}.m3u", rng.randint(300, 1_200))] if rng.random() < 0.3 else []

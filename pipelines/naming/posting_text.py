@@ -107,6 +107,9 @@ SUFFIXES: tuple[str, ...] = (
     r"[\s-]*[\[(]\s*\d{1,5}\s*(?:/|of)\s*\d{1,5}\s*[\])]",
     # a counter's word the parser left: `VA-Sampler-2013-WRE - File [6/9]: "01-a.flac"`
     r"\s+-\s+file",
+    # a lone format after a dash: `"0865779767.epub" - 88,93 MB - "Anatomic Basis - epub"`,
+    # `[01/46] - Crashtime 5 Undercover RELOADED - "rld-ct5u.nfo" - PC - yEnc`
+    r"\s+-\s+(?:epub|mobi|pdf|azw3|cbr|cbz|pc)",
 )
 
 # bracketed words after a name that are the release's, not an uploader's (lower case):
@@ -176,7 +179,7 @@ def _plain(text: str) -> bool:
         or "flood" in lowered or "voor" in lowered or "download" in lowered
         or "sponsored" in lowered or " by " in lowered or "bytes" in lowered
         or "[nzb" in lowered or "uppt" in lowered or "empfehlen" in lowered
-        or lowered.endswith(" file")
+        or lowered.endswith((" file", " epub", " mobi", " pdf", " azw3", " cbr", " cbz", " pc"))
     ):  # fmt: skip
         return False
     space = lowered.find(" ")
@@ -210,7 +213,8 @@ def _suffix_from(text: str, lowered: str) -> tuple[int, re.Pattern[str]]:
     bracket are searched from there."""
     if (
         ">" in lowered or "sponsored" in lowered or " by " in lowered or "flood" in lowered
-        or "www" in lowered or "bytes" in lowered or lowered.endswith(" file")
+        or "www" in lowered or "bytes" in lowered
+        or lowered.endswith((" file", " epub", " mobi", " pdf", " azw3", " cbr", " cbz", " pc"))
     ):  # fmt: skip
         return 0, _SUFFIX
     if text[-1:] not in "])":
