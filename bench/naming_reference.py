@@ -211,7 +211,9 @@ def _by_content(name: str) -> int:
 # --- usable names ----------------------------------------------------------------------
 
 
-def usable_name(name: str, file_names: list[bytes], random_names: list[bool]) -> tuple[str, bool]:
+def usable_name(
+    name: str, file_names: list[bytes], random_names: list[bool], template: bool = False
+) -> tuple[str, bool]:
     """The name to show, and whether it is usable at all.
 
     A release is unreadable when its name is one random token and most of its files
@@ -230,7 +232,7 @@ def usable_name(name: str, file_names: list[bytes], random_names: list[bool]) ->
     if core and not random_token(core):
         # no name, or one word alone (pipelines.naming.no_name): the files decide
         words = name_words(core)
-        if len(words) >= 2:
+        if len(words) >= 2 or template:
             return name, True
         if by_files is None:
             return core, False

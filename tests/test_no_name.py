@@ -95,3 +95,14 @@ def test_real_release_titles_are_names():
     two_words = re.compile(r"[A-Za-z]{3,}[ ._-]+[A-Za-z]{3,}")  # what a title holds
     extension = re.compile(r"\.[a-z0-9]{2,4}$")
     assert not [t for t in flagged if two_words.search(extension.sub("", t.strip()))]
+
+
+def test_an_album_template_is_a_name():
+    """`P#.JPG` holds no word, yet it is an album's name: the template names the album."""
+    files = [b"P1006193.JPG", b"P1006194.JPG"]
+    assert usable_name("P#.JPG", files, [False, False]) == ("P1006193", True)
+    assert usable_name("P#.JPG", files, [False, False], template=True) == ("P#.JPG", True)
+    assert reference.usable_name("P#.JPG", files, [False, False], template=True) == (
+        "P#.JPG",
+        True,
+    )

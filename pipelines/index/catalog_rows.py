@@ -70,7 +70,10 @@ class CatalogRows:
         key, identity_key = keys_of(rel, self.group)
         file_total = announced_total(rel.file_total, batch_total)
         name, readable = naming.usable_name(
-            release_name(rel, first), [f.name for f in files], [f.random_name for f in files]
+            release_name(rel, first),
+            [f.name for f in files],
+            [f.random_name for f in files],
+            template=rel.source == SOURCE_ALBUM,
         )
         probed = probes.choose(probes.targets_of(files), len(files), readable) if finished else []
         # what only a readable row states, and what only a pending one does

@@ -13,7 +13,9 @@ from pipelines.naming.random_names import random_token
 from pipelines.naming.text import stem, to_text
 
 
-def usable_name(name: str, file_names: list[bytes], random_names: list[bool]) -> tuple[str, bool]:
+def usable_name(
+    name: str, file_names: list[bytes], random_names: list[bool], template: bool = False
+) -> tuple[str, bool]:
     """The name to show, and whether it is usable at all.
 
     A release is unreadable when its name is one random token, or no name at all
@@ -22,7 +24,8 @@ def usable_name(name: str, file_names: list[bytes], random_names: list[bool]) ->
     random names too (an obfuscated upload: pending, for the article pass to name). A
     random subject, or one that is no name, or one word alone that no file name holds
     (`-'- Doc2011 -'-`), over readable files takes its name from the files instead.
-    `file_names` and `random_names` are its files' names and random-name flags.
+    `file_names` and `random_names` are its files' names and random-name flags;
+    `template`: the name is an album's template (`IMG_#.jpg`, `P#.JPG`), a name as it is.
     """
     if len(file_names) != len(random_names):
         raise ValueError(f"{len(file_names)} file names but {len(random_names)} random flags")
@@ -31,7 +34,7 @@ def usable_name(name: str, file_names: list[bytes], random_names: list[bool]) ->
     # it is none without the test
     if core and ("." in core or " " in core or not random_token(core)):
         words = name_words(core, 2)
-        if len(words) == 2:  # most names
+        if len(words) == 2 or template:  # most names
             return name, True
         by_files = _files_name(file_names, random_names)
         if by_files is None:

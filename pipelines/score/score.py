@@ -206,7 +206,11 @@ def score_view(
         if uploads and "expected_verdict" in uploads[0]
         else None
     )
-    boilerplate = [row["name"] for row in view.releases.values() if no_name(row["name"] or "")]
+    boilerplate = [  # (an album's template, `IMG_#.jpg`, is its name)
+        row["name"]
+        for row in view.releases.values()
+        if row.get("source") != "album" and no_name(row["name"] or "")
+    ]
     return Score(
         ordered, mixed, noisy, score_naming(uploads, view), split_junk,
         score_naming_by_family(uploads, view), boilerplate_named=len(boilerplate),
