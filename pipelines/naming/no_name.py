@@ -33,7 +33,7 @@ _ADDRESS = re.compile(
 _TLD_END = re.compile(  # (on the lower-cased text)
     r"\.(?:info|org|com|net|news|eu|nl|de|me|pw|to|cc|ag|biz|us|ws|be|ch|at|uk|ua|ru)(?![\w.])"
 )
-_WORD = re.compile(r"[^\W_]+")
+_LONG_WORD = re.compile(r"[^\W_]{3,}")  # the words of three characters or more
 
 _BOILERPLATE = """
     description descr nfo info sample proof                      (001/105) - Description -
@@ -67,10 +67,7 @@ def name_words(text: str, enough: int = 1 << 30) -> list[str]:
         if "http" in lowered or "www." in lowered or _TLD_END.search(lowered):
             text = _ADDRESS.sub(" ", text)
     found = []
-    for m in _WORD.finditer(text):
-        w = m.group()
-        if len(w) < 3:
-            continue
+    for w in _LONG_WORD.findall(text):
         w = w.lower()
         # (random_token holds no word under 8 characters random)
         if w not in NO_NAME_WORDS and (len(w) < 8 or not random_token(w)):
