@@ -164,10 +164,12 @@ def keep_copies(rel: OpenRelease) -> None:
 
 # --- an album of track titles, named by its sidecars -------------------------------------
 
-# the files that carry an album's name when its tracks carry only their titles
+# the files that carry an album's name when its tracks carry only their titles (an m3u is
+# of the text class, a cue of the disc class: SIDECAR_HINTS holds every class one can be)
 _SIDECAR_CLASSES = frozenset({sk.PAR2_INDEX, sk.PAR2_VOL, sk.SFV, sk.NFO})
 _SIDECAR_ENDS = (b".m3u", b".m3u8", b".cue")
-_MEDIA_CLASSES = frozenset({sk.AUDIO, sk.IMAGE, sk.VIDEO, sk.EBOOK})
+SIDECAR_HINTS = (*_SIDECAR_CLASSES, sk.TEXT, sk.DISC)
+MEDIA_CLASSES = (sk.AUDIO, sk.IMAGE, sk.VIDEO, sk.EBOOK)
 
 
 def sidecar_name(names: list[bytes], classes: list[int]) -> str | None:
@@ -176,6 +178,9 @@ def sidecar_name(names: list[bytes], classes: list[int]) -> str | None:
     Quest (1995) FLAC.vol00+01.par2"`): the stem most of them share, when it is no media
     file's and not random; None when the media files share one stem (it is the name) or
     no sidecar names them."""
+    # most releases have under two media files or no sidecar: no stem made for them
+    if sum(cls in MEDIA_CLASSES for cls in classes) < 2:
+        return None
     media: set[str] = set()
     sidecars: dict[str, int] = {}
     for raw, cls in zip(names, classes, strict=True):
@@ -183,7 +188,7 @@ def sidecar_name(names: list[bytes], classes: list[int]) -> str | None:
             stem = naming.stem(naming.to_text(raw))
             if stem:
                 sidecars[stem] = sidecars.get(stem, 0) + 1
-        elif cls in _MEDIA_CLASSES:
+        elif cls in MEDIA_CLASSES:
             media.add(naming.stem(naming.to_text(raw)).lower())
     if len(media) < 2 or not sidecars:
         return None

@@ -19,8 +19,7 @@ import pyarrow as pa
 
 from kernels import subject as sk
 from pipelines import naming
-from pipelines.index import probes
-from pipelines.index.albums import sidecar_name
+from pipelines.index import albums, probes
 from pipelines.index.file_rows import FileRows
 from pipelines.index.handout import FileBlock, HandOut
 from pipelines.index.parsed_chunk import SOURCE_ALBUM, SOURCE_STEM
@@ -151,7 +150,11 @@ class CatalogRows:
         firsts = block.representatives().tolist()
         index = files["file_index"].tolist()
         random_name = files["random_name"].tolist()
-        ext_class = files["ext_class"].tolist()
+        # the releases an album's sidecars may name: two media files and a sidecar, or more
+        ext = files["ext_class"]
+        media = np.add.reduceat(np.isin(ext, albums.MEDIA_CLASSES), starts) >= 2
+        sidecar = np.logical_or.reduceat(np.isin(ext, albums.SIDECAR_HINTS), starts)
+        by_sidecars = (media & sidecar).tolist()
         # the files a probe could target, as tuples of what `probes.choose` reads (a
         # single file that is none of these is one only when its name is unusable)
         if finished:
@@ -184,8 +187,8 @@ class CatalogRows:
             keys.append(key)
             file_total = announced_total(r["file_total"][j], batch_total[j])
             name = name_of(r["source"][j], block.name[first], block.subject[first])
-            if r["source"][j] == SOURCE_STEM and b - a > 2:  # tracks named by sidecars
-                name = sidecar_name(block.name[a:b], ext_class[a:b]) or name
+            if by_sidecars[j] and r["source"][j] == SOURCE_STEM:  # tracks named by sidecars
+                name = albums.sidecar_name(block.name[a:b], ext[a:b].tolist()) or name
             name, readable = naming.usable_name(name, block.name[a:b], random_name[a:b])
             chosen = []
             if finished:
