@@ -154,6 +154,11 @@ def _counter(kind: int, i: int, n: int) -> str:
         f"[{i}/{n} )",
         f"[{i}/ {n}]",  # spaces around the `/`
         f"( {i} / {n})",
+        f"- {i} of {n} -",  # bare counters (issue 26)
+        f"[{i} of {n} - {n} kb]",
+        f"{i}/{n}]",
+        f"{i} of {n}",
+        f"[{i}/{n} -  1,5 MB)",
     ][kind]
 
 
@@ -174,7 +179,7 @@ token = st.one_of(
 piece = st.one_of(
     token,
     NOISE,
-    st.builds(_counter, st.integers(0, 15), NUM, NUM),
+    st.builds(_counter, st.integers(0, 20), NUM, NUM),
     st.builds(
         lambda stem, ext: f'"{stem}.{ext}"' if ext else f'"{stem}"',
         st.one_of(token, st.just("")),
