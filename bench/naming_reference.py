@@ -14,6 +14,7 @@ from pipelines.naming.categories import _YEAR, _xxx
 from pipelines.naming.content import BOOKS, IMAGES, LOSSLESS, MUSIC, VIDEO
 from pipelines.naming.display import _EDGE, _REPLY, _SEPARATORS, _TAG, _WRAPPED, _or_fallback
 from pipelines.naming.groups import _XXX_GROUP, _by_groups
+from pipelines.naming.no_name import name_words, no_name
 from pipelines.naming.posting_text import PREFIXES, SUFFIXES, kept_tag, unwrap
 from pipelines.naming.random_names import _CAPITAL_RUN, _DIGIT_RUN, _LAST_EXT
 from pipelines.naming.text import stem, to_text
@@ -210,7 +211,9 @@ def _by_content(name: str) -> int:
 # --- usable names ----------------------------------------------------------------------
 
 
-def usable_name(name: str, file_names: list[bytes], random_names: list[bool]) -> tuple[str, bool]:
+def usable_name(
+    name: str, file_names: list[bytes], random_names: list[bool], template: bool = False
+) -> tuple[str, bool]:
     """The name to show, and whether it is usable at all.
 
     A release is unreadable when its name is one random token and most of its files
@@ -219,17 +222,27 @@ def usable_name(name: str, file_names: list[bytes], random_names: list[bool]) ->
     `file_names` and `random_names` are its files' names and random-name flags.
     """
     core = name.strip(" \t[](){}<>-_.\"'")
-    if core and not random_token(core):
-        return name, True
     stems = [stem(to_text(n)) for n in file_names]
     plain = [
         s
         for s, random in zip(stems, random_names, strict=True)
         if s and not _random_file(random, s)
     ]
-    if len(plain) * 2 <= len(file_names):
+    by_files = plain[0] if len(plain) * 2 > len(file_names) else None
+    if core and not random_token(core):
+        # no name, or one word alone (pipelines.naming.no_name): the files decide
+        words = name_words(core)
+        if len(words) >= 2 or template:
+            return name, True
+        if by_files is None:
+            return core, False
+        named_by_files = not no_name(core) and any(
+            words[0] in to_text(n).lower() for n in file_names
+        )
+        return (name if named_by_files else by_files), True
+    if by_files is None:
         return core or name, False
-    return plain[0], True
+    return by_files, True
 
 
 def _random_file(random_name: bool, stem: str) -> bool:

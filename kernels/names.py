@@ -355,8 +355,12 @@ def _reach_back(buf, s, ns, ne, ps, pe, cs, cend, codes, classes, strips):
             if _repeats(buf, s, a, st):
                 return a
         q = spaces_back(buf, lo, a)
-    # a track number of 1-3 digits after a `-` token (or first after lo): the nearest
+    # a track number of 1-3 digits after a `-` token (or first after lo): the nearest; an
+    # archive volume or a par2 file has no track (`01/16 - Title - 2005 - 08 - Sea.part01.rar`)
     q = spaces_back(buf, lo, token)
+    cls = _classify(buf, ns, ne, codes, classes, strips)[0]
+    if cls == RAR_FIRST or cls == ARCHIVE_VOL or cls == PAR2_INDEX or cls == PAR2_VOL:  # noqa: SIM109
+        q = lo
     while q > lo:
         a = _token_start(buf, lo, q)
         p = spaces_back(buf, lo, a)

@@ -14,9 +14,11 @@ counters, sizes and yEnc, then the identity. The rules, in the order they run:
   `Album (1993) - 01 - Track Words.mp3`, `[2/4] Author - Title.mobi`);
 - file counter, by kind: `File i of N`, `[i/N]` (or `[i of N]`, or with mismatched brackets
   `[i/N)` and `(i/N]`), `(i/N)` other than the part counter, `{i/N}` (spaces may stand
-  around the `/` of these three: `[02/ 50]`), a bare `i/N` with i <= N (`- 01/20 -`); of
-  the first kind present, the last one before the file name (else the first one after it;
-  the last one with no name);
+  around the `/` of these three: `[02/ 50]`; the file's size may follow a `-` inside them:
+  `[41 of 76 - 10013 kb]`), a bare `i/N` with i <= N (`- 01/20 -`, `German 01/43] -`), a
+  bare `i of N` between separators outside the file name (`DivX - 28 of 48 -`); of the
+  first kind present, the last one before the file name (else the first one after it; the
+  last one with no name);
 - identity: the subject without the name, both counters, size texts, the word yEnc and
   a bare number after the part counter (Nyuu's file size); brackets left empty are
   dropped, `-` separators and spaces collapsed, ASCII case folded; posting tags alone
@@ -151,6 +153,11 @@ def _spaced_counter(buf, j, e):
     if not (1 <= d2 - b <= 9):
         return -1, 0, 0, 0
     k = spaces_end(buf, d2, e)
+    if k < e and buf[U(k)] == 45:  # the file's size inside: `[41 of 76 - 10013 kb]`
+        q = spaces_end(buf, k + 1, e)
+        se = _size_at(buf, q, j, e) if q < e and is_digit(buf[U(q)]) else -1
+        if se >= 0:
+            k = spaces_end(buf, se, e)
     if k >= e:
         return -1, 0, 0, 0
     return k + 1, digits_value(buf, a, d), digits_value(buf, b, d2), buf[U(k)]
@@ -207,15 +214,53 @@ def _loose_counter(buf, j, s, e):
     d2 = digits_end(buf, b, e)
     if not (1 <= d2 - b <= 9):
         return -1, 0, 0
-    if d2 < e:
+    if d2 < e:  # (a `]` may close it alone: `XviD German 01/43] - "Name.par2"`)
         n = buf[U(d2)]
-        if is_word(n) or n == 47 or n == 46 or n == 44 or n == 41 or n == 93 or n == 125:
+        if is_word(n) or n == 47 or n == 46 or n == 44 or n == 41 or n == 125:
             return -1, 0, 0
     v1 = digits_value(buf, j, d)
     v2 = digits_value(buf, b, d2)
     if v1 > v2:
         return -1, 0, 0
     return d2, v1, v2
+
+
+@leaf_kernel
+def _bare_of(buf, j, s, e):
+    """A bare `i of N` (i <= N) at the digit j, standing between separators: after the
+    subject's start, a `-` or an opening bracket (spaces between), before its end, a `-`,
+    a closing bracket, `:`, a quote, a `(k/K)` or the word yEnc (`DivX - 28 of 48 -`,
+    `[01 of 84 - 64 kb]`, `"Name.nfo" - 1 of 6 (1/1)`): (end, i, N), end -1 if none. A
+    title's own `Disc 5 of 5` or `Wild Russia 5 of 6 The Forest` has words around it."""
+    p = spaces_back(buf, s, j)
+    if p > s:
+        c = buf[U(p - 1)]
+        if not (c == 45 or c == 91 or c == 40 or c == 123):
+            return -1, 0, 0
+    d = digits_end(buf, j, e)
+    if not (1 <= d - j <= 9):
+        return -1, 0, 0
+    k = spaces_end(buf, d, e)
+    if k == d or k + 2 > e or lower(buf[U(k)]) != 111 or lower(buf[U(k + 1)]) != 102:
+        return -1, 0, 0
+    k, v2 = _spaced_count(buf, k + 2, e)
+    if k < 0 or (k < e and is_word(buf[U(k)])):
+        return -1, 0, 0
+    v1 = digits_value(buf, j, d)
+    if v1 > v2:
+        return -1, 0, 0
+    q = spaces_end(buf, k, e)
+    if q < e:
+        c = buf[U(q)]
+        if c == 40:
+            if _strict_counter(buf, q, e)[0] < 0:
+                return -1, 0, 0
+        elif not (
+            c == 45 or c == 93 or c == 41 or c == 125 or c == 58 or c == 34
+            or ((c == 89 or c == 121) and _yenc_at(buf, q, s, e))
+        ):  # fmt: skip
+            return -1, 0, 0
+    return k, v1, v2
 
 
 # --- sizes and the word yEnc ------------------------------------------------------
@@ -428,7 +473,7 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text,
                     break
         ns, ne, rs, rend = _find_name(buf, s, e, codes, classes, strips)
         # file counter candidates: per kind the first, the last, the last before the name
-        best_kind = 5
+        best_kind = 6
         c_first_s = -1
         c_first_e = -1
         c_first_1 = 0
@@ -453,7 +498,7 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text,
             # counters, sizes and yEnc never start inside a word (brackets are not words)
             if not f & _HOT or inside_word:
                 continue
-            kind = 5
+            kind = 6
             ce = -1
             v1 = 0
             v2 = 0
@@ -487,6 +532,9 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text,
                     ce, v1, v2 = _loose_counter(buf, j, s, e)
                     kind = 4
                 elif nxt == 46 or nxt == 44 or nxt == 32 or _CC[nxt] & _UNIT_START:
+                    if nxt == 32 and not rs <= j < rend:  # a bare `i of N`, not the name's
+                        ce, v1, v2 = _bare_of(buf, j, s, e)
+                        kind = 5
                     se = _size_at(buf, j, s, e)
                     if se >= 0:
                         for k in range(j - s, se - s):
@@ -517,7 +565,7 @@ def _parse(buf, start, end, codes, classes, strips, out, removed, scratch, text,
         has_yenc[li] = yenc
         cs = -1
         cend = -1
-        if best_kind < 5:
+        if best_kind < 6:
             if rs < 0:
                 cs, cend, fi, ft = c_last_s, c_last_e, c_last_1, c_last_2
             elif c_before_s >= 0:

@@ -39,7 +39,7 @@ def real_mix(tmp_path_factory):
 
     tmp: Path = tmp_path_factory.mktemp("real_mix")
     config = GenerateConfig(
-        groups=2, articles=8_000, seed=4, range_size=6_000, chunk=2_000, mix="real"
+        groups=2, articles=12_000, seed=4, range_size=6_000, chunk=2_000, mix="real"
     )
     gen, _ = replayed(tmp / "gen", tmp / "cat", config)
     return gen.out, tmp / "cat"

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+
 from kernels import subject as sk
-from pipelines.index.albums import Album, Albums, album_key
+from pipelines.generate.config import GenerateConfig
+from pipelines.index.albums import Album, Albums, album_key, sidecar_name
 from pipelines.index.parsed_chunk import SOURCE_ALBUM, SOURCE_STEM, SOURCE_SUBJECT
 from pipelines.index.release import OpenFile, OpenRelease
 from pipelines.index.rules import Rules
+from pipelines.score.score import score_catalog
+from tests.corpora import replayed
 
 RULES = Rules()
 T0 = 1_700_000_000
@@ -89,3 +94,39 @@ def test_a_loaded_album_knows_its_counter():
     assert not album.same_set(single("DSC_0009.JPG", 9, 2, 120))
     assert album.same_set(single("DSC_0009.JPG", 9, 4, 120))
     assert album_key(members[0]) == (7, b"DSC_#.JPG")
+
+
+# --- albums of track titles named by their sidecars (issue 26) ---------------------------
+
+
+def test_tracks_of_several_stems_take_their_sidecars_name():
+    names = [
+        b"01 - River.flac", b"02 - Sea Of Glass.flac", b"folder.jpg",
+        b"Dark Golden - Lost Quest (1995) FLAC.par2",
+        b"Dark Golden - Lost Quest (1995) FLAC.vol00+01.par2",
+        b"Dark Golden - Lost Quest (1995) FLAC.m3u",
+    ]  # fmt: skip
+    classes = [sk.AUDIO, sk.AUDIO, sk.IMAGE, sk.PAR2_INDEX, sk.PAR2_VOL, sk.TEXT]
+    assert sidecar_name(names, classes) == "Dark Golden - Lost Quest (1995) FLAC"
+
+
+def test_files_of_one_stem_or_without_sidecars_keep_their_name():
+    one = [b"Show.S01E01.mkv", b"Show.S01E01.par2", b"Show.S01E01.vol00+01.par2"]
+    assert sidecar_name(one, [sk.VIDEO, sk.PAR2_INDEX, sk.PAR2_VOL]) is None
+    bare = [b"01 - River.flac", b"02 - Sea.flac", b"03 - Sky.flac"]
+    assert sidecar_name(bare, [sk.AUDIO] * 3) is None
+    # a random par2 stem names nothing
+    hashed = [b"01 - River.flac", b"02 - Sea.flac", b"8b33bf5960714efbe6cfcf13dd0f618f.par2"]
+    assert sidecar_name(hashed, [sk.AUDIO, sk.AUDIO, sk.PAR2_INDEX]) is None
+
+
+@pytest.mark.slow
+def test_generated_albums_are_named_by_their_sidecars(tmp_path):
+    """The real mix's `album_sidecars` uploads come out as one release each, named as
+    their par2 set, sfv, nfo or m3u name them (the block and object paths alike)."""
+    config = GenerateConfig(groups=2, articles=30_000, seed=4, mix="real")
+    gen, _ = replayed(tmp_path / "out", tmp_path / "cat", config)
+    result = score_catalog(gen.out, tmp_path / "cat")
+    family = result.families["album_sidecars"]
+    assert family.named >= 1
+    assert family.names_right == family.named, family.wrong_names

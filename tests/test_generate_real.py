@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.generate import GenerateConfig, generate_corpus
+from pipelines.generate.posters import NO_FILE_NAME
 from pipelines.generate.shapes import BY_KIND, FAMILIES, GROUP_KINDS, SHAPES
 from tests import shared_data
 from tests.test_generate_determinism import files_of, lines_of
@@ -97,7 +98,8 @@ def test_shapes_are_well_formed() -> None:
     assert len({s.name for s in SHAPES}) == len(SHAPES)
     for shape in SHAPES:
         assert shape.group_kind in GROUP_KINDS and shape.files in FILE_SETS
-        assert "{k}" in shape.style.template and "{file}" in shape.style.template
+        assert "{k}" in shape.style.template
+        assert ("{file}" in shape.style.template) != (shape.name in NO_FILE_NAME), shape.name
         carries = "{name}" in shape.style.template or "{title}" in shape.style.template
         assert carries == shape.style.has_name, shape.name
         assert ("{i}" in shape.style.template) == shape.style.has_counter, shape.name
@@ -114,6 +116,10 @@ REAL_MARKS = {
     "of_counter": r"\d+ of \d+",
     "collection": r"^\([^)]+\) \[\d+/\d+\] - \"",
     "unquoted_track": r"- \d\d [A-Z][^\"]*\.(mp3|flac) yEnc$|^\[\d+/\d+\] [^\"]+\.mobi$",
+    # (album_sidecars shows in no one subject: its tracks' and its par2 set's together)
+    "bare_counter": r"- \d+ of \d+ -|\[\d+ of \d+ - \d+ kb\]|^\d+/\d+  \S|[a-z] \d+/\d+\] - ",
+    "no_name": r"^\(\?\?\?\?\)|- Description -|powered by|^\.\.:\[\w+\]:\.\.",
+    "prefix_left": r"nEwZ\[NZB\]|\buppt\b|^\(www\.\S+\) \)",
 }
 
 

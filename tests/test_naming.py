@@ -109,7 +109,7 @@ def test_file_name_from_the_subject_or_the_parser_offsets():
         ),
         (
             b'Old Dad uppt Taffe M\xe4dels XivD - "Taffe.par2" yEnc (1/2)',
-            "Old Dad uppt Taffe Mädels XivD",
+            "Taffe Mädels XivD",
         ),
         (b"just a post", "just a post"),
         # tags go until none is left

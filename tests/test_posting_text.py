@@ -56,6 +56,29 @@ CUT = [
     ('Copper (1980) [EnJoY] - [01/10] - "Copper 001 (1980) (digital).cbr" yEnc (1/9)',
      "Copper (1980)"),
     ('(Zelazny works) [36/39] - "Roger Zelazny - The Furies.mobi" yEnc (1/1)', "Zelazny works"),
+    # issue 26: a site tag with [NZB] in it, an uploader's `uppt`, a pair turned outwards
+    ('nEwZ[NZB].iNFO - VA-Universal_Music_Sampler_07_February-PROMO-CDR-FLAC-2013-WRE - File '
+     '[6/9]: "01-alesso-years_(hard_rock_sofa_remix).flac" yEnc (1/2)',
+     "VA-Universal_Music_Sampler_07_February-PROMO-CDR-FLAC-2013-WRE"),
+    ('[ nEwZ[NZB].iNFO - [ Zed--The_Invitation-WEB-2010-WUS ] - File [12/13]: '
+     '"08-zed--the_river.mp3" yEnc (1/2)', "Zed - The_Invitation-WEB-2010-WUS"),
+    ('nEwZ[NZB]_wz_cz - u.s.drug.wars.s02e06.hdtv.x264-w4f - [01/20] - "usdw.par2" yEnc (1/1)',
+     "u.s.drug.wars.s02e06.hdtv.x264-w4f"),
+    ('Old Dad uppt Scary Movie5 WEB RiP Line XviD German 01/24] - "Scary Movie 5.par2" yEnc (1/1)',
+     "Scary Movie5 WEB RiP Line XviD German"),
+    ('Old Dad uppt In ihrem Haus DVD Ripp AC3 German Xvid [01/31] - "In ihrem Haus.par2" yEnc'
+     " (1/1)", "In ihrem Haus DVD Ripp AC3 German Xvid"),
+    ("(www.Thunder-News.org) )Panamericana.2012.German.DOKU.720p.HDTV.x264-TVP( - [01/30] - "
+     '"tvp-panamericana-720p.nfo" yEnc (1/1)', "Panamericana.2012.German.DOKU.720p.HDTV.x264-TVP"),
+    ('http://nzbroyalty.com - House.of.The.Rising.sun.2011.BluRay.720p.DTS.x264-CHD - [00/48] - '
+     '"House.nzb" yEnc (1/1)', "House.of.The.Rising.sun.2011.BluRay.720p.DTS.x264-CHD"),
+    ('(1/7) "0865779767.epub" - 88,93 MB - "Anatomic Basis of Neurologic Diagnosis - epub" yEnc'
+     " (1/1)", "Anatomic Basis of Neurologic Diagnosis"),
+    ('[01/46] - Crashtime 5 Undercover RELOADED - "rld-ct5u.nfo" - PC - yEnc (1/1)',
+     "Crashtime 5 Undercover RELOADED"),
+    ('http://dream-of-usenet.org empfehlen newsconnection.eu - [02/32] - '
+     '"Adam_Ant-Manners_and_Physique-CD-FLAC-1989-2Eleven.par2" yEnc (1/1)',
+     "Adam_Ant-Manners_and_Physique-CD-FLAC-1989-2Eleven"),
     ('"The Absence - Riders Of The Plague" [00/14] - "the_absence.nzb" yEnc (1/1)',
      "The Absence - Riders Of The Plague"),
     ('[EnJoY] =>A Blast from Usenet Past (1/3)<= [00/14] - "Name.part.nzb" yEnc (1/1)',

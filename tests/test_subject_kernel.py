@@ -154,6 +154,11 @@ def _counter(kind: int, i: int, n: int) -> str:
         f"[{i}/{n} )",
         f"[{i}/ {n}]",  # spaces around the `/`
         f"( {i} / {n})",
+        f"- {i} of {n} -",  # bare counters (issue 26)
+        f"[{i} of {n} - {n} kb]",
+        f"{i}/{n}]",
+        f"{i} of {n}",
+        f"[{i}/{n} -  1,5 MB)",
     ][kind]
 
 
@@ -174,7 +179,7 @@ token = st.one_of(
 piece = st.one_of(
     token,
     NOISE,
-    st.builds(_counter, st.integers(0, 15), NUM, NUM),
+    st.builds(_counter, st.integers(0, 20), NUM, NUM),
     st.builds(
         lambda stem, ext: f'"{stem}.{ext}"' if ext else f'"{stem}"',
         st.one_of(token, st.just("")),
@@ -976,3 +981,58 @@ def test_a_bare_volume_number_leaves_the_stem_only_last_in_the_name():
         b"Series.S02E01.720p.WEB-DL.DD5.1.H.264"
     )
     assert ref.stem(b"Name.avi.012") == b"Name" and ref.stem(b"Name.7z.001") == b"Name"
+
+
+# --- bare counters (issue 26): real subjects, and a title's own numbers left alone ----------
+
+BARE_COUNTERS = [
+    # (subject, file counter, identity): collection_examples.tsv and the issue
+    (b'\'Mission: Impossible\' - 1x09 - NTSC - DivX - 28 of 48 - "MI-S01E09.r23" yEnc (1/9)',
+     (28, 48), b"'mission: impossible' - 1x09 - ntsc - divx"),
+    (b'"Universe S4E08.part40.rar" - [41 of 76 - 10013 kb] yEnc (1/9)', (41, 76), b""),
+    (b'"Time Team - 2012 - 05 - Beadnell.par2" -  [01 of 84 - 64 kb] yEnc (1/1)', (1, 84), b""),
+    (b"Sonny Landreth - 2010 - Mississippi Blues - 04 of 29 - 00 - Mississippi Blues.sfv yEnc"
+     b" (1/1)", (4, 29), b"sonny landreth - 2010 - mississippi blues"),
+    (b'[ABPEA - Original] Arima Zin - Tennen Koiiro Alcohol [BB, Boy] - 005 of 229 - yEnc '
+     b'"Tennen_Koiiro_Alcohol-005.jpg" (1/2)', (5, 229),
+     b"[abpea - original] arima zin - tennen koiiro alcohol [bb, boy]"),
+    (b'"Art Tatum - Vol 1.NFO" - 1 of 6 (1/1)', (1, 6), b""),
+    (b"New eBooks 20 Aug 2012 - File 001 of 409 - yEnc (1/3)", (1, 409), b"new ebooks 20 aug 2012"),
+    (b"04/63  Brave New World Revisited - Aldous Huxley.mobi  yEnc (1/2)", (4, 63), b""),
+    (b"-'- Doc2011 -'- 01/16 - Glorious.Accidents.2011.par2 yEnc (1/1)", (1, 16),
+     b"-'- doc2011 -'-"),
+    (b'Old Dad uppt Scary Movie5 WEB RiP Line XviD German 01/24] - "Scary Movie 5.par2" yEnc (1/1)',
+     (1, 24), b"old dad uppt scary movie5 web rip line xvid german ]"),
+    # a title's own numbers: no counter, they stay in the identity
+    (b"The Velvet Underground - Peel Slow And See (Box Set) Disc 5 of 5 - 13 The Velvet "
+     b"Underground - Oh Gin.flac yEnc (1/3)", (-1, -1),
+     b"the velvet underground - peel slow and see (box set) disc 5 of 5"),
+    (b'"Wild Russia 5 of 6 The Secret Forest 2009.part06.rar" yEnc (1/3)', (-1, -1), b""),
+    (b'"Show - 03 of 10 - The Title.avi" yEnc (1/3)', (-1, -1), b""),
+    (b'Show 1x09 - 2012 - 05 - 1080p - "Show.1x09.mkv" yEnc (1/3)', (-1, -1),
+     b"show 1x09 - 2012 - 05 - 1080p"),
+    (b'Name - 3 of 2 - "x.rar" yEnc (1/3)', (-1, -1), b"name - 3 of 2"),
+    (b'Name - 1 of 2 Parts - "x.rar" yEnc (1/3)', (-1, -1), b"name - 1 of 2 parts"),
+    (b'Name - 1 of 2 (Live) - "x.rar" yEnc (1/3)', (-1, -1), b"name - 1 of 2 (live)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BARE_COUNTERS, ids=[r[0][:40].decode() for r in BARE_COUNTERS])
+def test_bare_counters(row):
+    subject, counter, identity = row
+    f = _check_against_reference([subject])[0]
+    assert (f["file_index"], f["file_total"]) == counter
+    assert _identity(subject) == identity
+    # the display path blanks the same counter (pipelines.subjects.rules.display_text)
+    assert ref.display_text(subject).lower() == identity
+
+
+def test_two_files_of_a_bare_counter_upload_share_the_identity():
+    a = b'Show - 1x09 - DivX - 01 of 48 - "MI-S01E09.nfo" (1/1)'
+    b = b'Show - 1x09 - DivX - 28 of 48 - "MI-S01E09.r23" yEnc (3/50)'
+    c = b'"Time Team - 05.par2" -  [01 of 84 - 64 kb] yEnc (1/1)'
+    d = b'"Time Team - 05.part01.rar" -  [02 of 84 - 47,68 MB] yEnc (7/93)'
+    rows = _check_against_reference([a, b, c, d])
+    assert rows[0]["identity_key"] == rows[1]["identity_key"] != 0
+    assert rows[2]["identity_key"] == rows[3]["identity_key"] == 0  # by the stem
+    assert rows[2]["stem_key"] == rows[3]["stem_key"]

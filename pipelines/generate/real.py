@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pipelines.generate import names
+from pipelines.generate import names, posters
 from pipelines.generate import words as w
 from pipelines.generate.features import DECK, RATES, draw_features
 from pipelines.generate.files import (
@@ -62,10 +62,7 @@ def _tracks(
     ext = "flac" if rng.random() < 0.35 else "mp3"
     n = rng.randint(6, 19)
     total = draw_size(rng, "music", cap)
-    tracks = [
-        (names.track_file(rng, i, band, False, ext), max(total // n, 200_000))
-        for i in range(1, n + 1)
-    ]
+    tracks = posters.track_files(rng, band, ext, n, total)
     cover = [(rng.choice(("folder.jpg", "cover.jpg", "Front.jpg")), rng.randint(60_000, 900_000))]
     par2 = par2_set(rng, name, total) if rng.random() < 0.7 else []
     extras = [(f"{name}.m3u", rng.randint(300, 1_200))] if rng.random() < 0.3 else []
@@ -277,6 +274,7 @@ FILE_SETS: dict[str, FileSet] = {
     "fansub": _fansub,
     "short_named": _short_named,
     "images": _images,
+    **posters.FILE_SETS,
 }
 
 
@@ -384,7 +382,8 @@ class RealPlanner(Planner):
         upload = self._post(session, spec, plan)
         upload.family = shape.family
         upload.group_kind = shape.group_kind
-        upload.expected_name = spec.name if shape.style.has_name or spec.shared_stem else None
+        named = shape.style.has_name or spec.shared_stem or posters.NAMED_BY_SIDECARS in extra
+        upload.expected_name = spec.name if named else None
 
     def _shape_spec(self, shape: Shape) -> tuple[ReleaseSpec, dict[str, str]]:
         build = FILE_SETS[shape.files]

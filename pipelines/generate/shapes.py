@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipelines.generate.posters import FAMILIES as POSTER_FAMILIES
+from pipelines.generate.posters import poster_shapes
 from pipelines.generate.subjects import Style
 
 # The kinds of group and their share of a real mix's shaped uploads. The 755 real
@@ -58,6 +60,7 @@ FAMILIES = (
     "shared_short_name",  # SNL [00/22] - "Full.Name...": one nickname for several releases
     "bracket_name",  # [Group] Title - 01 [720p]: a name that starts and ends in brackets
     "of_counter",  # File 15 of 20: / [20 of 27]: a counter in words, names unquoted or not
+    *POSTER_FAMILIES,  # bare counters, albums named by sidecars, no names, prefixes (posters.py)
 )
 
 
@@ -369,6 +372,7 @@ SHAPES: tuple[Shape, ...] = (
         has_name=False,
     ),
 )  # fmt: skip
+SHAPES += poster_shapes(_shape)
 
 BY_KIND: dict[str, tuple[Shape, ...]] = {
     kind: tuple(s for s in SHAPES if s.group_kind == kind) for kind in GROUP_KINDS

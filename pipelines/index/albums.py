@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from kernels import subject as sk
+from pipelines import naming
 from pipelines.index.parsed_chunk import SOURCE_ALBUM, SOURCE_SUBJECT
 from pipelines.index.release import OpenFile, OpenRelease, Piece
 from pipelines.index.rules import Rules
@@ -159,3 +160,39 @@ def keep_copies(rel: OpenRelease) -> None:
         for p in f.pieces:
             rows = p.indices()
             f.carried.append(Piece(p.chunk.take(rows), 0, len(rows)))
+
+
+# --- an album of track titles, named by its sidecars -------------------------------------
+
+# the files that carry an album's name when its tracks carry only their titles (an m3u is
+# of the text class, a cue of the disc class: SIDECAR_HINTS holds every class one can be)
+_SIDECAR_CLASSES = frozenset({sk.PAR2_INDEX, sk.PAR2_VOL, sk.SFV, sk.NFO})
+_SIDECAR_ENDS = (b".m3u", b".m3u8", b".cue")
+SIDECAR_HINTS = (*_SIDECAR_CLASSES, sk.TEXT, sk.DISC)
+MEDIA_CLASSES = (sk.AUDIO, sk.IMAGE, sk.VIDEO, sk.EBOOK)
+
+
+def sidecar_name(names: list[bytes], classes: list[int]) -> str | None:
+    """The name an upload of media files of several stems takes from its sidecars (par2
+    set, sfv, nfo, m3u, cue: `[1/19] - "01 - River.flac"` beside `"Dark Golden - Lost
+    Quest (1995) FLAC.vol00+01.par2"`): the stem most of them share, when it is no media
+    file's and not random; None when the media files share one stem (it is the name) or
+    no sidecar names them."""
+    # most releases have under two media files or no sidecar: no stem made for them
+    if sum(cls in MEDIA_CLASSES for cls in classes) < 2:
+        return None
+    media: set[str] = set()
+    sidecars: dict[str, int] = {}
+    for raw, cls in zip(names, classes, strict=True):
+        if cls in _SIDECAR_CLASSES or raw.lower().endswith(_SIDECAR_ENDS):
+            stem = naming.stem(naming.to_text(raw))
+            if stem:
+                sidecars[stem] = sidecars.get(stem, 0) + 1
+        elif cls in MEDIA_CLASSES:
+            media.add(naming.stem(naming.to_text(raw)).lower())
+    if len(media) < 2 or not sidecars:
+        return None
+    best = max(sidecars, key=lambda s: sidecars[s])  # (the first of equals: posting order)
+    if best.lower() in media or naming.random_token(best.strip(" -_.")):
+        return None
+    return best

@@ -19,10 +19,10 @@ import pyarrow as pa
 
 from kernels import subject as sk
 from pipelines import naming
-from pipelines.index import probes
+from pipelines.index import albums, probes
 from pipelines.index.file_rows import FileRows
 from pipelines.index.handout import FileBlock, HandOut
-from pipelines.index.parsed_chunk import SOURCE_ALBUM
+from pipelines.index.parsed_chunk import SOURCE_ALBUM, SOURCE_STEM
 from pipelines.index.release import OpenRelease
 from pipelines.index.release_rows import (
     MAX_MEMBERS,
@@ -69,7 +69,10 @@ class CatalogRows:
         key, identity_key = keys_of(rel, self.group)
         file_total = announced_total(rel.file_total, batch_total)
         name, readable = naming.usable_name(
-            release_name(rel, first), [f.name for f in files], [f.random_name for f in files]
+            release_name(rel, first),
+            [f.name for f in files],
+            [f.random_name for f in files],
+            rel.source == SOURCE_ALBUM,  # (positional: bench.naming records the calls' args)
         )
         probed = probes.choose(probes.targets_of(files), len(files), readable) if finished else []
         # what only a readable row states, and what only a pending one does
@@ -147,6 +150,11 @@ class CatalogRows:
         firsts = block.representatives().tolist()
         index = files["file_index"].tolist()
         random_name = files["random_name"].tolist()
+        # the releases an album's sidecars may name: two media files and a sidecar, or more
+        ext = files["ext_class"]
+        media = np.add.reduceat(np.isin(ext, albums.MEDIA_CLASSES), starts) >= 2
+        sidecar = np.logical_or.reduceat(np.isin(ext, albums.SIDECAR_HINTS), starts)
+        by_sidecars = (media & sidecar).tolist()
         # the files a probe could target, as tuples of what `probes.choose` reads (a
         # single file that is none of these is one only when its name is unusable)
         if finished:
@@ -178,11 +186,10 @@ class CatalogRows:
             key = release_key(identity, self.group, r["first_article"][j])
             keys.append(key)
             file_total = announced_total(r["file_total"][j], batch_total[j])
-            name, readable = naming.usable_name(
-                name_of(r["source"][j], block.name[first], block.subject[first]),
-                block.name[a:b],
-                random_name[a:b],
-            )
+            name = name_of(r["source"][j], block.name[first], block.subject[first])
+            if by_sidecars[j] and r["source"][j] == SOURCE_STEM:  # tracks named by sidecars
+                name = albums.sidecar_name(block.name[a:b], ext[a:b].tolist()) or name
+            name, readable = naming.usable_name(name, block.name[a:b], random_name[a:b])
             chosen = []
             if finished:
                 candidates = targets[target_bounds[j] : target_bounds[j + 1]]

@@ -20,6 +20,7 @@ import pyarrow as pa
 from kernels.xref_numbers import strip_article_numbers
 from pipelines import naming
 from pipelines.catalog import schema
+from pipelines.index.albums import sidecar_name
 from pipelines.index.parsed_chunk import SOURCE_ALBUM, SOURCE_NAMES, SOURCE_STEM
 from pipelines.index.probes import Probe
 from pipelines.index.release import OpenFile, OpenRelease
@@ -235,9 +236,15 @@ def name_of(source: int, file_name: bytes, subject: bytes) -> str:
 
 
 def release_name(rel: OpenRelease, first: OpenFile) -> str:
-    """The name a release's representative file gives, or an album's template."""
+    """The name a release's representative file gives, or an album's template (or, for
+    tracks of several stems, their sidecars' name: `albums.sidecar_name`)."""
     if rel.source == SOURCE_ALBUM:
         return naming.to_text(rel.album_template)
+    if rel.source == SOURCE_STEM and len(rel.files) > 2:
+        files = rel.files
+        by_sidecars = sidecar_name([f.name for f in files], [f.ext_class for f in files])
+        if by_sidecars:
+            return by_sidecars
     return name_of(rel.source, first.name, first.subject)
 
 

@@ -59,8 +59,16 @@ PREFIXES: tuple[str, ...] = (
     r"!+\s*" + _SITE + r"\s*!+\s*(?:-\s*)?",
     # a site in brackets: `(www.Thunder-News.org) >Title<`, `[www.allyourbase.pw]-[Title]`
     r"[\[(<{]\s*(?:https?://)?www\.[^\])>}]*[\])>}]\s*(?:-\s*)?",
-    # a site and a dash: `place2home.net - Call.of.Duty.Ghosts.XBOX360-iMARS`
-    r"(?:www\.)?[\w-]+(?:\.[\w-]+)*\." + _TLD + r"\s+-\s+",
+    # a site and a dash: `place2home.net - Call.of.Duty.Ghosts.XBOX360-iMARS`,
+    # `http://nzbroyalty.com - House.of.The.Rising.sun.2011.BluRay.720p.DTS.x264-CHD`
+    r"(?:https?://)?(?:www\.)?[\w-]+(?:\.[\w-]+)*\." + _TLD + r"/?\s+-\s+",
+    # a site's tag with `[NZB]` in it: `nEwZ[NZB].iNFO - VA-Universal_Music_Sampler`,
+    # `nEwZ[NZB]_wz_cz - u.s.drug.wars.s02e06`, `[ nEwZ[NZB].iNFO - [ Zed--The_Invitation ]`
+    r"\[?\s*[\w-]*\[nzbs?\][\w.-]*\s*-\s*",
+    # an uploader uploads (German `uppt`): `Old Dad uppt Scary Movie5 WEB RiP Line XviD`
+    r"[\w.-]+(?:\s+[\w.-]+)?\s+uppt\s+",
+    # a site recommends a provider: `http://dream-of-usenet.org empfehlen newsconnection.eu`
+    r"\S+\s+empfehlen\s+\S+\s*(?:-\s*)?",
     # a sponsor pointing at the name: `sponsored by ssl-news.info<<<[HorribleSubs]_AIURA_-_01`
     r"sponsored\s+by\s+[^<>\s]+\s*<+\s*",
     # a site's tag pointing at the name: `>GOU<< ZDF.History.Das.Geiseldrama` (`>` trimmed)
@@ -97,6 +105,11 @@ SUFFIXES: tuple[str, ...] = (
     r"[\s-]*\d+(?:[.,]\d+)?\s*[kmg]?bytes",
     # a counter the parser left (not the file's): `Name [02/15]`, `[Name]-[02/09]`
     r"[\s-]*[\[(]\s*\d{1,5}\s*(?:/|of)\s*\d{1,5}\s*[\])]",
+    # a counter's word the parser left: `VA-Sampler-2013-WRE - File [6/9]: "01-a.flac"`
+    r"\s+-\s+file",
+    # a lone format after a dash: `"0865779767.epub" - 88,93 MB - "Anatomic Basis - epub"`,
+    # `[01/46] - Crashtime 5 Undercover RELOADED - "rld-ct5u.nfo" - PC - yEnc`
+    r"\s+-\s+(?:epub|mobi|pdf|azw3|cbr|cbz|pc)",
 )
 
 # bracketed words after a name that are the release's, not an uploader's (lower case):
@@ -157,7 +170,7 @@ def _plain(text: str) -> bool:
     """True when no rule can match `text` and no quotes or brackets can wrap it (False:
     maybe one can): no hint word of either kind, no bracket or quote at either end, not
     short, no site and dash first."""
-    if len(text) <= 9 or text[0] in '[({"' or text[-1] in '])}"':
+    if len(text) <= 9 or text[0] in '[({")' or text[-1] in '])}"(':
         return False
     lowered = text.lower()
     if (
@@ -165,6 +178,8 @@ def _plain(text: str) -> bool:
         or "req" in lowered or "attn" in lowered or "presents" in lowered or "www" in lowered
         or "flood" in lowered or "voor" in lowered or "download" in lowered
         or "sponsored" in lowered or " by " in lowered or "bytes" in lowered
+        or "[nzb" in lowered or "uppt" in lowered or "empfehlen" in lowered
+        or lowered.endswith((" file", " epub", " mobi", " pdf", " azw3", " cbr", " cbz", " pc"))
     ):  # fmt: skip
         return False
     space = lowered.find(" ")
@@ -182,7 +197,8 @@ def _may_start_with_one(lowered: str) -> bool:
         ":" in lowered or "!" in lowered or "<" in lowered or "=>" in lowered
         or "req" in lowered or "attn" in lowered or "presents" in lowered or "www" in lowered
         or "flood" in lowered or "voor" in lowered or "download" in lowered
-        or "sponsored" in lowered
+        or "sponsored" in lowered or "[nzb" in lowered or "uppt" in lowered
+        or "empfehlen" in lowered
     ):  # fmt: skip
         return True
     space = lowered.find(" ")  # a site and a dash: `place2home.net - `, the first space
@@ -198,6 +214,7 @@ def _suffix_from(text: str, lowered: str) -> tuple[int, re.Pattern[str]]:
     if (
         ">" in lowered or "sponsored" in lowered or " by " in lowered or "flood" in lowered
         or "www" in lowered or "bytes" in lowered
+        or lowered.endswith((" file", " epub", " mobi", " pdf", " azw3", " cbr", " cbz", " pc"))
     ):  # fmt: skip
         return 0, _SUFFIX
     if text[-1:] not in "])":
@@ -215,7 +232,14 @@ def kept_tag(tag: str | None) -> bool:
 
 def unwrap(text: str) -> str:
     """`text` without quotes or one bracket pair around the whole of it (the pair's
-    closing one its last character); a year alone, `(1994)`, and short text stay."""
+    closing one its last character), or a pair turned outwards (`)Name(`), or a closing
+    bracket left alone at its end (a counter's: `German 01/43]`); a year alone, `(1994)`,
+    and short text stay."""
+    if text[-1:] == "]" and "[" not in text:
+        return text[:-1].strip(_EDGE) or text
+    if text[:1] == ")" and text[-1:] == "(" and len(text) >= 6:
+        inner = text[1:-1]
+        return text if "(" in inner or ")" in inner else inner.strip(_EDGE)
     close = _OPENING.get(text[:1])
     if close is None or text[-1:] != close or len(text) < 6:
         return text

@@ -29,6 +29,7 @@ from typing import Any
 import fsspec
 
 from pipelines.catalog.reader import read_parquet
+from pipelines.naming.no_name import no_name
 from pipelines.score.catalog import CatalogView, load_catalog
 from pipelines.score.naming import (
     NamingScore,
@@ -87,6 +88,10 @@ class Score:
     # the obfuscated uploads' naming per family (`naming.family_of`), shown with by_family
     naming_families: dict[str, NamingScore] = field(default_factory=dict)
     by_family: bool = False
+    # catalog releases (not pending) named by text that is no name (`naming.no_name`:
+    # `Description`, `????`, a site's tag, `1080p`), and the first few such names
+    boilerplate_named: int = 0
+    boilerplate_names: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -96,6 +101,8 @@ class Score:
             "naming": self.naming.to_json(),
             "split_junk": None if self.split_junk is None else self.split_junk.to_json(),
             "naming_families": {k: v.to_json() for k, v in self.naming_families.items()},
+            "boilerplate_named": self.boilerplate_named,
+            "boilerplate_names": self.boilerplate_names,
         }
 
     def format(self) -> str:
@@ -115,7 +122,13 @@ class Score:
             )
         rows.append(
             f"releases mixing uploads: {self.contaminated_releases}, "
-            f"holding noise: {self.noisy_releases}"
+            f"holding noise: {self.noisy_releases}, named by boilerplate: "
+            f"{self.boilerplate_named}"
+            + (
+                f" ({', '.join(map(repr, self.boilerplate_names))})"
+                if self.boilerplate_names
+                else ""
+            )
         )
         rows.append(self.naming.format())
         if self.by_family:
@@ -193,9 +206,15 @@ def score_view(
         if uploads and "expected_verdict" in uploads[0]
         else None
     )
+    boilerplate = [  # (an album's template, `IMG_#.jpg`, is its name)
+        row["name"]
+        for row in view.releases.values()
+        if row.get("source") != "album" and no_name(row["name"] or "")
+    ]
     return Score(
         ordered, mixed, noisy, score_naming(uploads, view), split_junk,
-        score_naming_by_family(uploads, view),
+        score_naming_by_family(uploads, view), boilerplate_named=len(boilerplate),
+        boilerplate_names=boilerplate[:5],
     )  # fmt: skip
 
 
@@ -277,6 +296,8 @@ def combine(scores: list[Score]) -> Score:
         split_junk,
         dict(sorted(naming_families.items())),
         any(s.by_family for s in scores),
+        sum(s.boilerplate_named for s in scores),
+        [n for s in scores for n in s.boilerplate_names][:5],
     )
 
 

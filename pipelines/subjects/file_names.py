@@ -139,7 +139,8 @@ def reach_back(s: bytes, name_start: int, name_end: int, bound: int, after_count
       (1980).avi.012`), the nearest such start;
     - else a track number of 1-3 digits after a `-` (or first after bound): `Album (1993)
       - 01 - Track Words.mp3`, `- 13 The Band - Oh Gin.flac`, `File 15 of 20: 06 Name -
-      Title.flac`, the nearest one;
+      Title.flac`, the nearest one (not before an archive volume or a par2 file: `01/16 -
+      Title - 2005 - 08 - Episode.part01.rar` holds no track);
     - else, right after a file counter, all the words after it (`[2/4] Graham Masterton -
       Descendant.mobi`, `[014/144] - The Bible (2013) - S1E01 - In the Beginning.vol31+27.PAR2`);
     - else the token alone."""
@@ -164,7 +165,8 @@ def reach_back(s: bytes, name_start: int, name_end: int, bound: int, after_count
         i = j - len(st)
         if i >= 0 and s[i:j].lower() == st.lower() and (i == 0 or s[i - 1] not in WORD_BYTES):
             return a
-    for n in range(len(tokens) - 1, -1, -1):
+    archive = classify(s[name_start:name_end])[0] in _NO_TRACKS
+    for n in range(len(tokens) - 1 if not archive else -1, -1, -1):
         a, b = tokens[n]
         after_dash = n == 0 or not s[tokens[n - 1][0] : tokens[n - 1][1]].strip(b"-")
         if b - a <= 3 and s[a:b].isdigit() and after_dash:
@@ -172,6 +174,10 @@ def reach_back(s: bytes, name_start: int, name_end: int, bound: int, after_count
     if after_counter and words:
         return words[0][0]
     return name_start
+
+
+# an archive volume or a par2 file has no track number before it
+_NO_TRACKS = frozenset({k.RAR_FIRST, k.ARCHIVE_VOL, k.PAR2_INDEX, k.PAR2_VOL})
 
 
 def _has_extension(s: bytes, a: int, b: int) -> bool:

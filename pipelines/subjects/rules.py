@@ -34,16 +34,25 @@ PART_RE = re.compile(rb"\((\d{1,9})/(\d{1,9})\)")
 FILEOF_RE = re.compile(
     rb"(?<![" + _WORD + rb"])[Ff][Ii][Ll][Ee] +(\d{1,9}) +[Oo][Ff] +(\d{1,9})(?!\d):?"
 )
+_UNIT = rb"(?i:bytes|kib|mib|gib|tib|kb|mb|gb|tb|b)(?![" + _WORD + rb"])"
+# the file's size after a counter inside its brackets: `[41 of 76 - 10013 kb]`
+_SIZE_IN = rb"(?:- *\d+(?:[.,]\d+)* ?" + _UNIT + rb" *)?"
 # `i/N` with spaces or none around the `/` (`[02/ 50]`), or `i of N`
-_COUNT = rb" *(\d{1,9})(?: */ *| +[Oo][Ff] +)(\d{1,9}) *"
-_COUNT_AHEAD = rb" *\d{1,9}(?: */ *| +[Oo][Ff] +)\d{1,9} *\]"
+_COUNT = rb" *(\d{1,9})(?: */ *| +[Oo][Ff] +)(\d{1,9}) *" + _SIZE_IN
+_COUNT_AHEAD = rb" *\d{1,9}(?: */ *| +[Oo][Ff] +)\d{1,9} *" + _SIZE_IN + rb"\]"
 # `[i/N]`, and with mismatched brackets `[i/N)` and `(i/N]` (a `(` only with a `]`)
 BRACKET_RE = re.compile(rb"(?:\[|\((?=" + _COUNT_AHEAD + rb"))" + _COUNT + rb"[\])]")
 PAREN_RE = re.compile(rb"\(" + _COUNT + rb"\)")
 BRACE_RE = re.compile(rb"\{" + _COUNT + rb"\}")
+# (a `]` may close it alone: `XviD German 01/43] - "Name.par2"`)
 LOOSE_RE = re.compile(
-    rb"(?<![" + _WORD + rb"/.,(\[{])(\d{1,9})/(\d{1,9})(?![" + _WORD + rb"/.,)\]}])"
+    rb"(?<![" + _WORD + rb"/.,(\[{])(\d{1,9})/(\d{1,9})(?![" + _WORD + rb"/.,)}])"
 )
+# a bare `i of N`; bare_of says which stand between separators
+BARE_OF_RE = re.compile(
+    rb"(?<![" + _WORD + rb"])(\d{1,9}) +[Oo][Ff] +(\d{1,9})(?![" + _WORD + rb"])"
+)
+_SEPARATOR_AFTER = frozenset(b'-])}:"')
 SIZE_RE = re.compile(
     rb"(?<![" + _WORD + rb".,])\d+(?:[.,]\d+)* ?"
     rb"(?:bytes|kib|mib|gib|tib|kb|mb|gb|tb|b)(?![" + _WORD + rb"])",
@@ -75,7 +84,28 @@ def key_of(b: bytes, seed: int = 0) -> int:
     return hash_bytes(b, seed) or 1
 
 
-def _file_counter(s: bytes, part_span: tuple[int, int], anchor: int):
+def bare_of(s: bytes, found, name_span: tuple[int, int]) -> list[re.Match[bytes]]:
+    """The BARE_OF_RE matches that are file counters: i <= N, outside the file name
+    (`name_span`, its removal span), after the subject's start, a `-` or an opening
+    bracket, before its end, a `-`, a closing bracket, `:`, a quote, a `(k/K)` or the word
+    yEnc (spaces between): `DivX - 28 of 48 -`, not a title's `Disc 5 of 5 - 13`."""
+    kept = []
+    for m in found:
+        if int(m.group(1)) > int(m.group(2)) or name_span[0] <= m.start() < name_span[1]:
+            continue
+        before = s[: m.start()].rstrip(b" ")
+        if before and before[-1] not in b"-[({":
+            continue
+        after = s[m.end() :].lstrip(b" ")
+        if after and not (
+            after[0] in _SEPARATOR_AFTER or PART_RE.match(after) or YENC_RE.match(after) is not None
+        ):
+            continue
+        kept.append(m)
+    return kept
+
+
+def _file_counter(s: bytes, part_span: tuple[int, int], anchor: int, name_end: int = -1):
     """(index, total, start, end) of the file counter, or None."""
     kinds = [
         list(FILEOF_RE.finditer(s)),
@@ -83,6 +113,7 @@ def _file_counter(s: bytes, part_span: tuple[int, int], anchor: int):
         [m for m in PAREN_RE.finditer(s) if m.start() != part_span[0]],
         list(BRACE_RE.finditer(s)),
         [m for m in LOOSE_RE.finditer(s) if int(m.group(1)) <= int(m.group(2))],
+        bare_of(s, BARE_OF_RE.finditer(s), (anchor, name_end)),
     ]
     for found in kinds:
         if not found:
@@ -159,7 +190,7 @@ def parse_kept(s: bytes, keys: bool = True) -> tuple[Parsed, bytes]:
         p.part, p.part_total = int(m.group(1)), int(m.group(2))
         part_span = m.span()
     ns, ne, rs, re_ = _name(s)
-    counter = _file_counter(s, part_span, rs)
+    counter = _file_counter(s, part_span, rs, re_)
     counter_span = (-1, -1)
     if counter:
         p.file_index, p.file_total, c0, c1 = counter
@@ -225,7 +256,7 @@ def _display_removals(s: bytes) -> list[tuple[int, int]]:
     for m in PART_RE.finditer(s):
         part = m.span()  # the last one is the segment counter
     name = _name_removal(s)
-    counter = _counter_span(s, lowered, part[0], name[0])
+    counter = _counter_span(s, lowered, part[0], name)
     if name[0] >= 0 and s[name[0]] != 0x22:  # not quoted: as parse_kept reaches back
         name = (reach_back(s, name[0], name[1], *name_bound(s, name[0], part, counter)), name[1])
     for span in (part, counter, name):
@@ -294,12 +325,15 @@ def _name_removal(s: bytes) -> tuple[int, int]:
     return -1, -1
 
 
-def _counter_span(s: bytes, lowered: bytes, part_start: int, anchor: int) -> tuple[int, int]:
+def _counter_span(
+    s: bytes, lowered: bytes, part_start: int, name: tuple[int, int]
+) -> tuple[int, int]:
     """The file counter's span, as _file_counter finds it: of the first kind present, the
-    last one before the name (else the first after it; the last one when there is no
-    name); (-1, -1) if none."""
+    last one before the name (`name`: its removal span; else the first after it; the last
+    one when there is no name); (-1, -1) if none."""
+    anchor = name[0]
     for kind, rx in enumerate(_COUNTER_KINDS):
-        text = lowered if kind == 0 else s
+        text = lowered if kind in (0, 5) else s
         if not any(need in text for need in _COUNTER_NEEDS[kind]):
             continue
         found = list(rx.finditer(s))
@@ -307,6 +341,8 @@ def _counter_span(s: bytes, lowered: bytes, part_start: int, anchor: int) -> tup
             found = [m for m in found if m.start() != part_start]
         elif kind == 4:  # a bare i/N with i <= N
             found = [m for m in found if int(m.group(1)) <= int(m.group(2))]
+        elif kind == 5:  # a bare i of N between separators
+            found = bare_of(s, found, name)
         if not found:
             continue
         if anchor < 0:
@@ -316,9 +352,9 @@ def _counter_span(s: bytes, lowered: bytes, part_start: int, anchor: int) -> tup
     return -1, -1
 
 
-_COUNTER_KINDS = (FILEOF_RE, BRACKET_RE, PAREN_RE, BRACE_RE, LOOSE_RE)
-# what each kind cannot match without (the first is tested on the lower-cased subject)
-_COUNTER_NEEDS = ((b"file ",), (b"[", b"]"), (b"(",), (b"{",), (b"/",))
+_COUNTER_KINDS = (FILEOF_RE, BRACKET_RE, PAREN_RE, BRACE_RE, LOOSE_RE, BARE_OF_RE)
+# what each kind cannot match without (the first and last tested on the lower-cased subject)
+_COUNTER_NEEDS = ((b"file ",), (b"[", b"]"), (b"(",), (b"{",), (b"/",), (b" of ",))
 _EMPTY_BRACKETS = re.compile(rb"\( *\)|\[ *\]|\{ *\}")
 
 
