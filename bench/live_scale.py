@@ -190,8 +190,15 @@ def build(
 ) -> None:
     """The base catalog and corpus (`folder/base`) and the new work (`folder/work`)."""
     marker = folder / "base" / BUILT
+    rules = rules_for(groups)
     if marker.exists():
-        return
+        built = json.loads(marker.read_text())
+        if built.get("rules") == rules.fingerprint:
+            return
+        # built under another rule set: every range would be due again, over chunks the
+        # base never had
+        say(f"building: the base was built under rules {built.get('rules')}, now "
+            f"{rules.fingerprint}: building it again\n")  # fmt: skip
     work = _work_corpus(folder, sum(work_groups), articles, seed)
     starts = {g: int(ps[0].name.split("-")[0]) for g, ps in _work_ranges(work).items()}
     names = _names(groups)
@@ -207,7 +214,6 @@ def build(
     if base.exists():
         shutil.rmtree(base)
     catalog, corpus = base / "catalog", base / "corpus"
-    rules = rules_for(groups)
     started = time.monotonic()
 
     def progress(done: int) -> None:
@@ -228,7 +234,9 @@ def build(
         time.sleep(0.2)
         chain.cycle("warm-up")
     index_judge(str(catalog), names, say)
-    marker.write_text(json.dumps({"releases": releases, "groups": groups}))
+    marker.write_text(
+        json.dumps({"releases": releases, "groups": groups, "rules": rules.fingerprint})
+    )
 
 
 class Chain:
