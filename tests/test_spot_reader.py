@@ -102,6 +102,13 @@ def test_spots_without_an_upload_wait_a_day_then_become_releases(world):
     later = {r["message_id"]: r for r in world["live"]}
     assert {later[m]["nzb_outcome"] for m in alone} == {"inserted"}
     assert not load_state(world["catalog"], "free.pt").waiting
+    # a release of its own is named by its spot's title (the spot's NZB names nothing),
+    # whether it waited a day or not
+    names = {}
+    for path in Path(world["catalog"], "releases").glob("*/import-*.parquet"):
+        t = pq.read_table(path, columns=["release_key", "name"])
+        names.update(zip(t["release_key"].to_pylist(), t["name"].to_pylist(), strict=True))
+    assert {names[later[m]["release_key"]] for m in alone} == {later[m]["title"] for m in alone}
 
 
 def test_a_second_run_reads_nothing_new(world):

@@ -70,11 +70,17 @@ class _File:
 
 
 def build_release(
-    doc: NzbDocument, file_name: str, now: int, known_groups: frozenset[str] = frozenset()
+    doc: NzbDocument,
+    file_name: str,
+    now: int,
+    known_groups: frozenset[str] = frozenset(),
+    title: str | None = None,
 ) -> ImportedRelease | None:
     """The release of an NZB (None when no file has a segment). `file_name` is the NZB's
-    (for its name when it has no title); `now` dates files with no date; the owner group
-    is the first of the NZB's groups the catalog knows (`known_groups`), else the first."""
+    (for its name when it has no title); `title`: what its source calls it when the NZB
+    does not (a spot's title), before the file name; `now` dates files with no date; the
+    owner group is the first of the NZB's groups the catalog knows (`known_groups`), else
+    the first."""
     entries = [f for f in doc.files if f.segments]
     parsed = _parse([f.subject.encode("utf-8", "surrogateescape") for f in entries])
     kept = _collapse(entries, parsed.fields.file_key, now)
@@ -94,7 +100,7 @@ def build_release(
     rep = ordered[0]
     sizes = [sum(s.nbytes for s in f.segments.values()) for f in files]
     ext = [int(c) for c in fields.ext_class]
-    name = _release_name(doc, file_name, subjects[rep])
+    name = _release_name(doc, title or file_name, subjects[rep], bool(title))
     totals = [int(t) for t in fields.file_total if t > 0]
     file_total = max(totals) if totals else None
     indexes = [int(i) for i in fields.file_index]
@@ -191,10 +197,12 @@ def _file_name(fields: _Rows, i: int, subject: bytes) -> str:
     return naming.to_text(subject).strip()
 
 
-def _release_name(doc: NzbDocument, file_name: str, subject: bytes) -> str:
+def _release_name(doc: NzbDocument, file_name: str, subject: bytes, titled: bool) -> str:
     for kind in ("title", "name"):
         if doc.meta.get(kind):
             return doc.meta[kind]
+    if titled:
+        return file_name.strip() or naming.display_name(subject)
     stem = file_name.rsplit("/", 1)[-1]
     for suffix in (".gz", ".nzb"):
         stem = stem[: -len(suffix)] if stem.lower().endswith(suffix) else stem

@@ -112,8 +112,11 @@ class Importer:
             return []
         return [str(p).rsplit("/", 1)[-1] for p in self.fs.ls(folder, detail=False)]
 
-    def add(self, origin: str, path: str, data: bytes, insert: bool = True) -> Outcome:
-        """Import one NZB's bytes (`origin`: file, spot, posted; `path`: where from).
+    def add(
+        self, origin: str, path: str, data: bytes, insert: bool = True, title: str | None = None
+    ) -> Outcome:
+        """Import one NZB's bytes (`origin`: file, spot, posted; `path`: where from;
+        `title`: what the source calls it, the name when the NZB names none: a spot's).
         `insert=False`: link it if the catalog holds its articles, else leave it (outcome
         `waiting`, nothing logged: a later call imports it)."""
         s = self.summary
@@ -125,7 +128,7 @@ class Importer:
                 return Outcome("duplicate", seen[sha1])
         row: dict[str, Any] = {"imported_at": self._now(), "origin": origin, "path": path,
                                "nzb_sha1": sha1}  # fmt: skip
-        out = self._decide(data, path, row, insert)
+        out = self._decide(data, path, row, insert, title)
         if out.outcome == "waiting":
             s.outcomes["waiting"] += 1
             return out
@@ -139,13 +142,15 @@ class Importer:
             self.flush()
         return out
 
-    def _decide(self, data: bytes, path: str, row: dict[str, Any], insert: bool) -> Outcome:
+    def _decide(
+        self, data: bytes, path: str, row: dict[str, Any], insert: bool, title: str | None
+    ) -> Outcome:
         try:
             doc = read_nzb(data)
         except MalformedNzb as e:
             return Outcome("malformed", reason=e.reason)
         row.update(bad_segments=doc.bad_segments, passwords=doc.passwords or None)
-        rel = build_release(doc, path, self._now(), self.known_groups)
+        rel = build_release(doc, path, self._now(), self.known_groups, title)
         if rel is None:
             return Outcome("empty")
         r = rel.release

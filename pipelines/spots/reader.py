@@ -186,19 +186,26 @@ class SpotReader:
         except BadSpotNzb as e:
             self.summary.nzbs["unreadable"] += 1
             return {**outcome, "outcome": "unreadable", "reason": e.reason}
-        return {**outcome, **self._import(message_id, nzb, row["posted"], state)}
+        title = row.get("title") or None
+        return {**outcome, **self._import(message_id, nzb, row["posted"], state, title)}
 
-    def _import(self, message_id: str, nzb: bytes, posted: int, state: SpotState) -> dict[str, Any]:
+    def _import(
+        self, message_id: str, nzb: bytes, posted: int, state: SpotState, title: str | None
+    ) -> dict[str, Any]:
         standalone = self.now - posted >= self.standalone_after
-        got = self.importer.add("spot", message_id, nzb, insert=standalone)
+        # a spot's NZB seldom names its upload: the spot's title does
+        got = self.importer.add("spot", message_id, nzb, insert=standalone, title=title)
         self.summary.nzbs[got.outcome] += 1
         if got.outcome == "waiting":
             if message_id not in state.waiting:
                 keep_nzb(self.catalog, message_id, nzb)
                 state.waiting[message_id] = posted
+                if title:
+                    state.titles[message_id] = title
             state.tried[message_id] = self.now
         elif message_id in state.waiting:
             del state.waiting[message_id]
+            state.titles.pop(message_id, None)
         return {"outcome": got.outcome, "reason": got.reason or None,
                 "release_key": got.release_key}  # fmt: skip
 
@@ -213,9 +220,10 @@ class SpotReader:
             nzb = kept_nzb(self.catalog, message_id)
             if nzb is None or message_id in removed:  # deleted while it waited: no release
                 del state.waiting[message_id]
+                state.titles.pop(message_id, None)
                 drop_nzb(self.catalog, message_id)
                 continue
-            got = self._import(message_id, nzb, posted, state)
+            got = self._import(message_id, nzb, posted, state, state.titles.get(message_id))
             if got["outcome"] != "waiting":
                 outcomes.append({"message_id": message_id, "at": self.now, **got})
         return outcomes

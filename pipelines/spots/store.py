@@ -41,6 +41,7 @@ class SpotState:
     # spots whose NZB waits for the header pass: message-id -> posted
     waiting: dict[str, int] = field(default_factory=dict)
     tried: dict[str, int] = field(default_factory=dict)  # a waiting spot's last try
+    titles: dict[str, str] = field(default_factory=dict)  # a waiting spot's title
 
 
 def _state_path(root: str, group: str) -> str:
@@ -55,14 +56,17 @@ def load_state(catalog: str, group: str) -> SpotState | None:
     data = json.loads(fs.cat_file(path))
     waiting = {k: int(v) for k, v in data.get("waiting", {}).items()}
     tried = {k: int(v) for k, v in data.get("tried", {}).items() if k in waiting}
-    return SpotState(int(data["last"]), waiting, tried)
+    titles = {k: str(v) for k, v in data.get("titles", {}).items() if k in waiting}
+    return SpotState(int(data["last"]), waiting, tried, titles)
 
 
 def save_state(catalog: str, group: str, state: SpotState) -> None:
     fs, root = open_fs(catalog)
     tried = {k: v for k, v in state.tried.items() if k in state.waiting}
+    titles = {k: v for k, v in state.titles.items() if k in state.waiting}
     body = {"last": state.last, "waiting": dict(sorted(state.waiting.items())),
-            "tried": dict(sorted(tried.items()))}  # fmt: skip
+            "tried": dict(sorted(tried.items())),
+            "titles": dict(sorted(titles.items()))}  # fmt: skip
     atomic_put(fs, _state_path(root, group), json.dumps(body).encode())
 
 
