@@ -17,10 +17,12 @@ What a run reads grows with what changed, not with the catalog. Per group, its f
 stamp (`pipelines.catalog.changes`) says whether anything of it moved; a group that did
 not keeps its memo (live releases, standing verdicts, newest post, next post to settle)
 unless the settling line has reached that post. Of a group that did, the run reads its
-checks and merge records and only the partitions the changed files, the releases a new
-check names, the releases settling and those sharing a content file reach (the group's
-index of its releases' spans, `where.py`); a group with a file gone or rewritten, or no
-index yet, is read whole. A run with no group to read reads nothing but its memos.
+new checks and its merge records and only the partitions the changed files, the releases
+a new check names, the releases settling (those time may make unusable) and those sharing
+a content file reach (the group's index of its releases' spans, `where.py`); a group with
+a file gone or rewritten, or no index yet, is read whole. The checks and verdicts of the
+releases it judges come from each group's folds (`pipelines.catalog.kept`: the files
+written since, once a process). A run with no group to read reads nothing but its memos.
 """
 
 from __future__ import annotations
@@ -413,10 +415,10 @@ def _choose(
     line: int,
 ) -> set[str]:
     """The input files a run reads: the probe cache's; every file of a group read whole
-    (no index of it, or a file of it gone or rewritten); of the others, their health
-    checks, and the partitions (merge records too) whose spans meet a changed file's, or
-    those of the releases a changed check names, that cross the settling line since, or
-    that were found to reach further (`wanted`)."""
+    (no index of it, or a file of it gone or rewritten); of the others, their changed
+    files (new checks among them), and the partitions (merge records too) whose spans
+    meet a changed file's, or those of the releases a changed check names, that cross the
+    settling line since, or that were found to reach further (`wanted`)."""
     fs, _ = open_fs(catalog)
     by_group: dict[str | None, list[str]] = {}
     for p in inputs:
