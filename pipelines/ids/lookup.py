@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
+from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import open_fs
 from pipelines.ids.build import current_build, lookup_folder
 from pipelines.ids.keys import key_hash
@@ -62,8 +62,7 @@ class IdLookup:
         folder = f"{lookup_folder(root)}/{current['build']}"
 
         def read(name: str) -> pa.Table:
-            with fs.open(f"{folder}/{name}.parquet", "rb") as f:
-                return pq.read_table(f)
+            return read_parquet(fs, f"{folder}/{name}.parquet")
 
         entries, names, episodes = read("entries"), read("names"), read("episodes")
         kinds = pc.equal(entries["kind"], "series").to_numpy(zero_copy_only=False)

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 from fsspec import AbstractFileSystem
 
 from pipelines.catalog.partitions import Partition, list_group
+from pipelines.catalog.reader import read_parquet
 
 # how far an NZB's file dates may be from the release's posting dates: an NZB's date is
 # its first segment's, a release's spans its parts (and dates of an NZB may be set by the
@@ -56,8 +57,7 @@ class _Ids:
     """A `release_files` partition's message-ids, sorted, with each one's release key."""
 
     def __init__(self, fs: AbstractFileSystem, path: str) -> None:
-        with fs.open(path, "rb") as fh:
-            t = pq.read_table(fh, columns=["release_key", "seg_ids"])
+        t = read_parquet(fs, path, ["release_key", "seg_ids"])
         flat = pc.list_flatten(t["seg_ids"])
         owner = pc.list_parent_indices(t["seg_ids"])
         order = pc.sort_indices(flat)
@@ -77,8 +77,7 @@ class _Posters:
     """A `releases` partition's releases by poster: (key, posted first, posted last)."""
 
     def __init__(self, fs: AbstractFileSystem, path: str) -> None:
-        with fs.open(path, "rb") as fh:
-            t = pq.read_table(fh, columns=["release_key", "poster", "posted_first", "posted_last"])
+        t = read_parquet(fs, path, ["release_key", "poster", "posted_first", "posted_last"])
         self.by_poster: dict[str, list[tuple[bytes, int, int]]] = {}
         rows = zip(*(t[c].to_pylist() for c in t.column_names), strict=True)
         for key, poster, first, last in rows:

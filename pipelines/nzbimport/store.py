@@ -22,10 +22,10 @@ from contextlib import contextmanager
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 from fsspec import AbstractFileSystem
 
 from pipelines.catalog.layout import IMPORT_BASE, partition_path
+from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.schema import NZB_IMPORTS, RELEASE_FILES, RELEASES
 from pipelines.catalog.writer import parquet_bytes
 from pipelines.corpus.fs import atomic_put, is_temporary
@@ -50,7 +50,7 @@ class ImportLog:
         self.next_number = IMPORT_BASE
         for path in self._logs():
             columns = ["nzb_sha1", "release_key", "outcome", "group", "article"]
-            t = pq.read_table(path, filesystem=fs, columns=columns)
+            t = read_parquet(fs, path, columns)
             self.add(t.to_pylist())
             span = parse_span(path.rsplit("/", 1)[-1].removesuffix(".parquet"))
             if span:
