@@ -23,6 +23,9 @@ PROBE_PREFIX = "probe-"
 # for the article span their releases cover; removed when a range of it is indexed again,
 # never compacted
 MERGE_PREFIX = "merge-"
+# the PreDB's versions of releases a pre named (`pipelines.predb.versions`), named for the
+# article span their releases cover; never compacted, never removed
+PREDB_PREFIX = "predb-"
 
 
 def partition_path(
@@ -34,11 +37,13 @@ def partition_path(
     tail: bool = False,
     probe: bool = False,
     merge: bool = False,
+    predb: bool = False,
 ) -> str:
     """A range's partition, or (tail) the partition of a growing range's part first..last,
     or (probe) the article pass's partition for the range first..last, or (merge) the
     merges' partition for the releases of first..last."""
     prefix = TAIL_PREFIX if tail else PROBE_PREFIX if probe else MERGE_PREFIX if merge else ""
+    prefix = PREDB_PREFIX if predb else prefix
     name = f"{prefix}{span_name(first, last)}.parquet"
     return f"{catalog.rstrip('/')}/{table}/{group}/{name}"
 

@@ -25,6 +25,7 @@ from fsspec import AbstractFileSystem
 from pipelines.catalog.layout import (
     COMPACT_PREFIX,
     MERGE_PREFIX,
+    PREDB_PREFIX,
     PROBE_PREFIX,
     TAIL_PREFIX,
     table_glob,
@@ -49,11 +50,12 @@ class Partition:
     tail: bool = False  # a growing range's part (`tail-<a>-<b>`), never compacted
     probe: bool = False  # the article pass's rows for a range (`probe-<a>-<b>`), never compacted
     merge: bool = False  # the merges' versions and file rows (`merge-<a>-<b>`), never compacted
+    predb: bool = False  # the PreDB's renamed versions (`predb-<a>-<b>`), never compacted
 
     @property
     def derived(self) -> bool:
         """Written by a later pass (or a growing range's part), not a range's own rows."""
-        return self.tail or self.probe or self.merge
+        return self.tail or self.probe or self.merge or self.predb
 
 
 class PartitionName(NamedTuple):
@@ -63,6 +65,7 @@ class PartitionName(NamedTuple):
     tail: bool = False
     probe: bool = False
     merge: bool = False
+    predb: bool = False
 
 
 def parse_name(name: str) -> PartitionName | None:
@@ -82,6 +85,9 @@ def parse_name(name: str) -> PartitionName | None:
             if span is None:
                 return None
             return PartitionName(span[0], span[1], compact, tail, probe, merge)
+    if stem.startswith(PREDB_PREFIX):
+        span = parse_span(stem[len(PREDB_PREFIX) :])
+        return None if span is None else PartitionName(span[0], span[1], False, predb=True)
     span = parse_span(stem)
     return None if span is None else PartitionName(span[0], span[1], False)
 
@@ -103,7 +109,7 @@ def _partition(path: str, size: int | None = None, mtime: str = "") -> Partition
         return None
     return Partition(
         parsed.first, parsed.last, path, parsed.compact, size, mtime, parsed.tail, parsed.probe,
-        parsed.merge,
+        parsed.merge, parsed.predb,
     )  # fmt: skip
 
 
@@ -125,7 +131,7 @@ def _scan(folder: str, stat: bool) -> list[Partition]:
                 continue
             part = Partition(part.first, part.last, part.path, part.compact,
                              info.st_size, str(info.st_mtime), part.tail, part.probe,
-                             part.merge)  # fmt: skip
+                             part.merge, part.predb)  # fmt: skip
         found.append(part)
     return found
 
@@ -197,6 +203,7 @@ def files_written(releases: list[Partition], files: list[Partition]) -> list[Par
     for r in releases:
         group = r.path.rsplit("/", 2)[-2]
         covered = any(c.first <= r.first and r.last <= c.last for c in compact.get(group, []))
-        if r.compact or covered or (group, r.first, r.last) in same:
+        # a PreDB version renames a release whose files are written already
+        if r.compact or r.predb or covered or (group, r.first, r.last) in same:
             out.append(r)
     return out

@@ -1,0 +1,108 @@
+"""The lookup keys of a pre's title and of the names found in the catalog.
+
+A pre is found by its exact title, or by a hash of it that an obfuscating tool posted
+as the release or file name: MD5, MD5 of the MD5's hex, SHA-1 and SHA-256, each of the
+title and of its lowercase (the eight `VARIANTS`). Both sides reduce to one 64-bit key:
+a title to `blake2b-64("t" + title)`, a hash to `blake2b-64("h" + digest)`, so a name in
+the catalog that is 32, 40 or 64 hex digits is looked up by the digest it spells. The
+digest's length tells MD5 from SHA-1 from SHA-256; MD5 and MD5-of-MD5 differ in value.
+64 bits: among 10 M pres (90 M keys) and 100 M names, a chance collision is ~1 in 2,000
+(birthday bound over the pairs that could meet), and a collision still has to pass the
+size gate and the verification of `verify` (the title or digest recomputed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+TITLE = 0  # variant 0: the title itself
+# variant -> (method recorded on a link, the digest of a title's text)
+VARIANTS: dict[int, tuple[str, Callable[[str], bytes]]] = {
+    1: ("md5", lambda t: hashlib.md5(t.encode()).digest()),
+    2: ("md5_md5", lambda t: hashlib.md5(hashlib.md5(t.encode()).hexdigest().encode()).digest()),
+    3: ("sha1", lambda t: hashlib.sha1(t.encode()).digest()),
+    4: ("sha256", lambda t: hashlib.sha256(t.encode()).digest()),
+    5: ("md5_lower", lambda t: hashlib.md5(t.lower().encode()).digest()),
+    6: (
+        "md5_md5_lower",
+        lambda t: hashlib.md5(hashlib.md5(t.lower().encode()).hexdigest().encode()).digest(),
+    ),
+    7: ("sha1_lower", lambda t: hashlib.sha1(t.lower().encode()).digest()),
+    8: ("sha256_lower", lambda t: hashlib.sha256(t.lower().encode()).digest()),
+}
+N_KEYS = 1 + len(VARIANTS)
+_HEX = re.compile(r"[0-9a-fA-F]{32}(?:[0-9a-fA-F]{8})?(?:[0-9a-fA-F]{24})?")
+_DIGEST_LENGTHS = (32, 40, 64)
+# a file name's trailing parts tried away to reach its stem: `.part01.rar`, `.vol03+04.par2`,
+# `.7z.001`; each at most this long (a title's own dotted words are longer or are kept)
+MAX_SUFFIX = 12
+MAX_SUFFIXES = 3
+
+
+def _key(tag: bytes, payload: bytes) -> int:
+    return int.from_bytes(hashlib.blake2b(tag + payload, digest_size=8).digest(), "little")
+
+
+def title_key(title: str) -> int:
+    return _key(b"t", title.encode("utf-8", "surrogateescape"))
+
+
+def digest_key(digest: bytes) -> int:
+    return _key(b"h", digest)
+
+
+def pre_keys(title: str) -> list[int]:
+    """The title's `N_KEYS` keys, variant by variant (a variant equal to an earlier one,
+    a title already lowercase, repeats its key: the lookup keeps the first)."""
+    return [title_key(title)] + [digest_key(fn(title)) for _, fn in VARIANTS.values()]
+
+
+def pre_key_matrix(titles: Iterable[str]) -> np.ndarray:
+    """`pre_keys` of many titles as an (n, N_KEYS) uint64 array."""
+    rows = [pre_keys(t) for t in titles]
+    return np.array(rows, dtype=np.uint64).reshape(-1, N_KEYS)
+
+
+def name_keys(name: str) -> list[int]:
+    """The keys a catalog name is looked up by: the name itself, its stems (up to three
+    short trailing `.suffix` parts away), and each of those that spells a digest."""
+    out: list[int] = []
+    for text in _stems(name.strip()):
+        out.append(title_key(text))
+        if len(text) in _DIGEST_LENGTHS and _HEX.fullmatch(text):
+            out.append(digest_key(bytes.fromhex(text)))
+    return out
+
+
+def verify(title: str, variant: int, name: str) -> bool:
+    """Whether a name really is the pre's title (variant 0) or its variant's digest: the
+    64-bit key said so; this recomputes it. `name` is the stem or name that matched."""
+    stems = _stems(name.strip())
+    if variant == TITLE:
+        return title in stems
+    digest = VARIANTS[variant][1](title).hex()
+    return any(s.lower() == digest for s in stems)
+
+
+def _stems(text: str) -> list[str]:
+    out = []
+    for _ in range(MAX_SUFFIXES + 1):
+        if not text:
+            break
+        out.append(text)
+        dot = text.rfind(".")
+        if dot <= 0 or len(text) - dot - 1 > MAX_SUFFIX:
+            break
+        text = text[:dot]
+    return out
+
+
+def method_of(variant: int, where: str) -> str:
+    """The match method recorded on a link: `title` or the hash kind, and where the name
+    was found (`release`, `file`, `inner`)."""
+    base = "title" if variant == TITLE else VARIANTS[variant][0]
+    return f"{base}:{where}"
