@@ -25,6 +25,7 @@ COMMANDS = [
     "cli.commands.merge",
     "cli.commands.health",
     "cli.commands.judge",
+    "cli.commands.predb",
     "cli.commands.serve_nntp",
     "cli.commands.bench_capture",
     "cli.commands.bench_live",

@@ -147,14 +147,18 @@ def _chunks(files: list[Path], bad: Bad) -> Iterator[list[PreLine]]:
 
 
 def import_files(
-    catalog: str, paths: Iterable[str], progress: Callable[[ImportSummary], None] | None = None
+    catalog: str,
+    paths: Iterable[str],
+    progress: Callable[[ImportSummary], None] | None = None,
+    now: Callable[[], float] = time.time,
+    live: bool = False,
 ) -> ImportSummary:
     start = time.monotonic()
     files = files_of(paths)
     summary = ImportSummary(files=len(files))
     lookup = L.load(catalog)
     for chunk in _chunks(files, summary.bad):
-        add_lines(catalog, chunk, lookup, summary)
+        add_lines(catalog, chunk, lookup, summary, live=live, now=now)
         if progress is not None:
             progress(summary)
     if lookup.folded:

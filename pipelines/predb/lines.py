@@ -93,7 +93,8 @@ def epoch(text: str) -> int | None:
 
 
 def good_title(title: str) -> bool:
-    return 0 < len(title) <= MAX_TITLE and " " not in title and title.isprintable()
+    """A usable title: printable, no surrounding space (p2p titles may hold a space)."""
+    return 0 < len(title) <= MAX_TITLE and title == title.strip() and title.isprintable()
 
 
 # --- nZEDb's daily dumps ------------------------------------------------------------

@@ -342,9 +342,10 @@ class Scanner:
             by_group.setdefault(c.group, []).append((c, lookup.title(c.row)))
         written: dict[bytes, int] = {}
         for group, items in sorted(by_group.items()):
-            rows = renamed_rows(self.catalog, group, items)
-            write_versions(self.catalog, group, rows)
-            written.update({r["release_key"]: int(r["written_range"]) for r in rows})
+            versions, done = renamed_rows(self.catalog, group, items)
+            write_versions(self.catalog, group, versions)
+            written.update({r["release_key"]: int(r["written_range"]) for r in versions})
+            written.update(done)
         out.renamed += len(written)
         recs = []
         for c in links:

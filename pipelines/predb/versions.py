@@ -71,7 +71,7 @@ def _versions(fs: Any, root: str, group: str, links: list[Candidate]) -> tuple[p
 
 def renamed_rows(
     catalog: str, group: str, links: list[tuple[Candidate, str]]
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], dict[bytes, int]]:
     """The new version of each linked release (links: candidate, the pre's title); a link
     whose release has no version to copy, or is hidden, gives none."""
     fs, root = open_fs(catalog)
@@ -87,11 +87,15 @@ def renamed_rows(
         if was is None or int(row.get("written_range") or 0) > int(was.get("written_range") or 0):
             pending[row["release_key"]] = row
     out = []
+    done: dict[bytes, int] = {}
     for c, title in links:
         base = newest.get(c.release_key)
         if base is None and c.release_key in pending:
             base = _from_pending(pending[c.release_key])
         if base is None or base.get("merged_into") is not None:
+            continue
+        if base.get("source") == SOURCE and base.get("name") == title:
+            done[c.release_key] = int(base.get("written_range") or 0)
             continue
         row = {k: base.get(k) for k in RELEASES.names}
         groups = list(row.get("groups") or [group])
@@ -101,7 +105,7 @@ def renamed_rows(
             written_range=int(base.get("written_range") or 0) + 1,
         )  # fmt: skip
         out.append(row)
-    return out
+    return out, done
 
 
 def _from_pending(p: dict[str, Any]) -> dict[str, Any]:
