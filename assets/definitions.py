@@ -29,6 +29,7 @@ from assets.health import health_job, release_health
 from assets.jobs import catalog_job, compact_job, history_job, index_job, tail_job
 from assets.judge import judge_job, judge_schedule, release_verdicts
 from assets.merges import merge_job, merge_sensor, release_merges
+from assets.predb import pre_scans, predb_job, predb_schedule
 from assets.probes import probe_job, probe_sensor, release_probes
 from assets.resources import (
     CaptureResource,
@@ -86,6 +87,7 @@ def build_defs(
             release_merges,
             release_health,
             release_verdicts,
+            pre_scans,
         ],
         jobs=[
             index_job,
@@ -97,6 +99,7 @@ def build_defs(
             merge_job,
             health_job,
             judge_job,
+            predb_job,
         ],
         sensors=[
             corpus_sensor,
@@ -110,6 +113,7 @@ def build_defs(
             tail_schedule,
             health_schedule,
             judge_schedule,
+            predb_schedule,
         ],
         resources={**default_resources(), **(resource_overrides or {})},
         executor=executor,

@@ -10,6 +10,8 @@ A cycle runs them in this order, each only when its input moved (`Stages`):
   `health_share` releases a cycle; after a sweep that found nothing more due, the next
   waits for new releases or `health_rest` seconds (releases become due as time passes:
   hours, not seconds);
+- the PreDB scan (`pipelines.predb.scan.Scanner`) every cycle: new names matched, due
+  pres scanned (an idle scan reads a memo and a stamp per group);
 - the judge (`pipelines.judge.run.judge_catalog`) when any stage wrote something.
 
 The first cycle of a process runs every stage whatever changed, and the article pass
@@ -32,12 +34,13 @@ from pipelines.judge.run import JudgeSummary, judge_catalog
 from pipelines.merge.run import MergeSummary, merge_catalog
 from pipelines.nntp.errors import NNTPError
 from pipelines.nntp.pool import ConnectionPool
+from pipelines.predb.scan import Scanner, ScanSummary
 from pipelines.probe.fetch import PoolSource
 from pipelines.probe.ladder import NAMED
 from pipelines.probe.run import ProbeSummary, probe_catalog
 from pipelines.probe.spans import Span, due, due_spans
 
-STAGES = ("probe", "merge", "health", "judge")
+STAGES = ("probe", "merge", "health", "predb", "judge")
 STEPS = ("capture", "index", *STAGES)  # a cycle's, in order
 
 
@@ -49,12 +52,13 @@ class StageSettings:
     merge: bool = True
     health: bool = True
     judge: bool = True
+    predb: bool = True
     health_share: int | None = 500  # releases checked at most a cycle (None: every due one)
     health_rest: float = 300.0  # seconds between sweeps once one found nothing more due
 
     @classmethod
     def header_only(cls) -> StageSettings:
-        return cls(probe=False, merge=False, health=False, judge=False)
+        return cls(probe=False, merge=False, health=False, judge=False, predb=False)
 
 
 @dataclass
@@ -73,6 +77,7 @@ class StageTotals:
     judged: int = 0
     verdicts: int = 0  # new verdicts
     taken_back: int = 0
+    renamed: int = 0  # releases the PreDB named
     # the process's CPU-seconds by step (capture and the header pass too: the loop's)
     cpu: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STEPS, 0.0))
 
@@ -89,6 +94,8 @@ class StageTotals:
             verdicts = ", ".join(f"{n:,} {k}" for k, n in sorted(self.health.items()) if n)
             out.append(f"  health: {self.runs['health']} runs, {self.checked:,} checked"
                        + (f" ({verdicts})" if verdicts else ""))  # fmt: skip
+        if settings.predb:
+            out.append(f"  predb: {self.runs['predb']} scans, {self.renamed:,} releases named")
         if settings.judge:
             out.append(f"  judge: {self.runs['judge']} runs, {self.judged:,} judged "
                        f"({self.verdicts:,} new verdicts, {self.taken_back:,} taken "
@@ -106,6 +113,7 @@ class StageCycle:
     merge: MergeSummary | None = None
     health: SweepSummary | None = None
     judge: JudgeSummary | None = None
+    predb: ScanSummary | None = None
     problems: list[str] = field(default_factory=list)
 
     def text(self, settings: StageSettings) -> str:
@@ -126,6 +134,8 @@ class StageCycle:
         if settings.health:
             h = self.health
             parts.append("health resting" if h is None else f"health {h.checked:,} checked")
+        if settings.predb and self.predb is not None:
+            parts.append(f"predb {self.predb.scanned:,} scans, {self.predb.renamed:,} named")
         if settings.judge:
             j = self.judge
             parts.append(
@@ -154,6 +164,7 @@ class Stages:
         self.waiting: dict[str, Span] = {}  # spans the article pass left due, by name
         self.health_after = 0.0  # monotonic time before which the sweep rests
         self.probed_a_range = False  # this cycle's article pass wrote a complete range's
+        self.scanner = Scanner(catalog)  # keeps the PreDB lookup mapped between cycles
 
     def run(self, replayed: ReplaySummary) -> StageCycle:
         """This cycle's stages after the header pass whose `replayed` says what it wrote."""
@@ -178,6 +189,9 @@ class Stages:
         if s.health and (wrote or time.monotonic() >= self.health_after):
             out.health = self._health(out.problems)
             wrote = wrote or bool(out.health and out.health.batches)
+        if s.predb:
+            out.predb = self._predb()
+            wrote = wrote or bool(out.predb.renamed)
         if s.judge and wrote:
             out.judge = judge_catalog(self.catalog)
             self._add_judge(out.judge)
@@ -257,6 +271,13 @@ class Stages:
         t.cpu["health"] += time.process_time() - started
         t.checked += summary.checked
         t.health.update(summary.verdicts)
+        return summary
+
+    def _predb(self) -> ScanSummary:
+        summary = self.scanner.cycle()
+        self.totals.runs["predb"] += 1
+        self.totals.cpu["predb"] += summary.cpu_seconds
+        self.totals.renamed += summary.renamed
         return summary
 
     def _add_merge(self, m: MergeSummary) -> None:

@@ -54,7 +54,9 @@ def test_every_sensor_and_schedule_runs_by_itself_in_a_new_instance() -> None:
         "corpus_sensor", "index_sensor", "history_sensor", "run_watchdog", "probe_sensor",
         "merge_sensor",
     }  # fmt: skip
-    assert set(schedules) == {"tail_schedule", "health_schedule", "judge_schedule"}
+    assert set(schedules) == {
+        "tail_schedule", "health_schedule", "judge_schedule", "predb_schedule",
+    }  # fmt: skip
     assert set(sensors.values()) == {dg.DefaultSensorStatus.RUNNING}, sensors
     assert set(schedules.values()) == {dg.DefaultScheduleStatus.RUNNING}, schedules
 

@@ -137,6 +137,7 @@ def test_nukes_unnukes_and_renukes_keep_their_history(tmp_path: Path) -> None:
         import_files(cat, [str(p)], now=lambda: next(clock))
     lookup = L.load(cat)
     (row,) = lookup.rows_of_titles([title])
+    assert row is not None
     pre = lookup.pre(row)
     assert (pre["source"], pre["seen_at"]) == ("first-source", 1_800_000_000)
     assert (pre["nuke"], pre["nuke_reason"], pre["nuke_events"], pre["nuked"]) == (

@@ -55,7 +55,8 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--no-serve", action="store_true", help="capture and index only")
     for stage, what in (("probe", "the article pass"), ("merge", "merges"),
-                        ("health", "the health sweep"), ("judge", "the judge")):  # fmt: skip
+                        ("health", "the health sweep"), ("judge", "the judge"),
+                        ("predb", "PreDB scans")):  # fmt: skip
         p.add_argument(f"--no-{stage}", action="store_true", help=f"no {what}")
     p.add_argument(
         "--health-share",
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     stages = StageSettings(
         probe=not args.no_probe, merge=not args.no_merge, health=not args.no_health,
-        judge=not args.no_judge, health_share=args.health_share or None,
+        judge=not args.no_judge, health_share=args.health_share or None, predb=not args.no_predb,
     )  # fmt: skip
     try:
         rules = Rules.load(args.rules)

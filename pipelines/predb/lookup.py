@@ -241,6 +241,10 @@ def _generations(catalog: str) -> list[str]:
     return [n for n in names if fs.exists(predb_path(catalog, LOOKUP, n, "covers.json"))]
 
 
+def has_generation(catalog: str) -> bool:
+    return bool(_generations(catalog))
+
+
 def _mapped(path: str) -> pa.Table:
     return ipc.open_file(pa.memory_map(path, "r")).read_all()
 

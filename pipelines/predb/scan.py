@@ -153,6 +153,12 @@ class Scanner:
 
     def _cycle(self, out: ScanSummary, progress: Callable[[str, int], None]) -> None:
         now = int(self.clock())
+        if (
+            self.lookup is None
+            and not batches(self.catalog, "events")
+            and not L.has_generation(self.catalog)
+        ):
+            return  # no pres: nothing to scan for (the names are read once pres come)
         lookup, names, linked = self._load()
         memo = get_json(self.catalog, MEMO) or {}
         queue = Q.load(self.catalog)
@@ -162,7 +168,8 @@ class Scanner:
         new_batches = [b for b in batches(self.catalog, "events") if b not in done_events]
         self._enter(queue, lookup, new_batches, now, out, outcomes)
         progress("entered", sum(out.entered.values()))
-        if now >= int(memo.get("expiry_at", 0)):
+        expiring = now >= int(memo.get("expiry_at", 0))
+        if expiring:
             gone = S.expired(queue["plan"], queue["live"], queue["pre_time"], now, self.s)
             self._end(queue, gone, "expired", outcomes)
             memo["expiry_at"] = now + self.s.expiry_sweep_secs
@@ -190,6 +197,10 @@ class Scanner:
         self._end(queue, waiting, "complete", outcomes)
         self._unclaim(queue, now)
 
+        out.waiting = len(queue)
+        if not (outcomes or links or rows.num_rows or new_batches or len(due) or expiring):
+            stamps.save()
+            return  # an idle cycle: nothing written but the stamps that moved
         self._write_links(links, lookup, now, out)
         self._write_outcomes(outcomes, lookup, now, out)
         N.write_names(self.catalog, rows)
@@ -201,7 +212,6 @@ class Scanner:
         put_json(self.catalog, MEMO, memo)
         if lookup.folded >= L.REBUILD_AT:
             L.rebuild(lookup)
-        out.waiting = len(queue)
         self._summarise(queue, out)
 
     # --- steps -------------------------------------------------------------------------
