@@ -34,6 +34,7 @@ COMMANDS = [
     "cli.commands.bench_merge",
     "cli.commands.bench_health",
     "cli.commands.bench_judge",
+    "cli.commands.bench_predb",
     "cli.commands.demo",
 ]
 

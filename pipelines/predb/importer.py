@@ -127,10 +127,12 @@ def add_lines(
     if events.num_rows:
         name = write_batch(catalog, "pre_events", events)
         lookup.absorb(events, name)
-    new = sum(1 for k in events.column("kind").to_pylist() if k == "pre")
+    kinds = events.column("kind").to_pylist()
+    new = sum(1 for k in kinds if k == "pre")
     summary.pres += new
     summary.nuke_events += events.num_rows - new
-    summary.known += len(lines) - new - (events.num_rows - new)
+    changed = set(events.column("title").to_pylist())
+    summary.known += sum(1 for line in lines if line.title not in changed)
     return events
 
 

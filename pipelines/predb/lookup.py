@@ -126,8 +126,11 @@ class Lookup:
         """Each title's row (None: not known), by its title key, the title compared."""
         out: list[int | None] = [None] * len(titles)
         q, rows, variants = self.find([K.title_key(t) for t in titles])
-        for i, row, v in zip(q.tolist(), rows.tolist(), variants.tolist(), strict=True):
-            if v == K.TITLE and out[i] is None and self.title(row) == titles[i]:
+        keep = variants == K.TITLE
+        q, rows = q[keep], rows[keep]
+        found = self.column("title", rows).to_pylist()
+        for i, row, title in zip(q.tolist(), rows.tolist(), found, strict=True):
+            if out[i] is None and title == titles[i]:
                 out[i] = row
         return out
 
@@ -140,6 +143,8 @@ class Lookup:
     def column(self, name: str, rows: np.ndarray) -> pa.Array:
         """A column's values at these global rows (any order)."""
         rows = np.asarray(rows, dtype=np.int64)
+        if len(self.parts) == 1:  # the usual case: one generation
+            return self.parts[0].pres.column(name).take(pa.array(rows)).combine_chunks()
         out: list[Any] = [None] * len(rows)
         for p in self.parts:
             inside = np.flatnonzero((rows >= p.offset) & (rows < p.offset + p.pres.num_rows))

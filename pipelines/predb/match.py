@@ -61,7 +61,7 @@ def new_release_candidates(lookup: Lookup, releases: Iterable[Release]) -> list[
     owner: list[int] = []
     for rel in releases:
         for text, where in rel.names:
-            ks = K.name_keys(text)
+            ks = K.name_keys(text, stems=where != "release")
             flat.append((rel, text, where))
             keys += ks
             owner += [len(flat) - 1] * len(ks)

@@ -21,6 +21,7 @@ own bytes.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,10 +90,11 @@ def _groups(catalog: str) -> list[str]:
     return sorted(out)
 
 
-def read_new(catalog: str, stamps: Stamps) -> NewNames:
-    """The releases whose names moved since the stage's last look, group by group."""
+def read_groups(catalog: str, stamps: Stamps) -> Iterator[NewNames]:
+    """Group by group, the releases whose names moved since the stage's last look (a
+    group at a time: a first look at a large catalog holds one group's names at once).
+    Each group's stamp is recorded (in memory) once its names were taken."""
     fs, root = open_fs(catalog)
-    out = NewNames()
     for group in _groups(catalog):
         seen = stamps.check(group, table_folders(root, TABLES, group))
         if seen.same:
@@ -105,11 +107,12 @@ def read_new(catalog: str, stamps: Stamps) -> NewNames:
                 memo[p.path] = p.mtime
                 if before.get(p.path) != p.mtime and not p.predb:
                     todo.setdefault(table, []).append(p)
+        out = NewNames()
         if todo:
-            out.groups += 1
+            out.groups = 1
             _read_group(fs, root, group, todo, out)
+        yield out
         stamps.record(seen, memo)
-    return out
 
 
 _COLUMNS = {
@@ -218,7 +221,7 @@ def name_rows(releases: dict[bytes, Release]) -> pa.Table:
     for rel in releases.values():
         seen: set[int] = set()
         for text, where in rel.names:
-            for key in K.name_keys(text):
+            for key in K.name_keys(text, stems=where != "release"):
                 if key in seen:
                     continue
                 seen.add(key)

@@ -6,7 +6,7 @@ A cycle, in order (each step's cost follows its own work, never the catalog's si
    with their plan (`schedule.plan_of`); nukes of waiting pres end them (`nuked`);
 2. every `expiry_sweep_secs`, live pres past their month end `expired`; the reaper gives
    back scans stuck past `stuck_scan_after_secs`;
-3. the catalog's new names (`names.read_new`: partitions written since the last look)
+3. the catalog's new names (`names.read_groups`: partitions written since the last look)
    are matched against every pre at once: a release of the right size links its pre now
    (a waiting pre ends `complete`, a repost links to its pre whatever its state);
 4. the pres due are claimed (written `scanning` first: a cycle killed here is reaped),
@@ -176,16 +176,21 @@ class Scanner:
         self._reap(queue, now, outcomes)
 
         stamps = Stamps(self.catalog, N.STAGE)
-        new = N.read_new(self.catalog, stamps)
-        out.new_releases, out.partitions = len(new.releases), new.partitions
-        out.damaged += new.damaged
-        progress("new releases", len(new.releases))
-        fresh = [
-            c for c in new_release_candidates(lookup, new.releases.values())
-            if size_ok(lookup.pre(c.row)["size"], c.bytes, self.s)
-        ]  # fmt: skip
-        rows = N.name_rows(new.releases)
-        names.add(rows)
+        fresh: list[Candidate] = []
+        named = 0
+        for new in N.read_groups(self.catalog, stamps):
+            out.new_releases += len(new.releases)
+            out.partitions += new.partitions
+            out.damaged += new.damaged
+            fresh += [
+                c for c in new_release_candidates(lookup, new.releases.values())
+                if size_ok(lookup.pre(c.row)["size"], c.bytes, self.s)
+            ]  # fmt: skip
+            rows = N.name_rows(new.releases)
+            names.add(rows)
+            N.write_names(self.catalog, rows)  # a rerun after a crash adds the same rows again
+            named += rows.num_rows
+        progress("new releases", out.new_releases)
 
         due = np.flatnonzero((queue["due"] <= now) & (queue["status"] != S.SCANNING))
         found = self._scan(queue, due, lookup, names, linked, now, out, outcomes, progress)
@@ -198,12 +203,11 @@ class Scanner:
         self._unclaim(queue, now)
 
         out.waiting = len(queue)
-        if not (outcomes or links or rows.num_rows or new_batches or len(due) or expiring):
+        if not (outcomes or links or named or new_batches or len(due) or expiring):
             stamps.save()
             return  # an idle cycle: nothing written but the stamps that moved
         self._write_links(links, lookup, now, out)
         self._write_outcomes(outcomes, lookup, now, out)
-        N.write_names(self.catalog, rows)
         if N.merge_batches(self.catalog):
             self.names = None  # merged on disk: mapped again next cycle
         Q.save(self.catalog, queue)

@@ -44,11 +44,12 @@ def first_due(plan: int, pre_time: int, now: int, s: PredbSettings) -> int:
     return pre_time + s.pre_age_min_secs if plan == P1 else now
 
 
-def next_due(plan: int, done: int, was_due: int, s: PredbSettings) -> int:
-    """When step `done + 1` is due, `done` steps taken, the last one due at `was_due`."""
-    if plan == P1:
-        return was_due + s.p1_gaps[done - 1]
-    return was_due + s.recent_second_scan_secs  # P3_RECENT's second scan
+def next_due(plan: int, done: int, was_due: int, now: int, s: PredbSettings) -> int:
+    """When step `done + 1` is due, `done` steps taken, the last one due at `was_due` and
+    taken `now`: its gap after the later of the two (a step taken late, the process down
+    meanwhile, moves the rest along rather than firing them all at once)."""
+    gap = s.p1_gaps[done - 1] if plan == P1 else s.recent_second_scan_secs
+    return max(was_due, now) + gap
 
 
 def after_scan(
@@ -66,7 +67,7 @@ def after_scan(
         return "size_mismatch", attempts - 1, mismatches, now + s.size_short_retry_secs
     if attempts >= scans_of(plan, s):
         return "not_found_full", attempts, mismatches, 0
-    return "not_found", attempts, mismatches, next_due(plan, attempts, was_due, s)
+    return "not_found", attempts, mismatches, next_due(plan, attempts, was_due, now, s)
 
 
 def reap(status: np.ndarray, updated: np.ndarray, now: int, s: PredbSettings) -> np.ndarray:

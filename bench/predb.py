@@ -1,0 +1,187 @@
+"""The PreDB's benchmarks: importing millions of pres, and a scan cycle's cost over a
+large catalog with many pres waiting.
+
+`import_bench`: a dump in nZEDb's daily format of `pres` lines (titles made unique from
+the real dumps' titles when `../shared/data/predb` is there, else from words; 1 % nuked)
+is imported in a child process: its time, CPU and peak RSS, the store's size on disk,
+then the same file imported again (it adds nothing: the cost of finding that out).
+
+`scan_bench`: a synthetic catalog of `releases` (bench.synthetic_catalog) and `waiting`
+live pres announced over the last 41 hours (so their eight steps fall due as the seed's
+schedule spreads them); the first cycle (which reads every name once: what a new
+install pays once), an idle cycle, a cycle a minute later (the steps then due), and a
+cycle after a new range of 100,000 releases lands. CPU-s each.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import multiprocessing
+import os
+import random
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+WORDS = (
+    "the dark night city house world love secret last first blue red gold star moon sun king "
+    "queen war ghost shadow fire ice water stone iron blood heart dream road river ocean"
+).split()
+TAGS = ["720p.HDTV.x264", "1080p.WEB.h264", "2160p.WEB.h265", "DVDRip.x264", "1080p.BluRay.x264"]
+CATS = ["TV-X264", "X264", "MP3", "TV-XVID", "Movie HD-1080p", "EBOOK", "PRE"]
+
+
+def _real_titles() -> list[str]:
+    here = Path(__file__).resolve().parents[1]
+    folder = (
+        Path(os.environ.get("USENET_INDEXER_SHARED_DATA") or here / ".." / "shared" / "data")
+        / "predb"
+    )
+    out = []
+    for f in sorted(folder.glob("*.gz")) if folder.is_dir() else []:
+        for line in gzip.open(f, "rt", errors="replace"):  # noqa: SIM115
+            first = line.split("\t\t", 1)[0]
+            if len(first) > 2 and first[0] == "'" == first[-1] and " " not in first:
+                out.append(first[1:-1])
+    return out
+
+
+def titles(n: int, seed: int = 0) -> Iterator[str]:
+    """`n` distinct scene-shaped titles."""
+    rng = random.Random(seed)
+    real = _real_titles()
+    for i in range(n):
+        if real:
+            base = real[i % len(real)]
+            stem, _, group = base.rpartition("-")
+            yield f"{stem or base}.N{i:09d}-{group or 'GRP'}"
+        else:
+            words = ".".join(rng.choice(WORDS).title() for _ in range(3))
+            yield f"{words}.S{i % 30:02d}E{i % 24:02d}.{rng.choice(TAGS)}.N{i:09d}-GRP"
+
+
+def write_dump(path: Path, n: int, now: int, seed: int = 0) -> None:
+    rng = random.Random(seed)
+    with gzip.open(path, "wt", compresslevel=1) as fh:
+        for i, title in enumerate(titles(n, seed)):
+            nuked = 2 if i % 100 == 0 else 0
+            reason = "'bad.rip'" if nuked else "\\N"
+            when = time.strftime(
+                "%Y-%m-%d %H:%M:%S", time.gmtime(now - rng.randrange(86400 * 3000))
+            )
+            fh.write(
+                f"'{title}'\t\t\\N\t\t'{rng.randrange(10, 9000)}MB'\t\t'{rng.randrange(1, 90)}F'\t\t''\t\t"
+                f"'{nuked}'\t\t{reason}\t\t'{rng.choice(CATS)}'\t\t'{when}'\t\t'bench'\t\t'0'\t\t\\N\n"
+            )
+
+
+def _peak_kb() -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def _import_child(catalog: str, path: str, queue: Any) -> None:
+    from pipelines.predb.importer import import_files
+
+    cpu = time.process_time()
+    s = import_files(catalog, [path])
+    queue.put((s.pres, s.nuke_events, s.seconds, time.process_time() - cpu, _peak_kb()))
+
+
+def _in_child(target: Any, *args: Any) -> Any:
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=target, args=(*args, queue))
+    child.start()
+    result = queue.get()
+    child.join()
+    return result
+
+
+def _size_mb(folder: Path) -> float:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 1e6
+
+
+def import_bench(pres: int, where: str | None = None) -> list[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(where or tmp)
+        dump = base / "1700000000_predb_dump.csv.gz"
+        write_dump(dump, pres, 1_700_000_000)
+        catalog = str(base / "catalog")
+        lines = []
+        for label in ("first import", "same file again"):
+            n, nukes, wall, cpu, peak = _in_child(_import_child, catalog, str(dump))
+            lines.append(
+                f"predb import, {label}: {pres:,} lines -> {n:,} new pres, {nukes:,} nuke events; "
+                f"{wall:.1f} s, {cpu:.1f} CPU-s ({pres / max(wall, 1e-9):,.0f} lines/s), "
+                f"peak RSS {peak / 1024:,.0f} MB"
+            )
+        lines.append(f"  store on disk: {_size_mb(Path(catalog) / '_predb'):,.0f} MB "
+                     f"({_size_mb(Path(catalog) / '_predb' / 'lookup'):,.0f} MB the lookup)")  # fmt: skip
+    return lines
+
+
+def _steady(catalog: str, now: int, rng: random.Random) -> None:
+    """The queue as a steady stream of announces leaves it: each pre at a step of its
+    schedule, due times spread over the 41 hours the eight steps take."""
+    import numpy as np
+
+    from pipelines.predb import queue as Q
+
+    q = Q.load(catalog)
+    n = len(q)
+    q["due"][:] = now + np.array([rng.randrange(60, 41 * 3600) for _ in range(n)], np.int64)
+    q["attempts"][:] = np.array([rng.randrange(1, 8) for _ in range(n)], np.int16)
+    q["status"][:] = 1
+    Q.save(catalog, q)
+
+
+def scan_bench(releases: int, waiting: int, where: str | None = None) -> list[str]:
+    from bench.synthetic_catalog import write_synthetic_catalog
+    from pipelines.predb.importer import import_files
+    from pipelines.predb.scan import Scanner, ScanSummary
+
+    now = 1_764_460_800
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(where or tmp)
+        catalog = str(base / "catalog")
+        t = time.monotonic()
+        write_synthetic_catalog(catalog, releases, groups=6, light=True)
+        built = time.monotonic() - t
+        # live announces spread over the last 41 hours: their steps fall due spread out
+        rng = random.Random(1)
+        jl = base / "announces.jsonl"
+        with jl.open("w") as fh:
+            for title in titles(waiting, seed=7):
+                rec = {"title": title, "time": now - rng.randrange(41 * 3600), "size": "700MB"}
+                fh.write(json.dumps(rec) + "\n")
+        import_files(catalog, [str(jl)], live=True, now=lambda: now)
+        clock = {"t": now}
+        scanner = Scanner(catalog, clock=lambda: clock["t"])
+
+        def line(label: str, s: ScanSummary) -> str:
+            return (
+                f"predb scan, {label}: {s.cpu_seconds:.3f} CPU-s ({s.seconds:.3f} s); "
+                f"{s.scanned:,} scans, {s.new_releases:,} new releases, {s.waiting:,} waiting"
+            )
+
+        lines = [
+            f"catalog: {releases:,} releases (written in {built:.0f} s), {waiting:,} live pres"
+        ]
+        lines.append(line("first cycle (every name read once)", scanner.cycle()))
+        _steady(catalog, clock["t"], rng)
+        lines.append(line("idle (nothing new, nothing due)", scanner.cycle()))
+        clock["t"] += 60
+        lines.append(line("a minute later (the steps due)", scanner.cycle()))
+        write_synthetic_catalog(catalog, 100_000, seed=1, groups=1, first_range=1000, light=True)
+        clock["t"] += 60
+        lines.append(line("a new range of 100,000 releases", scanner.cycle()))
+        fresh = Scanner(catalog, clock=lambda: clock["t"] + 60)
+        lines.append(line("a new process's first cycle (lookup and names mapped)", fresh.cycle()))
+    return lines

@@ -1,0 +1,32 @@
+"""`usenet-indexer bench-predb`: the PreDB's import and scan cycle, timed."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from cli.commands import command
+
+
+def add_parser(sub: Any) -> None:
+    p = command(
+        sub, "bench-predb", run, help="benchmark the PreDB: a large import, a scan cycle",
+        description="Imports a synthetic nZEDb dump of --pres lines (time, CPU, peak RSS, "
+        "then the same file again), and times scan cycles over a synthetic catalog of "
+        "--releases releases with --waiting live pres waiting.",
+    )  # fmt: skip
+    p.add_argument("--pres", type=int, default=10_000_000, help="lines in the dump (10 M)")
+    p.add_argument("--releases", type=int, default=10_000_000, help="releases in the catalog")
+    p.add_argument("--waiting", type=int, default=100_000, help="live pres waiting")
+    p.add_argument("--only", choices=["import", "scan"], help="one of the two benches")
+    p.add_argument("--dir", metavar="DIR", help="work here and keep what was written")
+
+
+def run(args: argparse.Namespace) -> int:
+    from bench.predb import import_bench, scan_bench
+
+    if args.only != "scan":
+        print("\n".join(import_bench(args.pres, args.dir)), flush=True)
+    if args.only != "import":
+        print("\n".join(scan_bench(args.releases, args.waiting, args.dir)), flush=True)
+    return 0
