@@ -26,10 +26,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-WORDS = (
-    "the dark night city house world love secret last first blue red gold star moon sun king "
-    "queen war ghost shadow fire ice water stone iron blood heart dream road river ocean"
-).split()
+WORDS = [
+    "the", "dark", "night", "city", "house", "world", "love", "secret", "last", "first",
+    "blue", "red", "gold", "star", "moon", "sun", "king", "queen", "war", "ghost", "shadow",
+    "fire", "ice", "water", "stone", "iron", "blood", "heart", "dream", "road", "river",
+]  # fmt: skip
 TAGS = ["720p.HDTV.x264", "1080p.WEB.h264", "2160p.WEB.h265", "DVDRip.x264", "1080p.BluRay.x264"]
 CATS = ["TV-X264", "X264", "MP3", "TV-XVID", "Movie HD-1080p", "EBOOK", "PRE"]
 
@@ -72,10 +73,11 @@ def write_dump(path: Path, n: int, now: int, seed: int = 0) -> None:
             when = time.strftime(
                 "%Y-%m-%d %H:%M:%S", time.gmtime(now - rng.randrange(86400 * 3000))
             )
-            fh.write(
-                f"'{title}'\t\t\\N\t\t'{rng.randrange(10, 9000)}MB'\t\t'{rng.randrange(1, 90)}F'\t\t''\t\t"
-                f"'{nuked}'\t\t{reason}\t\t'{rng.choice(CATS)}'\t\t'{when}'\t\t'bench'\t\t'0'\t\t\\N\n"
-            )
+            size, files = rng.randrange(10, 9000), rng.randrange(1, 90)
+            cat = rng.choice(CATS)
+            fields = [f"'{title}'", "\\N", f"'{size}MB'", f"'{files}F'", "''", f"'{nuked}'",
+                      reason, f"'{cat}'", f"'{when}'", "'bench'", "'0'", "\\N"]  # fmt: skip
+            fh.write("\t\t".join(fields) + "\n")
 
 
 def _peak_kb() -> int:
@@ -122,8 +124,9 @@ def import_bench(pres: int, where: str | None = None) -> list[str]:
                 f"{wall:.1f} s, {cpu:.1f} CPU-s ({pres / max(wall, 1e-9):,.0f} lines/s), "
                 f"peak RSS {peak / 1024:,.0f} MB"
             )
-        lines.append(f"  store on disk: {_size_mb(Path(catalog) / '_predb'):,.0f} MB "
-                     f"({_size_mb(Path(catalog) / '_predb' / 'lookup'):,.0f} MB the lookup)")  # fmt: skip
+        store = Path(catalog) / "_predb"
+        lines.append(f"  store on disk: {_size_mb(store):,.0f} MB "
+                     f"({_size_mb(store / 'lookup'):,.0f} MB the lookup)")  # fmt: skip
     return lines
 
 
