@@ -285,6 +285,7 @@ PRE_EVENTS = pa.schema(
 PRE_LINKS = pa.schema(
     [
         ("pre_key", KEY),
+        ("title", pa.string()),  # the pre's (the lookup finds its row by it)
         ("release_key", KEY),
         ("group", pa.string()),
         (

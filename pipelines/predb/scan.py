@@ -352,11 +352,14 @@ class Scanner:
             return
         assert self.linked is not None
         by_group: dict[str, list[tuple[Candidate, str]]] = {}
+        sections: dict[str, str] = {}
         for c in links:
-            by_group.setdefault(c.group, []).append((c, lookup.title(c.row)))
+            pre = lookup.pre(c.row)
+            by_group.setdefault(c.group, []).append((c, pre["title"]))
+            sections[pre["title"]] = pre["category"] or ""
         written: dict[bytes, int] = {}
         for group, items in sorted(by_group.items()):
-            versions, done = renamed_rows(self.catalog, group, items)
+            versions, done = renamed_rows(self.catalog, group, items, sections)
             write_versions(self.catalog, group, versions)
             written.update({r["release_key"]: int(r["written_range"]) for r in versions})
             written.update(done)
@@ -364,9 +367,10 @@ class Scanner:
         recs = []
         for c in links:
             pre_key = lookup.pre(c.row)["pre_key"]
-            recs.append({"pre_key": pre_key, "release_key": c.release_key, "group": c.group,
-                         "method": c.method, "linked_at": now,
-                         "written_range": written.get(c.release_key)})  # fmt: skip
+            rec = {"pre_key": pre_key, "title": lookup.title(c.row), "release_key": c.release_key,
+                   "group": c.group, "method": c.method, "linked_at": now,
+                   "written_range": written.get(c.release_key)}  # fmt: skip
+            recs.append(rec)
             self.linked[c.release_key] = pre_key
             out.methods[c.method] += 1
         write_batch(self.catalog, "pre_links", pa.Table.from_pylist(recs, schema=PRE_LINKS))

@@ -29,6 +29,7 @@ from pipelines.catalog.versions import newest_rows
 from pipelines.catalog.writer import parquet_bytes
 from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.predb.match import Candidate
+from pipelines.predb.sections import section_category
 
 SOURCE = "predb"
 
@@ -70,9 +71,13 @@ def _versions(fs: Any, root: str, group: str, links: list[Candidate]) -> tuple[p
 
 
 def renamed_rows(
-    catalog: str, group: str, links: list[tuple[Candidate, str]]
+    catalog: str,
+    group: str,
+    links: list[tuple[Candidate, str]],
+    sections: dict[str, str] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[bytes, int]]:
-    """The new version of each linked release (links: candidate, the pre's title); a link
+    """The new version of each linked release (links: candidate, the pre's title; `sections`:
+    each title's PreDB section, the category when the title gives none); a link
     whose release has no version to copy, or is hidden, gives none."""
     fs, root = open_fs(catalog)
     rel, pend = _versions(fs, root, group, [c for c, _ in links])
@@ -99,13 +104,24 @@ def renamed_rows(
             continue
         row = {k: base.get(k) for k in RELEASES.names}
         groups = list(row.get("groups") or [group])
+        # the title's own words first, then the PreDB's section, then the groups
+        category = int(naming.category_of(title, []))
+        if _says_nothing(category):
+            category = section_category((sections or {}).get(title))
+        if _says_nothing(category):
+            category = int(naming.category_of(title, groups))
         row.update(
             name=title, source=SOURCE, readable=True, finished=True, merged_into=None,
-            category=int(naming.category_of(title, groups)),
+            category=category,
             written_range=int(base.get("written_range") or 0) + 1,
         )  # fmt: skip
         out.append(row)
     return out, done
+
+
+def _says_nothing(category: int) -> bool:
+    """No category, or Other (8000s: misc, hashed)."""
+    return category < 1000 or category // 1000 == 8
 
 
 def _from_pending(p: dict[str, Any]) -> dict[str, Any]:

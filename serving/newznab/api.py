@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from pipelines.catalog.health import DamagedPartition
 from pipelines.nzb.writer import nzb_file_name
+from pipelines.predb import shown
 from serving.index.searcher import SearchQuery, SearchResult, Snapshot
 from serving.newznab import errors as E
 from serving.newznab import params as P
@@ -92,7 +93,11 @@ def _feed(catalog: Catalog, base: str, q: SearchQuery, key: str | None,
 def _page(catalog: Catalog, snapshot: Snapshot, links: render.Links, result: SearchResult,
           offset: int, wanted: set[str] | None, as_json: bool) -> Reply:  # fmt: skip
     grabs = catalog.limits.grabs.current()
-    extra = snapshot.judged.attrs  # health and verdict, of the snapshot that found them
+    # health and verdict, of the snapshot that found them
+    extra: Callable[[bytes], list[tuple[str, str]]] = snapshot.judged.attrs
+    predb = shown.current(catalog.settings.catalog)  # prematch, pretime, nuked (docs/PREDB.md)
+    if predb.by_release:
+        extra = _with_pre(extra, predb)
     if as_json:
         body = render.feed_json(catalog.settings, links, result.rows, offset, result.total,
                                 grabs, wanted, extra)  # fmt: skip
@@ -100,6 +105,15 @@ def _page(catalog: Catalog, snapshot: Snapshot, links: render.Links, result: Sea
     body_xml = render.feed_xml(catalog.settings, links, result.items, offset, result.total,
                                grabs, wanted, extra)  # fmt: skip
     return _reply(body_xml, XML)
+
+
+def _with_pre(
+    judged: Callable[[bytes], list[tuple[str, str]]], predb: shown.Shown
+) -> Callable[[bytes], list[tuple[str, str]]]:
+    def attrs(key: bytes) -> list[tuple[str, str]]:
+        return judged(key) + predb.attrs(key)
+
+    return attrs
 
 
 def nzb_reply(catalog: Catalog, key: str | None, release: bytes) -> Reply:
