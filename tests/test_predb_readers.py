@@ -70,3 +70,23 @@ def test_newznab_attrs_release_page_predb_and_status_pages(tmp_path: Path) -> No
         assert "Never.Posted-NP" in only and GOOD not in only
         status = client.get("/status").text
         assert 'id="predb-method-title-release">2<' in status
+
+
+def test_a_search_for_a_known_pre_not_in_the_catalog_queues_it_at_p2(tmp_path: Path) -> None:
+    from pipelines.predb.requests import looks_like_scene_title
+
+    cat = _catalog(tmp_path)
+    wanted = "Wanted.Film.1999.1080p.BluRay.x264-OLD"
+    import_files(cat, [pres_file(tmp_path / "old.jsonl", [{"title": wanted, "time": 900_000_000}])])
+    scanner = Scanner(cat, DEFAULT, lambda: T0 + 60)
+    assert scanner.cycle().outcomes["not_found_full"] == 1  # historical: one scan, nothing
+    with app_client(cat) as client:
+        for q in (wanted, wanted, "Unknown.Film.2001.720p.WEB-NOPE", "some words"):
+            r = client.get("/api", params={"t": "search", "apikey": "k1", "q": q})
+            assert r.status_code == 200 and "<item>" not in r.text and "<error" not in r.text
+    clock = {"t": T0 + 120}
+    s = Scanner(cat, DEFAULT, lambda: clock["t"]).cycle()
+    assert s.entered == {"P2": 1} and s.scanned == 1  # asked once, scanned at once
+    assert s.outcomes == {"not_found_full": 1}
+    assert looks_like_scene_title("Some.Show.S01E01.720p.HDTV.x264-GRP")
+    assert not looks_like_scene_title("some show") and not looks_like_scene_title("Show-GRP")

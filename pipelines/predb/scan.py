@@ -40,6 +40,7 @@ from pipelines.predb import keys as K
 from pipelines.predb import lookup as L
 from pipelines.predb import names as N
 from pipelines.predb import queue as Q
+from pipelines.predb import requests as R
 from pipelines.predb import schedule as S
 from pipelines.predb.lines import NUKED
 from pipelines.predb.match import (
@@ -167,6 +168,9 @@ class Scanner:
         done_events = set(memo.get("events", []))
         new_batches = [b for b in batches(self.catalog, "events") if b not in done_events]
         self._enter(queue, lookup, new_batches, now, out, outcomes)
+        done_asks = set(memo.get("requests", []))
+        new_asks = [b for b in batches(self.catalog, R.FOLDER, ".jsonl") if b not in done_asks]
+        self._requested(queue, lookup, linked, new_asks, now, out)
         progress("entered", sum(out.entered.values()))
         expiring = now >= int(memo.get("expiry_at", 0))
         if expiring:
@@ -203,7 +207,7 @@ class Scanner:
         self._unclaim(queue, now)
 
         out.waiting = len(queue)
-        if not (outcomes or links or named or new_batches or len(due) or expiring):
+        if not (outcomes or links or named or new_batches or new_asks or len(due) or expiring):
             stamps.save()
             return  # an idle cycle: nothing written but the stamps that moved
         self._write_links(links, lookup, now, out)
@@ -213,6 +217,7 @@ class Scanner:
         Q.save(self.catalog, queue)
         stamps.save()
         memo["events"] = sorted(done_events | set(new_batches))
+        memo["requests"] = sorted(done_asks | set(new_asks))
         put_json(self.catalog, MEMO, memo)
         if lookup.folded >= L.REBUILD_AT:
             L.rebuild(lookup)
@@ -258,6 +263,30 @@ class Scanner:
             nuked_rows = {r for r in nuked_rows if lookup.nuke_of(r).kind in NUKED}
             hit = np.flatnonzero(np.isin(queue["row"], np.array(sorted(nuked_rows), np.int64)))
             self._end(queue, hit, "nuked", outcomes)
+
+    def _requested(self, queue: Q.Queue, lookup: L.Lookup, linked: dict[bytes, bytes],
+                   names: list[str], now: int, out: ScanSummary) -> None:  # fmt: skip
+        """User requests: a known pre not complete enters at P2 (one waiting is due now)."""
+        if not names:
+            return
+        titles = sorted({r["title"] for r in R.read_requests(self.catalog, names)})
+        done = set(linked.values())
+        for row in lookup.rows_of_titles(titles):
+            if row is None:
+                continue
+            at = np.flatnonzero(queue["row"] == row)
+            if len(at):
+                if queue["status"][at[0]] != S.SCANNING:
+                    queue["due"][at] = np.minimum(queue["due"][at], now)
+                continue
+            pre = lookup.pre(row)
+            if pre["pre_key"] in done:
+                continue  # complete: its release is in the catalog
+            one = {"row": row, "plan": S.P2, "due": now, "pre_time": int(pre["pre_time"]),
+                   "live": bool(pre["live"]), "status": S.PENDING, "attempts": 0, "mismatches": 0,
+                   "updated": now}  # fmt: skip
+            queue.add({k: np.array([v]) for k, v in one.items()})
+            out.entered["P2"] += 1
 
     def _end(
         self,

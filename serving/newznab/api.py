@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from pipelines.catalog.health import DamagedPartition
 from pipelines.nzb.writer import nzb_file_name
-from pipelines.predb import shown
+from pipelines.predb import requests, shown
 from serving.index.searcher import SearchQuery, SearchResult, Snapshot
 from serving.newznab import errors as E
 from serving.newznab import params as P
@@ -87,6 +87,10 @@ def _feed(catalog: Catalog, base: str, q: SearchQuery, key: str | None,
         wanted = {a.strip().lower() for a in attrs.split(",") if a.strip()}
     snapshot = catalog.snapshot
     result = snapshot.search(q)
+    asked = params.get("q")
+    if not result.total and params.get("t") == "search" and asked:
+        # a scene title the PreDB knows and the catalog does not: scanned for at once (P2)
+        requests.ask(catalog.settings.catalog, asked)
     return _page(catalog, snapshot, render.Links(base, key), result, q.offset, wanted, as_json)
 
 
