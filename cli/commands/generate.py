@@ -57,6 +57,13 @@ def add_parser(sub: Any) -> None:
         "(the taken-down message-ids); see docs/GENERATOR.md",
     )
     p.add_argument(
+        "--pres",
+        action="store_true",
+        help="add uploads of scene pres (titles from the real PreDB dumps): named, hashed by "
+        "each hash kind, size-mismatched; with pres never posted and nukes, listed in "
+        "OUT/truth/pres.jsonl for `predb import` (docs/PREDB.md)",
+    )
+    p.add_argument(
         "--tool-obfuscation",
         action="store_true",
         help="add obfuscated uploads as obfuscating posting tools (Nyuu, Postie, ngPost) write "
@@ -94,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
             mix=args.mix,
             split_and_junk=args.split_and_junk,
             tool_obfuscation=args.tool_obfuscation,
+            pres=args.pres,
         )
         summary = generate_corpus(
             args.out, config, progress=not args.quiet, force=args.force, bodies=not args.no_bodies

@@ -32,6 +32,9 @@ class GenerateConfig:
     # obfuscated uploads as obfuscating posting tools write them: random subjects over
     # real yEnc names, random names everywhere, ngPost's archives (pipelines.generate.obfuscation)
     tool_obfuscation: bool = False
+    # uploads of scene pres, named, hashed or size-mismatched, and the PreDB listing them
+    # with pres never posted and nukes (pipelines.generate.pres, `truth/pres.jsonl`)
+    pres: bool = False
 
     def __post_init__(self) -> None:
         if self.groups < 1:
@@ -78,6 +81,8 @@ class GenerateConfig:
             del doc["split_and_junk"]
         if not self.tool_obfuscation:
             del doc["tool_obfuscation"]
+        if not self.pres:
+            del doc["pres"]
         return doc
 
 

@@ -227,7 +227,9 @@ class Scanner:
 
     def _enter(self, queue: Q.Queue, lookup: L.Lookup, new_batches: list[str], now: int,
                out: ScanSummary, outcomes: list[tuple[int, int, str, int]]) -> None:  # fmt: skip
-        """Pres learned since the last cycle join the queue; nukes end waiting ones."""
+        """Pres learned since the last cycle join the queue; nukes end the ones waiting
+        before (a pre learned nuked still has its first scan: its release, posted
+        already, is named and shows the nuke; not found, it ends `nuked` then)."""
         if not new_batches:
             return
         ev = read_batches(
@@ -237,6 +239,7 @@ class Scanner:
         titles = pres.column("title").to_pylist()
         rows = lookup.rows_of_titles(titles)
         known = set(queue["row"].tolist())
+        waiting_before = np.array(sorted(known), np.int64)
         adds: dict[str, list[int]] = {k: [] for k in ("row", "plan", "due", "pre_time", "live")}
         times, lives = pres.column("pre_time").to_pylist(), pres.column("live").to_pylist()
         for row, t, live in zip(rows, times, lives, strict=True):
@@ -261,7 +264,8 @@ class Scanner:
                 r for r in lookup.rows_of_titles(nukes.column("title").to_pylist()) if r is not None
             }
             nuked_rows = {r for r in nuked_rows if lookup.nuke_of(r).kind in NUKED}
-            hit = np.flatnonzero(np.isin(queue["row"], np.array(sorted(nuked_rows), np.int64)))
+            nuked = np.intersect1d(np.array(sorted(nuked_rows), np.int64), waiting_before)
+            hit = np.flatnonzero(np.isin(queue["row"], nuked))
             self._end(queue, hit, "nuked", outcomes)
 
     def _requested(self, queue: Q.Queue, lookup: L.Lookup, linked: dict[bytes, bytes],
@@ -347,6 +351,8 @@ class Scanner:
                 plan, int(queue["attempts"][qi]), int(queue["mismatches"][qi]),
                 int(queue["due"][qi]), result, now, self.s,
             )  # fmt: skip
+            if outcome not in S.TERMINAL and lookup.nuke_of(int(rows[i])).kind in NUKED:
+                outcome = "nuked"  # nothing found and nuked meanwhile: no more steps
             out.scanned += 1
             found += good
             if outcome in S.TERMINAL:
