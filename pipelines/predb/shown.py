@@ -90,6 +90,17 @@ class Shown:
         return out
 
 
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _rfc822(t: int) -> str:
+    """`Sun, 06 Jun 2010 17:29:23 +0000`, as the feeds' `usenetdate` (no locale)."""
+    g = time.gmtime(t)
+    return (f"{_DAYS[g.tm_wday]}, {g.tm_mday:02d} {_MONTHS[g.tm_mon - 1]} {g.tm_year} "
+            f"{g.tm_hour:02d}:{g.tm_min:02d}:{g.tm_sec:02d} +0000")  # fmt: skip
+
+
 def _pre(rec: dict[str, Any], method: str = "", at: int = 0) -> Pre:
     return Pre(
         rec["title"], int(rec["pre_time"] or 0), rec["source"] or "", rec["category"] or "",
