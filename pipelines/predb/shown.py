@@ -75,15 +75,13 @@ class Shown:
     def attrs(self, release_key: bytes) -> list[tuple[str, str]]:
         """Newznab attributes: `prematch`, `haspretime` with `pretime` (RFC 822, as
         `usenetdate`), `nuked` and `nukereason` for a nuked pre."""
-        from email.utils import formatdate
-
         p = self.by_release.get(release_key)
         if p is None:
             return []
         out = [
             ("prematch", "1"),
             ("haspretime", "1"),
-            ("pretime", formatdate(p.pre_time, usegmt=True)),
+            ("pretime", _rfc822(p.pre_time)),
         ]
         if p.nuked:
             out += [("nuked", "1"), ("nukereason", p.nuke_reason)]
