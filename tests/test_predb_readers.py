@@ -65,7 +65,7 @@ def test_newznab_attrs_release_page_predb_and_status_pages(tmp_path: Path) -> No
         page = client.get(f"/release/{key_of('g').hex()}").text
         assert 'id="pre-source">orlydb<' in page
         predb = client.get("/predb").text
-        assert "Never.Posted-NP" in predb and 'id="terminal-complete">2<' in predb
+        assert "Never.Posted-NP" in predb and 'id="terminal-complete">3<' in predb
         only = client.get("/predb", params={"state": "retrying"}).text  # its second scan waits
         assert "Never.Posted-NP" in only and GOOD not in only
         status = client.get("/status").text
