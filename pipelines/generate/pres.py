@@ -77,12 +77,10 @@ class PreUploads(SideUploads):
         return [dict(d) for d in DECK]
 
     def draw(self) -> dict[str, Any] | None:
-        r = self.rng.random()
-        for kind, rate in RATES.items():
-            if r < rate:
-                return {"pre": kind}
-            r -= rate
-        return None
+        """A pre's upload now and then, else None: an ordinary one."""
+        kinds = [*RATES, None]
+        kind = self.rng.choices(kinds, [*RATES.values(), 1 - sum(RATES.values())])[0]
+        return {"pre": kind} if kind else None
 
     def _title(self) -> tuple[str, str, int | None]:
         for _ in range(100):

@@ -3,9 +3,9 @@
 A small IRC client over asyncio (RFC 1459/2812: NICK, USER, PING/PONG, JOIN, PRIVMSG):
 it registers, joins the channel once the server welcomes it (001), answers PINGs, and
 hands each channel message to `announce.parse_announce`. Announces are stored every
-`flush_seconds` (or `flush_lines`) as one event batch through the import's own path
-(`importer.add_lines`, live: P1), so a flood of duplicates adds nothing and is counted;
-a line that is not an announce is counted. A connection that drops, fails or is
+`flush_seconds` (30: a P1 pre's first scan is ten minutes on) or `flush_lines` as one
+event batch through the import's own path (`importer.add_lines`, live: P1), so a flood
+of duplicates adds nothing and is counted; a line that is not an announce is counted. A connection that drops, fails or is
 refused is counted and made again after a back-off (1 s, doubling to 30 s); a stop
 flushes what was read.
 """
@@ -46,7 +46,7 @@ class ListenSummary:
 
 class Listener:
     def __init__(self, catalog: str, host: str, port: int, channel: str, nick: str = "uipredb",
-                 flush_seconds: float = 2.0, flush_lines: int = 1000) -> None:  # fmt: skip
+                 flush_seconds: float = 30.0, flush_lines: int = 1000) -> None:  # fmt: skip
         self.catalog, self.host, self.port = catalog, host, port
         self.channel = channel if channel.startswith(("#", "&")) else f"#{channel}"
         self.nick = nick

@@ -217,22 +217,16 @@ def _fill_sizes(
 
 def name_rows(releases: dict[bytes, Release]) -> pa.Table:
     """The releases' names as rows sorted by key (one row per key and release)."""
-    cols: dict[str, list[Any]] = {n: [] for n in NAME_ROWS.names}
+    rows: list[tuple[Any, ...]] = []
     for rel in releases.values():
         seen: set[int] = set()
+        fixed = (rel.key, rel.group, rel.bytes, rel.first_article, rel.last_article, rel.pending)
         for text, where in rel.names:
-            for key in K.name_keys(text, stems=where != "release"):
-                if key in seen:
-                    continue
-                seen.add(key)
-                cols["key"].append(key)
-                cols["release_key"].append(rel.key)
-                cols["group"].append(rel.group)
-                cols["bytes"].append(rel.bytes)
-                cols["first_article"].append(rel.first_article)
-                cols["last_article"].append(rel.last_article)
-                cols["pending"].append(rel.pending)
-                cols["where"].append(WHERE[where])
+            fresh = [k for k in K.name_keys(text, stems=where != "release") if k not in seen]
+            seen.update(fresh)
+            rows += [(k, *fixed, WHERE[where]) for k in fresh]
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in NAME_ROWS.names]
+    cols = {n: list(c) for n, c in zip(NAME_ROWS.names, columns, strict=True)}
     t = pa.table(cols, schema=NAME_ROWS)
     return t.sort_by([("key", "ascending")]) if t.num_rows else t
 
