@@ -271,3 +271,41 @@ def test_a_killed_cycle_after_its_version_links_once(
     predb_files = [p for p in list_group(fs, root, "releases", GROUP) if p.predb]
     assert len(predb_files) == 1  # the second cycle found its version written: none again
     assert _shown(cat)[key_of("r")]["name"] == title
+
+
+def test_a_request_id_with_its_group_links_the_pre(tmp_path: Path) -> None:
+    cat = str(tmp_path / "cat")
+    title = "Requested.Film.2019.1080p.BluRay.x264-REQ"
+    pre = {
+        "title": title,
+        "time": T0 - 100_000,
+        "size": SIZE,
+        "requestid": 123456,
+        "groupname": GROUP,
+    }
+    other = {
+        "title": "Other.Group.Req-REQ",
+        "time": T0 - 100_000,
+        "requestid": 777,
+        "groupname": "a.b.x",
+    }
+    _import(tmp_path, cat, [pre, other])
+    rows = files("r", ["a1b2c3.part01.rar"], SIZE)
+    rows[0]["subject"] = (
+        '[123456]-[FULL]-[#a.b.teevee@EFNet]-[ a1b2c3 ]-[01/50] - "a1b2c3.part01.rar" yEnc (1/1)'
+    )
+    other_rows = files("o", ["x9.rar"], SIZE)
+    other_rows[0]["subject"] = (
+        '[777]-[FULL]-[#a.b.x@EFNet]-[ x9 ]-[1/1] - "x9.rar" yEnc (1/1)'  # another group's id
+    )
+    write_range(
+        cat,
+        0,
+        999,
+        [release("r", "a1b2c3", SIZE, 0), release("o", "x9", SIZE, 20)],
+        [],
+        rows + other_rows,
+    )
+    Scanner(cat, DEFAULT, Clock(T0)).cycle()
+    assert _links(cat) == {key_of("r"): "request"}
+    assert _shown(cat)[key_of("r")]["name"] == title

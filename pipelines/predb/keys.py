@@ -35,7 +35,9 @@ VARIANTS: dict[int, tuple[str, Callable[[str], bytes]]] = {
     7: ("sha1_lower", lambda t: hashlib.sha1(t.lower().encode()).digest()),
     8: ("sha256_lower", lambda t: hashlib.sha256(t.lower().encode()).digest()),
 }
-N_KEYS = 1 + len(VARIANTS)
+REQUEST = 1 + len(VARIANTS)  # variant 9: the request id a pre was filled for, with its group
+N_KEYS = 2 + len(VARIANTS)
+NO_KEY = 0  # a pre without a request id: a key no name gives (one in 2^64 would)
 _HEX = re.compile(r"[0-9a-fA-F]{32}(?:[0-9a-fA-F]{8})?(?:[0-9a-fA-F]{24})?")
 _DIGEST_LENGTHS = (32, 40, 64)
 # a file name's trailing parts tried away to reach its stem: `.part01.rar`, `.vol03+04.par2`,
@@ -72,9 +74,20 @@ def pre_keys(title: str) -> list[int]:
     return out
 
 
-def pre_key_matrix(titles: Iterable[str]) -> np.ndarray:
-    """`pre_keys` of many titles as an (n, N_KEYS) uint64 array."""
+def request_key(group: str, request_id: int) -> int:
+    """A request (`[12345]` in a subject) in its group: what a request's pre was filled for."""
+    return _key(b"r", f"{group}:{request_id}".encode())
+
+
+def pre_key_matrix(
+    titles: Iterable[str], requests: Iterable[tuple[str | None, int | None]] | None = None
+) -> np.ndarray:
+    """`pre_keys` of many titles and each pre's request key (`NO_KEY` without one) as an
+    (n, N_KEYS) uint64 array; `requests`: (group, id) per title."""
     rows = [pre_keys(t) for t in titles]
+    asks = list(requests) if requests is not None else [(None, None)] * len(rows)
+    for row, (group, rid) in zip(rows, asks, strict=True):
+        row.append(request_key(group, rid) if group and rid else NO_KEY)
     return np.array(rows, dtype=np.uint64).reshape(-1, N_KEYS)
 
 
@@ -116,6 +129,8 @@ def _stems(text: str) -> list[str]:
 
 def method_of(variant: int, where: str) -> str:
     """The match method recorded on a link: `title` or the hash kind, and where the name
-    was found (`release`, `file`, `inner`)."""
+    was found (`release`, `file`, `inner`); `request` for a request id in its group."""
+    if variant == REQUEST:
+        return "request"
     base = "title" if variant == TITLE else VARIANTS[variant][0]
     return f"{base}:{where}"

@@ -5,9 +5,9 @@ it registers, joins the channel once the server welcomes it (001), answers PINGs
 hands each channel message to `announce.parse_announce`. Announces are stored every
 `flush_seconds` (30: a P1 pre's first scan is ten minutes on) or `flush_lines` as one
 event batch through the import's own path (`importer.add_lines`, live: P1), so a flood
-of duplicates adds nothing and is counted; a line that is not an announce is counted. A connection that drops, fails or is
-refused is counted and made again after a back-off (1 s, doubling to 30 s); a stop
-flushes what was read.
+of duplicates adds nothing and is counted; a line that is not an announce is counted. A
+connection that drops, fails or is refused is counted and made again after a back-off
+(1 s, doubling to 30 s); a stop flushes what was read.
 """
 
 from __future__ import annotations

@@ -66,11 +66,18 @@ class Part:
 
     @classmethod
     def of(cls, pres: pa.Table, offset: int) -> Part:
-        matrix = K.pre_key_matrix(pres.column("title").to_pylist())
+        asks = zip(
+            pres.column("request_group").to_pylist(),
+            pres.column("request_id").to_pylist(),
+            strict=True,
+        )
+        matrix = K.pre_key_matrix(pres.column("title").to_pylist(), asks)
         n = matrix.shape[0]
         rows = np.repeat(np.arange(n, dtype=np.uint32), K.N_KEYS)
         variants = np.tile(np.arange(K.N_KEYS, dtype=np.uint8), n)
         flat = matrix.reshape(-1)
+        keep = flat != K.NO_KEY
+        flat, rows, variants = flat[keep], rows[keep], variants[keep]
         order = np.argsort(flat, kind="stable")
         return cls(pres, flat[order], rows[order], variants[order], offset)
 

@@ -17,10 +17,10 @@ import numpy as np
 
 from pipelines.predb import keys as K
 from pipelines.predb.lookup import Lookup
-from pipelines.predb.names import WHERE_NAMES, Release
+from pipelines.predb.names import WHERE_NAMES, Release, name_keys_of
 from pipelines.predb.settings import PredbSettings
 
-WHERE_RANK = {"release": 0, "file": 2, "inner": 4}
+WHERE_RANK = {"release": 0, "file": 2, "inner": 4, "request": 6}
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def new_release_candidates(lookup: Lookup, releases: Iterable[Release]) -> list[
     owner: list[int] = []
     for rel in releases:
         for text, where in rel.names:
-            ks = K.name_keys(text, stems=where != "release")
+            ks = name_keys_of(text, where)
             flat.append((rel, text, where))
             keys += ks
             owner += [len(flat) - 1] * len(ks)
@@ -71,7 +71,11 @@ def new_release_candidates(lookup: Lookup, releases: Iterable[Release]) -> list[
     out: set[Candidate] = set()
     for i, row, v in zip(q.tolist(), rows.tolist(), variants.tolist(), strict=True):
         rel, text, where = flat[owner[i]]
-        if not K.verify(lookup.title(row), v, text):
+        if v == K.REQUEST:
+            pre = lookup.pre(row)
+            if f"{pre['request_group']}:{pre['request_id']}" != text:
+                continue
+        elif where == "request" or not K.verify(lookup.title(row), v, text):
             continue
         out.add(Candidate(row, rel.key, rel.group, rel.bytes, rel.first_article,
                           rel.last_article, rel.pending, v, where))  # fmt: skip

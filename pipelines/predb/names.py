@@ -21,6 +21,7 @@ own bytes.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,7 +43,9 @@ STAGE = "predb"
 TABLES = ("releases", "pending_releases", "release_files", "release_probes")
 NAMES = "names"
 MAX_BATCHES = 16
-WHERE = {"release": 0, "file": 1, "inner": 2}
+WHERE = {"release": 0, "file": 1, "inner": 2, "request": 3}
+# a request post's subject opens with its id: `[123456]-[FULL]-[#a.b.teevee@EFNet]-[ Title ]`
+REQUEST_ID = re.compile(r"^\s*\[(\d{1,9})\]\s*-?\s*\[")
 WHERE_NAMES = {v: k for k, v in WHERE.items()}
 NAME_ROWS = pa.schema(
     [
@@ -118,7 +121,7 @@ def read_groups(catalog: str, stamps: Stamps) -> Iterator[NewNames]:
 _COLUMNS = {
     "releases": ["release_key", "name", "bytes", "first_article", "last_article", "merged_into"],
     "pending_releases": ["release_key", "name", "bytes", "first_article", "last_article"],
-    "release_files": ["release_key", "name", "bytes"],
+    "release_files": ["release_key", "name", "bytes", "subject"],
     "release_probes": ["release_key", "pending", "inner_names", "nfo_title", "name"],
 }
 
@@ -141,10 +144,14 @@ def _read_group(
     content: dict[bytes, int] = {}
     files: dict[bytes, list[str]] = {}
     unsized: dict[tuple[int, int], list[Release]] = {}
+    asked: dict[bytes, set[str]] = {}
     for p in todo.get("release_files", []):
         for r in _read(fs, p, "release_files", out):
             k = r["release_key"]
             files.setdefault(k, []).append(r["name"] or "")
+            req = REQUEST_ID.match(r["subject"] or "")
+            if req:
+                asked.setdefault(k, set()).add(f"{group}:{int(req.group(1))}")
             if not (r["name"] or "").lower().endswith(".par2"):
                 content[k] = content.get(k, 0) + int(r["bytes"] or 0)
     for table in ("releases", "pending_releases"):
@@ -166,6 +173,7 @@ def _read_group(
         rel = out.releases.get(k)
         if rel is not None:
             rel.names += [(n, "file") for n in dict.fromkeys(names) if n]
+            rel.names += [(a, "request") for a in sorted(asked.get(k, ()))]
     for p in todo.get("release_probes", []):
         for r in _read(fs, p, "release_probes", out):
             inner = [n for n in (r["inner_names"] or []) if n]
@@ -222,13 +230,21 @@ def name_rows(releases: dict[bytes, Release]) -> pa.Table:
         seen: set[int] = set()
         fixed = (rel.key, rel.group, rel.bytes, rel.first_article, rel.last_article, rel.pending)
         for text, where in rel.names:
-            fresh = [k for k in K.name_keys(text, stems=where != "release") if k not in seen]
+            fresh = [k for k in name_keys_of(text, where) if k not in seen]
             seen.update(fresh)
             rows += [(k, *fixed, WHERE[where]) for k in fresh]
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in NAME_ROWS.names]
     cols = {n: list(c) for n, c in zip(NAME_ROWS.names, columns, strict=True)}
     t = pa.table(cols, schema=NAME_ROWS)
     return t.sort_by([("key", "ascending")]) if t.num_rows else t
+
+
+def name_keys_of(text: str, where: str) -> list[int]:
+    """A name's keys; a request's (`group:id`) its request key."""
+    if where == "request":
+        group, _, rid = text.rpartition(":")
+        return [K.request_key(group, int(rid))]
+    return K.name_keys(text, stems=where != "release")
 
 
 def write_names(catalog: str, rows: pa.Table) -> str | None:

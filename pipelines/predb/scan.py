@@ -330,7 +330,9 @@ class Scanner:
         Q.save(self.catalog, queue)  # claimed: a cycle killed from here on is reaped
         rows = queue["row"][due]
         titles = lookup.column("title", rows).to_pylist()
-        matrix = K.pre_key_matrix(titles)
+        asks = zip(lookup.column("request_group", rows).to_pylist(),
+                   lookup.column("request_id", rows).to_pylist(), strict=True)  # fmt: skip
+        matrix = K.pre_key_matrix(titles, asks)
         hits = names.find(matrix.reshape(-1))
         per: dict[int, list[Candidate]] = {}
         pre_keys = lookup.column("pre_key", rows).to_pylist()
