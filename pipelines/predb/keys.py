@@ -40,9 +40,15 @@ N_KEYS = 2 + len(VARIANTS)
 NO_KEY = 0  # a pre without a request id: a key no name gives (one in 2^64 would)
 _HEX = re.compile(r"[0-9a-fA-F]{32}(?:[0-9a-fA-F]{8})?(?:[0-9a-fA-F]{24})?")
 _DIGEST_LENGTHS = (32, 40, 64)
-# a file name's trailing parts tried away to reach its stem: `.part01.rar`, `.vol03+04.par2`,
-# `.7z.001`; each at most this long (a title's own dotted words are longer or are kept)
-MAX_SUFFIX = 12
+# a file name's endings taken away to reach its stem: an extension, a volume or part
+# number (`.part01.rar`, `.vol03+04.par2`, `.r00`, `.7z.001`); a title's own dotted
+# words are none of these
+_ENDING = re.compile(
+    r"(?:\.(?:part\d{1,4}|vol\d{1,5}[+-]\d{1,5}|r\d{2,3}|s\d{2}|\d{3}))?"
+    r"\.(?:rar|par2|zip|7z|nfo|sfv|srr|srs|nzb|jpe?g|png|txt|nfo|mkv|mp4|m4v|avi|wmv|ts|"
+    r"iso|bin|cue|img|epub|pdf|mobi|azw3|cbr|cbz|mp3|flac|m4a|ogg|wav|exe|dmg|r\d{2,3}|\d{3})$",
+    re.IGNORECASE,
+)
 MAX_SUFFIXES = 3
 
 
@@ -92,12 +98,12 @@ def pre_key_matrix(
 
 
 def name_keys(name: str, stems: bool = True) -> list[int]:
-    """The keys a catalog name is looked up by: the name itself, its stems (up to three
-    short trailing `.suffix` parts away: a file name's `.part01.rar`), and each of those
-    that spells a digest. `stems` False: the name alone (a release's name has no file
-    extension to take away; its dotted words are the title's)."""
+    """The keys a catalog name is looked up by: a file name's stem (`_stems`: without
+    its extension and volume number; the name when it has none), and that stem's digest
+    when it spells one. `stems` False: the name as it is (a release's name has no file
+    ending to take away; its dotted words are the title's)."""
     out: list[int] = []
-    for text in _stems(name.strip()) if stems else [name.strip()]:
+    for text in _stems(name.strip())[-1:] if stems else [name.strip()]:
         out.append(title_key(text))
         if len(text) in _DIGEST_LENGTHS and _HEX.fullmatch(text):
             out.append(digest_key(bytes.fromhex(text)))
@@ -115,15 +121,18 @@ def verify(title: str, variant: int, name: str) -> bool:
 
 
 def _stems(text: str) -> list[str]:
-    out = []
-    for _ in range(MAX_SUFFIXES + 1):
-        if not text:
+    """A file name and its base: without its extension and its volume or part number
+    (`x.part01.rar`, `x.vol03+04.par2`, `x.r00`, `x.7z.001` -> `x`), so a set's files
+    share one stem; a name with no known ending is its own stem."""
+    out = [text]
+    base = text
+    for _ in range(MAX_SUFFIXES):
+        m = _ENDING.search(base)
+        if m is None or m.start() == 0:
             break
-        out.append(text)
-        dot = text.rfind(".")
-        if dot <= 0 or len(text) - dot - 1 > MAX_SUFFIX:
-            break
-        text = text[:dot]
+        base = base[: m.start()]
+    if base and base != text:
+        out.append(base)
     return out
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from pipelines.predb import keys as K
 from pipelines.predb.lookup import Lookup
-from pipelines.predb.names import WHERE_NAMES, Release, name_keys_of
+from pipelines.predb.names import WHERE_NAMES, Release
 from pipelines.predb.settings import PredbSettings
 
 WHERE_RANK = {"release": 0, "file": 2, "inner": 4, "request": 6}
@@ -58,19 +58,16 @@ def new_release_candidates(lookup: Lookup, releases: Iterable[Release]) -> list[
     """Every pre a new release's names spell, verified against the title."""
     flat: list[tuple[Release, str, str]] = []
     keys: list[int] = []
-    owner: list[int] = []
     for rel in releases:
-        for text, where in rel.names:
-            ks = name_keys_of(text, where)
+        for key, where, text in rel.keyed():
             flat.append((rel, text, where))
-            keys += ks
-            owner += [len(flat) - 1] * len(ks)
+            keys.append(key)
     if not keys:
         return []
     q, rows, variants = lookup.find(np.array(keys, dtype=np.uint64))
     out: set[Candidate] = set()
     for i, row, v in zip(q.tolist(), rows.tolist(), variants.tolist(), strict=True):
-        rel, text, where = flat[owner[i]]
+        rel, text, where = flat[i]
         if v == K.REQUEST:
             pre = lookup.pre(row)
             if f"{pre['request_group']}:{pre['request_id']}" != text:
