@@ -43,12 +43,11 @@ _DIGEST_LENGTHS = (32, 40, 64)
 # a file name's endings taken away to reach its stem: an extension, a volume or part
 # number (`.part01.rar`, `.vol03+04.par2`, `.r00`, `.7z.001`); a title's own dotted
 # words are none of these
-_ENDING = re.compile(
-    r"(?:\.(?:part\d{1,4}|vol\d{1,5}[+-]\d{1,5}|r\d{2,3}|s\d{2}|\d{3}))?"
-    r"\.(?:rar|par2|zip|7z|nfo|sfv|srr|srs|nzb|jpe?g|png|txt|nfo|mkv|mp4|m4v|avi|wmv|ts|"
-    r"iso|bin|cue|img|epub|pdf|mobi|azw3|cbr|cbz|mp3|flac|m4a|ogg|wav|exe|dmg|r\d{2,3}|\d{3})$",
-    re.IGNORECASE,
+_EXTENSIONS = frozenset(
+    "rar par2 zip 7z nfo sfv srr srs nzb jpg jpeg png txt mkv mp4 m4v avi wmv ts iso bin cue "
+    "img epub pdf mobi azw3 cbr cbz mp3 flac m4a ogg wav exe dmg".split()
 )
+_VOLUME = re.compile(r"part\d{1,4}|vol\d{1,5}[+-]\d{1,5}|r\d{2,3}|s\d{2}|\d{3}", re.IGNORECASE)
 MAX_SUFFIXES = 3
 
 
@@ -124,16 +123,16 @@ def _stems(text: str) -> list[str]:
     """A file name and its base: without its extension and its volume or part number
     (`x.part01.rar`, `x.vol03+04.par2`, `x.r00`, `x.7z.001` -> `x`), so a set's files
     share one stem; a name with no known ending is its own stem."""
-    out = [text]
     base = text
     for _ in range(MAX_SUFFIXES):
-        m = _ENDING.search(base)
-        if m is None or m.start() == 0:
+        dot = base.rfind(".")
+        if dot <= 0:
             break
-        base = base[: m.start()]
-    if base and base != text:
-        out.append(base)
-    return out
+        ending = base[dot + 1 :]
+        if ending.lower() not in _EXTENSIONS and not _VOLUME.fullmatch(ending):
+            break
+        base = base[:dot]
+    return [text, base] if base and base != text else [text]
 
 
 def method_of(variant: int, where: str) -> str:
