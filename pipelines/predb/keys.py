@@ -43,10 +43,11 @@ _DIGEST_LENGTHS = (32, 40, 64)
 # a file name's endings taken away to reach its stem: an extension, a volume or part
 # number (`.part01.rar`, `.vol03+04.par2`, `.r00`, `.7z.001`); a title's own dotted
 # words are none of these
-_EXTENSIONS = frozenset(
-    "rar par2 zip 7z nfo sfv srr srs nzb jpg jpeg png txt mkv mp4 m4v avi wmv ts iso bin cue "
-    "img epub pdf mobi azw3 cbr cbz mp3 flac m4a ogg wav exe dmg".split()
-)
+_EXTENSIONS = frozenset({
+    "rar", "par2", "zip", "7z", "nfo", "sfv", "srr", "srs", "nzb", "jpg", "jpeg", "png", "txt",
+    "mkv", "mp4", "m4v", "avi", "wmv", "ts", "iso", "bin", "cue", "img", "epub", "pdf", "mobi",
+    "azw3", "cbr", "cbz", "mp3", "flac", "m4a", "ogg", "wav", "exe", "dmg",
+})  # fmt: skip
 _VOLUME = re.compile(r"part\d{1,4}|vol\d{1,5}[+-]\d{1,5}|r\d{2,3}|s\d{2}|\d{3}", re.IGNORECASE)
 MAX_SUFFIXES = 3
 
