@@ -110,6 +110,11 @@ def name_keys(name: str, stems: bool = True) -> list[int]:
     return out
 
 
+def file_stem(name: str) -> str:
+    """A file name without its extension and volume number (`_stems`)."""
+    return _stems(name)[-1]
+
+
 def verify(title: str, variant: int, name: str) -> bool:
     """Whether a name really is the pre's title (variant 0) or its variant's digest: the
     64-bit key said so; this recomputes it. `name` is the stem or name that matched."""

@@ -70,14 +70,23 @@ class Release:
     last_article: int
     pending: bool
     names: list[tuple[str, str]] = field(default_factory=list)  # (text, where)
+    _keyed: list[tuple[int, str, str]] | None = field(default=None, repr=False)
 
     def keyed(self) -> list[tuple[int, str, str]]:
-        """(key, where, text) of each distinct key its names give, the best place first."""
-        out: dict[int, tuple[int, str, str]] = {}
-        for text, where in dict.fromkeys(self.names):
-            for k in name_keys_of(text, where):
-                out.setdefault(k, (k, where, text))
-        return list(out.values())
+        """(key, where, text) of each distinct key its names give, the best place first
+        (made once: the matcher and the names index both ask). A set's files share their
+        stem (`x.part01.rar` .. `x.part40.rar`): each stem is hashed once."""
+        if self._keyed is None:
+            texts: dict[tuple[str, str], None] = {}
+            for text, where in self.names:
+                one = K.file_stem(text.strip()) if where in ("file", "inner") else text
+                texts.setdefault((one, where), None)
+            out: dict[int, tuple[int, str, str]] = {}
+            for text, where in texts:
+                for k in name_keys_of(text, where):
+                    out.setdefault(k, (k, where, text))
+            self._keyed = list(out.values())
+        return self._keyed
 
 
 @dataclass
