@@ -110,6 +110,13 @@ def name_keys(name: str, stems: bool = True) -> list[int]:
     return out
 
 
+# `_stems` for a whole column (`pyarrow.compute.replace_substring_regex`, once an ending)
+ENDING_REGEX = (
+    r"^(.+)\.((?i)" + "|".join(sorted(_EXTENSIONS))
+    + r"|part\d{1,4}|vol\d{1,5}[+-]\d{1,5}|r\d{2,3}|s\d{2}|\d{3})$"
+)  # fmt: skip
+
+
 def file_stem(name: str) -> str:
     """A file name without its extension and volume number (`_stems`)."""
     return _stems(name)[-1]

@@ -45,7 +45,7 @@ NAMES = "names"
 MAX_BATCHES = 16
 WHERE = {"release": 0, "file": 1, "inner": 2, "request": 3}
 # a request post's subject opens with its id: `[123456]-[FULL]-[#a.b.teevee@EFNet]-[ Title ]`
-REQUEST_ID = re.compile(r"^\s*\[(\d{1,9})\]\s*-?\s*\[")
+REQUEST_ID = re.compile(r"^\s*\[(?P<id>\d{1,9})\]\s*-?\s*\[")
 WHERE_NAMES = {v: k for k, v in WHERE.items()}
 NAME_ROWS = pa.schema(
     [
@@ -79,7 +79,7 @@ class Release:
         if self._keyed is None:
             texts: dict[tuple[str, str], None] = {}
             for text, where in self.names:
-                one = K.file_stem(text.strip()) if where in ("file", "inner") else text
+                one = K.file_stem(text.strip()) if where == "inner" else text
                 texts.setdefault((one, where), None)
             out: dict[int, tuple[int, str, str]] = {}
             for text, where in texts:
@@ -157,6 +157,48 @@ def _read(fs: Any, p: Partition, table: str, out: NewNames) -> list[tuple[Any, .
     return list(zip(*(t.column(c).to_pylist() for c in _COLUMNS[table]), strict=True))
 
 
+def _table(fs: Any, p: Partition, table: str, out: NewNames) -> pa.Table | None:
+    try:
+        t = read_parquet(fs, p.path, _COLUMNS[table])
+    except FileNotFoundError:
+        return None
+    except READ_ERRORS:
+        out.damaged.append(p.path)
+        return None
+    out.partitions += 1
+    return t
+
+
+def _file_facts(
+    t: pa.Table | None, group: str, files: dict[bytes, list[str]], content: dict[bytes, int],
+    asked: dict[bytes, set[str]],
+) -> None:  # fmt: skip
+    """A release_files partition's distinct file stems, sizes without par2 volumes and
+    request ids per release, column-wise (a set of 40 volumes is one stem)."""
+    if t is None or not t.num_rows:
+        return
+    names = pc.fill_null(t["name"], "")
+    stems = names
+    for _ in range(K.MAX_SUFFIXES):
+        stems = pc.replace_substring_regex(stems, K.ENDING_REGEX, r"\1")
+    pairs = pa.table({"k": t["release_key"], "s": stems}).group_by(["k", "s"]).aggregate([])
+    for k, stem in zip(pairs["k"].to_pylist(), pairs["s"].to_pylist(), strict=True):
+        files.setdefault(k, []).append(stem)
+    data = t.filter(pc.invert(pc.ends_with(pc.utf8_lower(names), ".par2")))
+    sums = pa.table({"k": data["release_key"], "b": pc.fill_null(data["bytes"], 0)})
+    sums = sums.group_by("k").aggregate([("b", "sum")])
+    for k, b in zip(sums["k"].to_pylist(), sums["b_sum"].to_pylist(), strict=True):
+        content[k] = content.get(k, 0) + int(b or 0)
+    ids = pc.extract_regex(pc.fill_null(t["subject"], ""), REQUEST_ID.pattern)
+    valid = pc.is_valid(ids)
+    if pc.any(valid).as_py():
+        found = pa.table(
+            {"k": t["release_key"].filter(valid), "i": pc.struct_field(ids.filter(valid), "id")}
+        )
+        for k, rid in zip(found["k"].to_pylist(), found["i"].to_pylist(), strict=True):
+            asked.setdefault(k, set()).add(f"{group}:{int(rid)}")
+
+
 def _read_group(
     fs: Any, root: str, group: str, todo: dict[str, list[Partition]], out: NewNames
 ) -> None:
@@ -165,13 +207,7 @@ def _read_group(
     unsized: dict[tuple[int, int], list[Release]] = {}
     asked: dict[bytes, set[str]] = {}
     for p in todo.get("release_files", []):
-        for k, name, nbytes, subject in _read(fs, p, "release_files", out):
-            files.setdefault(k, []).append(name or "")
-            req = REQUEST_ID.match(subject or "")
-            if req:
-                asked.setdefault(k, set()).add(f"{group}:{int(req.group(1))}")
-            if not (name or "").lower().endswith(".par2"):
-                content[k] = content.get(k, 0) + int(nbytes or 0)
+        _file_facts(_table(fs, p, "release_files", out), group, files, content, asked)
     for table in ("releases", "pending_releases"):
         for p in todo.get(table, []):
             for k, name, nbytes, first, last, *merged in _read(fs, p, table, out):
@@ -188,7 +224,7 @@ def _read_group(
     for k, names in files.items():
         rel = out.releases.get(k)
         if rel is not None:
-            rel.names += [(n, "file") for n in dict.fromkeys(names) if n]
+            rel.names += [(n, "file") for n in names if n]
             rel.names += [(a, "request") for a in sorted(asked.get(k, ()))]
     for p in todo.get("release_probes", []):
         for k, pending, inner_names, nfo_title, named in _read(fs, p, "release_probes", out):
@@ -251,11 +287,13 @@ def name_rows(releases: dict[bytes, Release]) -> pa.Table:
 
 
 def name_keys_of(text: str, where: str) -> list[int]:
-    """A name's keys; a request's (`group:id`) its request key."""
+    """A name's keys, the name as given (a file's stem was made column-wise when its
+    partition was read, an inner name's by `Release.keyed`); a request's (`group:id`) its
+    request key."""
     if where == "request":
         group, _, rid = text.rpartition(":")
         return [K.request_key(group, int(rid))]
-    return K.name_keys(text, stems=where != "release")
+    return K.name_keys(text, stems=False)
 
 
 def write_names(catalog: str, rows: pa.Table) -> str | None:
