@@ -22,6 +22,7 @@ import os
 import random
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -187,4 +188,142 @@ def scan_bench(releases: int, waiting: int, where: str | None = None) -> list[st
         lines.append(line("a new range of 100,000 releases", scanner.cycle()))
         fresh = Scanner(catalog, clock=lambda: clock["t"] + 60)
         lines.append(line("a new process's first cycle (lookup and names mapped)", fresh.cycle()))
+    return lines
+
+
+# --- the shares per kind of posting on generated corpora (`generate --pres`) ------------
+
+
+class _Clock:
+    def __init__(self, t: int) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return float(self.t)
+
+
+def _catalog_facts(cat: str) -> tuple[dict[bytes, str], dict[bytes, set[str]]]:
+    """Each release's shown name, and its segments' message-ids."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pipelines.catalog.partitions import list_table
+    from pipelines.catalog.versions import newest_rows
+    from pipelines.corpus.fs import open_fs
+
+    fs, root = open_fs(cat)
+    rel = pa.concat_tables([pq.read_table(p.path) for p in list_table(fs, root, "releases")],
+                           promote_options="permissive")  # fmt: skip
+    names = {
+        rel["release_key"][i].as_py(): rel["name"][i].as_py() for i in newest_rows(rel).tolist()
+    }
+    ids: dict[bytes, set[str]] = {}
+    for p in list_table(fs, root, "release_files"):
+        t = pq.read_table(p.path, columns=["release_key", "seg_ids"])
+        for key, seg in zip(t["release_key"].to_pylist(), t["seg_ids"].to_pylist(), strict=True):
+            ids.setdefault(key, set()).update(seg)
+    return names, ids
+
+
+def _last_outcomes(cat: str) -> dict[str, Any]:
+    """Each pre's last outcome, by title."""
+    import numpy as np
+
+    from pipelines.predb import lookup as L
+    from pipelines.predb.store import read_batches
+
+    t = read_batches(cat, "pre_outcomes", columns=["pre_key", "outcome"])
+    last = dict(zip(t["pre_key"].to_pylist(), t["outcome"].to_pylist(), strict=True))
+    lookup = L.load(cat)
+    rows = np.arange(lookup.n)
+    keys = lookup.column("pre_key", rows).to_pylist()
+    titles = lookup.column("title", rows).to_pylist()
+    return {title: last.get(key) for key, title in zip(keys, titles, strict=True)}
+
+
+def generated_shares(out: Path, cat: str) -> Counter[str]:
+    """Per kind of posting (named, hashed, mismatched, unposted) of a generated corpus
+    indexed into `cat`: its pres, those complete and linked to their own upload's release
+    (its message-ids) under the exact title, wrong links, nuked pres shown nuked, and the
+    unposted or mismatched ones linked or ended. Imports the truth's pres and runs the
+    scans a historical PreDB gets (one each; size retries 30 min apart; the youngest's
+    second a day on)."""
+    import pyarrow.parquet as pq
+
+    from pipelines.predb import shown
+    from pipelines.predb.importer import import_files
+    from pipelines.predb.scan import Scanner
+    from pipelines.predb.store import read_batches
+
+    pres = [json.loads(line) for line in (out / "truth" / "pres.jsonl").read_text().splitlines()]
+    uploads = pq.read_table(out / "truth" / "uploads.parquet", columns=["upload_id", "files"])
+    upload_ids = {
+        u: {m for f in files for m in f["message_ids"]}
+        for u, files in zip(
+            uploads["upload_id"].to_pylist(), uploads["files"].to_pylist(), strict=True
+        )
+    }
+    import_files(cat, [str(out / "truth" / "pres.jsonl")])
+    clock = _Clock(max(p["time"] for p in pres) + 86400)
+    scanner = Scanner(cat, clock=clock)
+    for step in (1800, 1800, 1800, 25 * 3600, 0):
+        scanner.cycle()
+        clock.t += step
+    links = read_batches(cat, "pre_links")
+    linked: dict[str, list[bytes]] = {}
+    for title, key in zip(
+        links["title"].to_pylist(), links["release_key"].to_pylist(), strict=True
+    ):
+        linked.setdefault(title, []).append(key)
+    names, ids = _catalog_facts(cat)
+    facts = shown.Shown.load(cat)
+    outcomes = _last_outcomes(cat)
+    tally: Counter[str] = Counter()
+    for pre in pres:
+        kind = pre["posted"].split(":")[0] or "unposted"
+        tally[f"{kind}/pres"] += 1
+        keys = linked.get(pre["title"], [])
+        mine = upload_ids.get(pre["upload_id"], set())
+        right = [k for k in keys if ids.get(k) and ids[k] <= mine]
+        tally[f"{kind}/wrong_links"] += len(keys) - len(right)
+        if kind in ("named", "hashed"):
+            named = bool(right) and all(names.get(k) == pre["title"] for k in right)
+            tally[f"{kind}/complete_and_right"] += (
+                named and outcomes.get(pre["title"]) == "complete"
+            )
+            if pre["nuked"]:
+                tally[f"{kind}/nuked"] += 1
+                shows = all(("nuked", "1") in facts.attrs(k) for k in right)
+                tally[f"{kind}/nuked_shown"] += bool(right) and shows
+        else:
+            tally[f"{kind}/linked"] += bool(keys)
+            ended = ("not_found_full", "expired", "size_mismatch_cap", "nuked")
+            tally[f"{kind}/ended"] += outcomes.get(pre["title"]) in ended
+    return tally
+
+
+def shares_bench(seeds: int, articles: int, where: str | None = None) -> list[str]:
+    """`generated_shares` over several generated corpora (2 groups each)."""
+    from pipelines.generate.config import GenerateConfig
+    from pipelines.generate.corpus import generate_corpus
+    from pipelines.index.replay import replay
+    from pipelines.index.rules import Rules
+
+    total: Counter[str] = Counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(where or tmp)
+        for seed in range(seeds):
+            out, cat = base / f"g{seed}", str(base / f"c{seed}")
+            config = GenerateConfig(groups=2, articles=articles, seed=seed, pres=True)
+            generate_corpus(str(out), config, progress=False)
+            meta = json.loads((out / "generate.json").read_text())
+            priority = tuple(g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"]))
+            replay(str(out / "corpus"), cat, Rules(groups=priority), progress=False)
+            total += generated_shares(out, cat)
+    lines = [
+        f"predb on generated corpora ({seeds} seeds, {articles:,} articles a group, 2 groups):"
+    ]
+    for kind in ("named", "hashed", "mismatched", "unposted"):
+        got = {k.split("/", 1)[1]: v for k, v in sorted(total.items()) if k.startswith(kind + "/")}
+        lines.append(f"  {kind}: " + ", ".join(f"{k} {v}" for k, v in got.items()))
     return lines
