@@ -242,19 +242,26 @@ def _last_outcomes(cat: str) -> dict[str, Any]:
 
 
 def generated_shares(out: Path, cat: str) -> Counter[str]:
-    """Per kind of posting (named, hashed, mismatched, unposted) of a generated corpus
-    indexed into `cat`: its pres, those complete and linked to their own upload's release
-    (its message-ids) under the exact title, wrong links, nuked pres shown nuked, and the
-    unposted or mismatched ones linked or ended. Imports the truth's pres and runs the
+    """Per kind of posting (named, hashed, inside, mismatched, unposted) of a generated
+    corpus indexed into `cat` (the article pass run first over its stored bodies): its
+    pres, those complete and linked to their own upload's release (its message-ids)
+    under the exact title, wrong links, nuked pres shown nuked, and the unposted or
+    mismatched ones linked or ended. Imports the truth's pres and runs the
     scans a historical PreDB gets (one each; size retries 30 min apart; the youngest's
     second a day on)."""
     import pyarrow.parquet as pq
 
+    from pipelines.articles.store import open_bodies
     from pipelines.predb import shown
     from pipelines.predb.importer import import_files
     from pipelines.predb.scan import Scanner
     from pipelines.predb.store import read_batches
+    from pipelines.probe.fetch import StoreSource
+    from pipelines.probe.run import probe_catalog
 
+    bodies = open_bodies(str(out))
+    if bodies is not None:  # the article pass over the stored bodies: what names "inside"
+        probe_catalog(cat, StoreSource(bodies))
     pres = [json.loads(line) for line in (out / "truth" / "pres.jsonl").read_text().splitlines()]
     uploads = pq.read_table(out / "truth" / "uploads.parquet", columns=["upload_id", "files"])
     upload_ids = {
@@ -286,7 +293,7 @@ def generated_shares(out: Path, cat: str) -> Counter[str]:
         mine = upload_ids.get(pre["upload_id"], set())
         right = [k for k in keys if ids.get(k) and ids[k] <= mine]
         tally[f"{kind}/wrong_links"] += len(keys) - len(right)
-        if kind in ("named", "hashed"):
+        if kind in ("named", "hashed", "inside"):
             named = bool(right) and all(names.get(k) == pre["title"] for k in right)
             tally[f"{kind}/complete_and_right"] += (
                 named and outcomes.get(pre["title"]) == "complete"
@@ -323,7 +330,7 @@ def shares_bench(seeds: int, articles: int, where: str | None = None) -> list[st
     lines = [
         f"predb on generated corpora ({seeds} seeds, {articles:,} articles a group, 2 groups):"
     ]
-    for kind in ("named", "hashed", "mismatched", "unposted"):
+    for kind in ("named", "hashed", "inside", "mismatched", "unposted"):
         got = {k.split("/", 1)[1]: v for k, v in sorted(total.items()) if k.startswith(kind + "/")}
         lines.append(f"  {kind}: " + ", ".join(f"{k} {v}" for k, v in got.items()))
     return lines

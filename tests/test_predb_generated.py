@@ -22,7 +22,7 @@ def test_posted_pres_link_their_upload_and_nothing_else(tmp_path: Path) -> None:
         out, cat = tmp_path / f"g{seed}", tmp_path / f"c{seed}"
         replayed(out, cat, GenerateConfig(groups=2, articles=20_000, seed=seed, pres=True))
         tally += generated_shares(out, str(cat))
-    for kind in ("named", "hashed"):
+    for kind in ("named", "hashed", "inside"):
         assert tally[f"{kind}/complete_and_right"] >= 0.99 * tally[f"{kind}/pres"], tally
         assert tally[f"{kind}/nuked_shown"] == tally[f"{kind}/nuked"], tally
     for kind in ("mismatched", "unposted"):
@@ -30,3 +30,4 @@ def test_posted_pres_link_their_upload_and_nothing_else(tmp_path: Path) -> None:
         assert tally[f"{kind}/ended"] == tally[f"{kind}/pres"], tally
     assert sum(v for k, v in tally.items() if k.endswith("wrong_links")) == 0, tally
     assert tally["hashed/pres"] >= 8 * len(SEEDS)  # every hash kind in every seed
+    assert tally["inside/pres"] >= len(SEEDS)

@@ -8,6 +8,9 @@ words. Each pre's upload is posted one of these ways (`posted` in the truth):
   by the title as the release's or a file's name);
 - `hashed:<variant>`: every file named by one hash of the title (MD5, MD5 of MD5, SHA-1,
   SHA-256, of the title or of its lowercase), one kind after another (found by the hash);
+- `inside`: obfuscated as Nyuu or Postie post with a real yEnc name: random names in the
+  subjects, the title only in the yEnc names and the par2 set (found once the article
+  pass names it: the title among its inner names, or as its name);
 - `mismatched`: named, but its data 50-80 % of the pre's size (the size gate keeps it
   out: it must never link).
 
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipelines.generate.files import ReleaseSpec, _volume_size, draw_size, par2_set, rar_new
+from pipelines.generate.rand import HEX
 from pipelines.generate.side import SideUploads
 from pipelines.generate.subjects import Style
 from pipelines.predb.keys import VARIANTS
@@ -33,7 +37,7 @@ from pipelines.predb.keys import VARIANTS
 if TYPE_CHECKING:
     from pipelines.generate.plan import Planner
 
-RATES = {"named": 0.05, "hashed": 0.03, "mismatched": 0.01}
+RATES = {"named": 0.05, "hashed": 0.03, "inside": 0.02, "mismatched": 0.01}
 NUKED = 0.15  # of all pres
 UNPOSTED = 0.3  # pres never posted, per posted one
 REASONS = (
@@ -43,7 +47,7 @@ REASONS = (
     "pred.without.proof",
 )
 NAMED = Style("pre_named", ' [{i}/{n}] - "{file}" yEnc ({k}/{K}) {fsize} ', False, True)
-DECK = tuple({"pre": k} for k in ("named", *(["hashed"] * len(VARIANTS)), "mismatched"))
+DECK = tuple({"pre": k} for k in ("named", *(["hashed"] * len(VARIANTS)), "inside", "mismatched"))
 WORDS = ("dark", "city", "night", "river", "stone", "gold", "ghost", "king", "storm", "echo")
 
 
@@ -106,10 +110,15 @@ class PreUploads(SideUploads):
             self.hashed += 1
             method, digest = VARIANTS[variant]
             stem, posted_kind = digest(title).hex(), f"hashed:{method}"
+        if kind == "inside":
+            stem = self._token(HEX, 32)
         data = size if kind != "mismatched" else int(size * rng.uniform(0.5, 0.8))
         files = rar_new(stem, data, _volume_size(rng)) + par2_set(rng, stem, data)
-        spec = ReleaseSpec("obfuscated" if kind == "hashed" else "rar_parts", "other", stem, files)
+        hidden = kind in ("hashed", "inside")
+        spec = ReleaseSpec("obfuscated" if hidden else "rar_parts", "other", stem, files)
         upload = self._post(spec, self._plan(home, self._poster(), NAMED, spec))
+        if kind == "inside":  # the bodies' story names its files after the title
+            upload.obfuscation, upload.real_ext, upload.pre_title = "yenc_name_set", "mkv", title
         pre_time = upload.posted_first - rng.randint(60, 6 * 3600)
         self.pres.append(self._pre(title, section, size, pre_time, posted_kind, upload.upload_id))
 
