@@ -126,7 +126,7 @@ def add_lines(
     summary.lines += len(lines)
     if events.num_rows:
         name = write_batch(catalog, "pre_events", events)
-        lookup.absorb(events, name)
+        lookup.absorb(events, name, checked=True)
     kinds = events.column("kind").to_pylist()
     new = sum(1 for k in kinds if k == "pre")
     summary.pres += new

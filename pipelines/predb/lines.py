@@ -114,13 +114,29 @@ def _unquote(value: str) -> str | None:
     return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body)
 
 
+def _fields(parts: list[str]) -> list[str | None]:
+    """The fields of a dump line: without a backslash but in `\\N` (most lines), quotes
+    taken away at once; else field by field (`_unquote`)."""
+    if all("\\" not in p or p == "\\N" for p in parts):
+        out: list[str | None] = []
+        for p in parts:
+            if p == "\\N":
+                out.append(None)
+            elif len(p) >= 2 and p[0] == "'" == p[-1]:
+                out.append(p[1:-1])
+            else:
+                raise ValueError("unquoted")
+        return out
+    return [_unquote(p) for p in parts]
+
+
 def dump_line(line: str, source_file: str) -> PreLine | str:
     """One dump line as a PreLine, or the reason it is bad."""
     parts = line.rstrip("\r\n").split("\t\t")
     if len(parts) != DUMP_FIELDS:
         return "fields"
     try:
-        f = [_unquote(p) for p in parts]
+        f = _fields(parts)
     except ValueError:
         return "quoting"
     title = f[0] or ""

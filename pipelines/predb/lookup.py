@@ -190,12 +190,15 @@ class Lookup:
 
     # --- folding events ----------------------------------------------------------------
 
-    def absorb(self, events: pa.Table, batch: str | None = None) -> list[int]:
+    def absorb(
+        self, events: pa.Table, batch: str | None = None, checked: bool = False
+    ) -> list[int]:
         """Fold an event batch in (new pres as a new part, nuke events as states); the rows
-        of the pres it added."""
+        of the pres it added. `checked`: its pre events are of titles this lookup does not
+        know, one each (the import made them so against it)."""
         kinds = events.column("kind")
         new = events.filter(pc.equal(kinds, "pre"))
-        if new.num_rows:
+        if new.num_rows and not checked:
             titles = new.column("title").to_pylist()
             known = self.rows_of_titles(titles)
             keep = [k is None for k in known]
