@@ -60,7 +60,8 @@ def add_parser(sub: Any) -> None:
         "--pres",
         action="store_true",
         help="add uploads of scene pres (titles from the real PreDB dumps): named, hashed by "
-        "each hash kind, size-mismatched; with pres never posted and nukes, listed in "
+        "each hash kind, obfuscated with the title only inside, size-mismatched; with pres "
+        "never posted and nukes, listed in "
         "OUT/truth/pres.jsonl for `predb import` (docs/PREDB.md)",
     )
     p.add_argument(
