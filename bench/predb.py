@@ -23,7 +23,7 @@ import random
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -111,7 +111,11 @@ def _size_mb(folder: Path) -> float:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 1e6
 
 
-def import_bench(pres: int, where: str | None = None) -> list[str]:
+def import_bench(
+    pres: int, where: str | None = None, emit: Callable[[str], None] = print
+) -> list[str]:
+    """The two imports' lines, each given to `emit` as it is measured (a 10 M import
+    takes many minutes)."""
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(where or tmp)
         dump = base / "1700000000_predb_dump.csv.gz"
@@ -125,9 +129,11 @@ def import_bench(pres: int, where: str | None = None) -> list[str]:
                 f"{wall:.1f} s, {cpu:.1f} CPU-s ({pres / max(wall, 1e-9):,.0f} lines/s), "
                 f"peak RSS {peak / 1024:,.0f} MB"
             )
+            emit(lines[-1])
         store = Path(catalog) / "_predb"
         lines.append(f"  store on disk: {_size_mb(store):,.0f} MB "
                      f"({_size_mb(store / 'lookup'):,.0f} MB the lookup)")  # fmt: skip
+        emit(lines[-1])
     return lines
 
 

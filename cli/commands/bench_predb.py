@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from bench.predb import import_bench, scan_bench, shares_bench
 
     if args.only in (None, "import"):
-        print("\n".join(import_bench(args.pres, args.dir)), flush=True)
+        import_bench(args.pres, args.dir, emit=lambda line: print(line, flush=True))
     if args.only in (None, "scan"):
         print("\n".join(scan_bench(args.releases, args.waiting, args.dir)), flush=True)
     if args.only in (None, "shares"):
