@@ -28,7 +28,7 @@ import pyarrow.ipc as ipc
 from pipelines.corpus.fs import open_fs
 from pipelines.predb import keys as K
 from pipelines.predb.lines import NUKED
-from pipelines.predb.store import batches, get_json, predb_path, put_json, read_batches
+from pipelines.predb.store import batches, get_json, predb_path, put_json, read_batches, write_ipc
 
 PRES = pa.schema(
     [
@@ -327,8 +327,8 @@ def rebuild(lookup: Lookup) -> str:
     order = np.argsort(keys, kind="stable")
     k = pa.table({"key": keys[order], "row": rows[order], "variant": variants[order]}, schema=KEYS)
     del order
-    _write_ipc(f"{folder}/pres.arrow", pres)
-    _write_ipc(f"{folder}/keys.arrow", k)
+    write_ipc(f"{folder}/pres.arrow", pres)
+    write_ipc(f"{folder}/keys.arrow", k, one_batch=True)
     put_json(lookup.catalog, f"{LOOKUP}/{gen}/covers.json", sorted(lookup.covers))
     for old in _generations(lookup.catalog):
         if old != gen:
@@ -373,13 +373,3 @@ def _with_nukes(lookup: Lookup) -> pa.Table:
     return pres.set_column(
         PRES.get_field_index("nuke_events"), "nuke_events", pa.array(counts, pa.int32())
     )
-
-
-def _write_ipc(path: str, table: pa.Table) -> None:
-    """Uncompressed IPC (memory-mappable), under a temporary name then renamed."""
-    import os
-
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with pa.OSFile(tmp, "wb") as sink, ipc.new_file(sink, table.schema) as writer:
-        writer.write_table(table, max_chunksize=1 << 20)
-    os.replace(tmp, path)

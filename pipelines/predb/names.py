@@ -37,7 +37,7 @@ from pipelines.catalog.partitions import Partition, list_group
 from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import open_fs
 from pipelines.predb import keys as K
-from pipelines.predb.store import batch_name, batches, predb_path
+from pipelines.predb.store import batch_name, batches, predb_path, write_ipc
 
 STAGE = "predb"
 TABLES = ("releases", "pending_releases", "release_files", "release_probes")
@@ -300,16 +300,8 @@ def write_names(catalog: str, rows: pa.Table) -> str | None:
     if not rows.num_rows:
         return None
     name = batch_name(".arrow")
-    _write_ipc(predb_path(catalog, NAMES, name), rows)
+    write_ipc(predb_path(catalog, NAMES, name), rows, one_batch=True)
     return name
-
-
-def _write_ipc(path: str, table: pa.Table) -> None:
-    os.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with pa.OSFile(tmp, "wb") as sink, ipc.new_file(sink, table.schema) as writer:
-        writer.write_table(table, max_chunksize=1 << 20)
-    os.replace(tmp, path)
 
 
 class NamesIndex:
@@ -367,7 +359,7 @@ def merge_batches(catalog: str) -> int:
     merged = pa.concat_tables(tables).sort_by([("key", "ascending")])
     # the merged batch sorts where the first of them did: the order of batches is kept
     path = predb_path(catalog, NAMES, take[0].replace(".arrow", "-m.arrow"))
-    _write_ipc(path, merged)
+    write_ipc(path, merged, one_batch=True)
     for name in take:
         os.remove(predb_path(catalog, NAMES, name))
     return len(take)

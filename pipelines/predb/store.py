@@ -103,3 +103,18 @@ def get_json(catalog: str, name: str) -> Any:
         return json.loads(fs.cat_file(predb_path(catalog, name)))
     except (FileNotFoundError, ValueError, OSError):
         return None
+
+
+def write_ipc(path: str, table: pa.Table, one_batch: bool = False) -> None:
+    """An uncompressed Arrow IPC file (memory-mappable), under a temporary name then
+    renamed; `one_batch`: a single record batch, so a reader maps each column without a
+    copy (the sorted keys, searched in place)."""
+    import pyarrow.ipc as ipc
+
+    os.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    if one_batch:
+        table = table.combine_chunks()
+    with pa.OSFile(tmp, "wb") as sink, ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table, max_chunksize=max(table.num_rows, 1) if one_batch else 1 << 20)
+    os.replace(tmp, path)
