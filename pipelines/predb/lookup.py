@@ -353,23 +353,23 @@ def _unfinished(catalog: str, keep: str) -> Iterable[str]:
 
 
 def _with_nukes(lookup: Lookup) -> pa.Table:
+    """Every part's pres, the nuke states folded since written into their columns
+    (column-wise: the few rows that changed replaced under a mask)."""
     tables = [p.pres for p in lookup.parts]
     pres = pa.concat_tables(tables) if tables else PRES.empty_table()
     if not lookup.nukes:
         return pres
     rows = sorted(lookup.nukes)
-    idx = pa.array(rows, pa.int64())
-    kinds = pres.column("nuke").to_numpy(zero_copy_only=False).astype(object)
-    reasons = pres.column("nuke_reason").to_numpy(zero_copy_only=False).astype(object)
-    counts = pres.column("nuke_events").to_numpy(zero_copy_only=False).copy()
-    for r in rows:
-        nk = lookup.nukes[r]
-        kinds[r], reasons[r], counts[r] = nk.kind, nk.reason, nk.events
-    del idx
-    pres = pres.set_column(PRES.get_field_index("nuke"), "nuke", pa.array(kinds, pa.string()))
-    pres = pres.set_column(
-        PRES.get_field_index("nuke_reason"), "nuke_reason", pa.array(reasons, pa.string())
-    )
-    return pres.set_column(
-        PRES.get_field_index("nuke_events"), "nuke_events", pa.array(counts, pa.int32())
-    )
+    mask = np.zeros(pres.num_rows, dtype=bool)
+    mask[rows] = True
+    changed = {
+        "nuke": pa.array([lookup.nukes[r].kind for r in rows], pa.string()),
+        "nuke_reason": pa.array([lookup.nukes[r].reason for r in rows], pa.string()),
+        "nuke_events": pa.array([lookup.nukes[r].events for r in rows], pa.int32()),
+    }
+    for name, values in changed.items():
+        column = pres.column(name).combine_chunks()
+        pres = pres.set_column(
+            PRES.get_field_index(name), name, pc.replace_with_mask(column, pa.array(mask), values)
+        )
+    return pres
