@@ -256,13 +256,13 @@ def test_a_killed_cycle_after_its_version_links_once(
     write_range(
         cat, 0, 999, [release("r", title + "x", SIZE, 0)], [], files("r", [title + ".rar"], SIZE)
     )
-    from pipelines.predb import scan as scan_module
+    from pipelines.predb import record
 
     def die(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("killed after the versions")
 
     with monkeypatch.context() as m:
-        m.setattr(scan_module, "write_batch", die)
+        m.setattr(record, "write_batch", die)
         with pytest.raises(RuntimeError):
             Scanner(cat, DEFAULT, Clock(T0)).cycle()
     Scanner(cat, DEFAULT, Clock(T0 + 60)).cycle()

@@ -28,14 +28,11 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.catalog.changes import Stamps
-from pipelines.catalog.schema import PRE_LINKS, PRE_OUTCOMES
 from pipelines.predb import keys as K
 from pipelines.predb import lookup as L
 from pipelines.predb import names as N
@@ -50,9 +47,9 @@ from pipelines.predb.match import (
     new_release_candidates,
     size_ok,
 )
+from pipelines.predb.record import summarise, write_links, write_outcomes
 from pipelines.predb.settings import DEFAULT, PredbSettings
-from pipelines.predb.store import batches, get_json, predb_path, put_json, read_batches, write_batch
-from pipelines.predb.versions import renamed_rows, write_versions
+from pipelines.predb.store import batches, get_json, predb_path, put_json, read_batches
 
 MEMO = "scan.json"
 SUMMARY = "summary.json"
@@ -385,67 +382,17 @@ class Scanner:
     def _write_links(
         self, links: list[Candidate], lookup: L.Lookup, now: int, out: ScanSummary
     ) -> None:
-        if not links:
-            return
         assert self.linked is not None
-        by_group: dict[str, list[tuple[Candidate, str]]] = {}
-        sections: dict[str, str] = {}
-        for c in links:
-            pre = lookup.pre(c.row)
-            by_group.setdefault(c.group, []).append((c, pre["title"]))
-            sections[pre["title"]] = pre["category"] or ""
-        written: dict[bytes, int] = {}
-        for group, items in sorted(by_group.items()):
-            versions, done = renamed_rows(self.catalog, group, items, sections)
-            write_versions(self.catalog, group, versions)
-            written.update({r["release_key"]: int(r["written_range"]) for r in versions})
-            written.update(done)
-        out.renamed += len(written)
-        recs = []
-        for c in links:
-            pre_key = lookup.pre(c.row)["pre_key"]
-            rec = {"pre_key": pre_key, "title": lookup.title(c.row), "release_key": c.release_key,
-                   "group": c.group, "method": c.method, "linked_at": now,
-                   "written_range": written.get(c.release_key)}  # fmt: skip
-            recs.append(rec)
-            self.linked[c.release_key] = pre_key
-            out.methods[c.method] += 1
-        write_batch(self.catalog, "pre_links", pa.Table.from_pylist(recs, schema=PRE_LINKS))
+        out.renamed += write_links(self.catalog, links, lookup, self.linked, now)
+        out.methods.update(c.method for c in links)
 
     def _write_outcomes(self, outcomes: list[tuple[int, int, str, int]], lookup: L.Lookup, now: int,
                         out: ScanSummary) -> None:  # fmt: skip
-        if not outcomes:
-            return
-        rows = np.array([o[0] for o in outcomes], np.int64)
-        table = pa.table(
-            {
-                "pre_key": lookup.column("pre_key", rows),
-                "priority": pa.array([S.PRIORITY[o[1]] for o in outcomes], pa.int8()),
-                "outcome": pa.array([o[2] for o in outcomes], pa.string()),
-                "attempt": pa.array([o[3] for o in outcomes], pa.int16()),
-                "at": pa.array([now] * len(outcomes), pa.int64()),
-            },
-            schema=PRE_OUTCOMES,
-        )
-        write_batch(self.catalog, "pre_outcomes", table)
+        write_outcomes(self.catalog, outcomes, lookup, now)
         out.outcomes.update(o[2] for o in outcomes)
 
     def _summarise(self, queue: Q.Queue, out: ScanSummary) -> None:
-        """Counts per state and method for the pages: the last summary plus this cycle."""
-        doc: dict[str, Any] = get_json(self.catalog, SUMMARY) or {"terminal": {}, "methods": {}}
-        for k, v in out.outcomes.items():
-            if k in S.TERMINAL:
-                doc["terminal"][k] = doc["terminal"].get(k, 0) + v
-        for k, v in out.methods.items():
-            doc["methods"][k] = doc["methods"].get(k, 0) + v
-        st, n = np.unique(queue["status"], return_counts=True)
-        doc["waiting"] = {S.STATUS_NAMES[int(k)]: int(v) for k, v in zip(st, n, strict=True)}
-        prio: Counter[str] = Counter()
-        for k, v in zip(*np.unique(queue["plan"], return_counts=True), strict=True):
-            prio[f"P{S.PRIORITY[int(k)]}"] += int(v)
-        doc["waiting_by_priority"] = dict(prio)
-        doc["scanned_at"] = int(self.clock())
-        put_json(self.catalog, SUMMARY, doc)
+        summarise(self.catalog, queue, out.outcomes, out.methods, int(self.clock()))
 
 
 def scan_catalog(
