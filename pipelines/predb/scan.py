@@ -52,7 +52,6 @@ from pipelines.predb.settings import DEFAULT, PredbSettings
 from pipelines.predb.store import batches, get_json, predb_path, put_json, read_batches
 
 MEMO = "scan.json"
-SUMMARY = "summary.json"
 
 
 @dataclass
