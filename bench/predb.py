@@ -146,7 +146,7 @@ def _steady(catalog: str, now: int, rng: random.Random) -> None:
 
     q = Q.load(catalog)
     n = len(q)
-    q["due"][:] = now + np.array([rng.randrange(60, 41 * 3600) for _ in range(n)], np.int64)
+    q["due"][:] = now + np.array([rng.randrange(1, 41 * 3600) for _ in range(n)], np.int64)
     q["attempts"][:] = np.array([rng.randrange(1, 8) for _ in range(n)], np.int16)
     q["status"][:] = 1
     Q.save(catalog, q)
