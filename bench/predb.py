@@ -208,8 +208,10 @@ class _Clock:
         return float(self.t)
 
 
-def _catalog_facts(cat: str) -> tuple[dict[bytes, str], dict[bytes, set[str]]]:
-    """Each release's shown name, and its segments' message-ids."""
+def _catalog_facts(cat: str) -> tuple[dict[bytes, str], dict[bytes, set[str]], set[str]]:
+    """Each release's shown name, its segments' message-ids, and the message-ids of the
+    pending releases the window has not closed on yet (the group's last uploads: the
+    article pass does not climb them until they finish)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -228,7 +230,13 @@ def _catalog_facts(cat: str) -> tuple[dict[bytes, str], dict[bytes, set[str]]]:
         t = pq.read_table(p.path, columns=["release_key", "seg_ids"])
         for key, seg in zip(t["release_key"].to_pylist(), t["seg_ids"].to_pylist(), strict=True):
             ids.setdefault(key, set()).update(seg)
-    return names, ids
+    still_open: set[str] = set()
+    for p in list_table(fs, root, "pending_releases"):
+        t = pq.read_table(p.path, columns=["release_key", "finished"])
+        for key, done in zip(t["release_key"].to_pylist(), t["finished"].to_pylist(), strict=True):
+            if not done and key not in names:
+                still_open |= ids.get(key, set())
+    return names, ids, still_open
 
 
 def _last_outcomes(cat: str) -> dict[str, Any]:
@@ -251,8 +259,9 @@ def generated_shares(out: Path, cat: str) -> Counter[str]:
     """Per kind of posting (named, hashed, inside, mismatched, unposted) of a generated
     corpus indexed into `cat` (the article pass run first over its stored bodies): its
     pres, those complete and linked to their own upload's release (its message-ids)
-    under the exact title, wrong links, nuked pres shown nuked, and the unposted or
-    mismatched ones linked or ended. Imports the truth's pres and runs the
+    under the exact title (`still_open`: an upload the window had not closed on when the
+    corpus ends, not named by the article pass yet), wrong links, nuked pres shown nuked,
+    and the unposted or mismatched ones linked or ended. Imports the truth's pres and runs the
     scans a historical PreDB gets (one each; size retries 30 min apart; the youngest's
     second a day on)."""
     import pyarrow.parquet as pq
@@ -288,7 +297,7 @@ def generated_shares(out: Path, cat: str) -> Counter[str]:
         links["title"].to_pylist(), links["release_key"].to_pylist(), strict=True
     ):
         linked.setdefault(title, []).append(key)
-    names, ids = _catalog_facts(cat)
+    names, ids, still_open = _catalog_facts(cat)
     facts = shown.Shown.load(cat)
     outcomes = _last_outcomes(cat)
     tally: Counter[str] = Counter()
@@ -300,6 +309,9 @@ def generated_shares(out: Path, cat: str) -> Counter[str]:
         right = [k for k in keys if ids.get(k) and ids[k] <= mine]
         tally[f"{kind}/wrong_links"] += len(keys) - len(right)
         if kind in ("named", "hashed", "inside"):
+            if not keys and mine & still_open:
+                tally[f"{kind}/still_open"] += 1  # posted last: not finished when the corpus ends
+                continue
             named = bool(right) and all(names.get(k) == pre["title"] for k in right)
             tally[f"{kind}/complete_and_right"] += (
                 named and outcomes.get(pre["title"]) == "complete"
