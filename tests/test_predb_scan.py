@@ -132,7 +132,17 @@ def test_two_pres_never_name_one_release_and_one_pre_links_reposts(tmp_path: Pat
     scanner.cycle()
     assert set(_links(cat)) == {key_of("r1"), key_of("r2")}  # the repost links to a too
     assert _shown(cat)[key_of("r1")]["name"] == a
-    assert scanner.cycle().partitions == 0  # nothing new: nothing read
+    clock.t += 60
+    assert scanner.cycle().partitions == 0  # nothing new: nothing read (the stamps settle)
+    before = _files(cat)
+    clock.t += 60
+    assert scanner.cycle().partitions == 0
+    assert _files(cat) == before  # an idle cycle writes nothing
+
+
+def _files(cat: str) -> dict[str, int]:
+    """Every file of the catalog and its modification time."""
+    return {str(p): p.stat().st_mtime_ns for p in Path(cat).rglob("*") if p.is_file()}
 
 
 P1_DUE = [600, 900, 1800, 3600, 7200, 18000, 61200, 147600]
