@@ -248,9 +248,13 @@ def test_the_reaper_gives_a_stuck_scan_back_without_its_step(
     assert int(q["due"][0]) == clock.t + 300  # the next, its gap after the late one
 
 
-def test_a_second_scan_at_once_is_busy(tmp_path: Path) -> None:
+def test_a_second_scan_at_once_is_busy_and_no_pres_writes_nothing(tmp_path: Path) -> None:
     cat = str(tmp_path / "cat")
     from pipelines.predb.scan import _lock
+
+    assert Scanner(cat, DEFAULT, Clock(T0)).cycle().no_pres
+    assert not Path(cat).exists()  # a catalog without pres (or a wrong path): nothing made
+    _import(tmp_path, cat, [{"title": "Any.Pre-GRP", "time": T0}])
 
     with _lock(cat) as mine:
         assert mine

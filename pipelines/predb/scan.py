@@ -65,6 +65,7 @@ class ScanSummary:
     waiting: int = 0
     renamed: int = 0
     busy: bool = False
+    no_pres: bool = False  # the catalog has no PreDB yet: nothing scanned, nothing written
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     damaged: list[str] = field(default_factory=list)
@@ -72,6 +73,8 @@ class ScanSummary:
     def text(self) -> str:
         if self.busy:
             return "predb scan: another scan is running; nothing done"
+        if self.no_pres:
+            return "predb scan: no pres in this catalog yet (`predb import` or `predb listen`)"
         ent = ", ".join(f"{k} {v:,}" for k, v in sorted(self.entered.items())) or "none"
         out = ", ".join(f"{k} {v:,}" for k, v in sorted(self.outcomes.items())) or "none"
         how = ", ".join(f"{k} {v:,}" for k, v in sorted(self.methods.items())) or "none"
@@ -121,6 +124,9 @@ class Scanner:
     def cycle(self, progress: Callable[[str, int], None] | None = None) -> ScanSummary:
         start, cpu = time.monotonic(), time.process_time()
         out = ScanSummary()
+        if self.lookup is None and not self._any_pres():
+            out.no_pres = True  # nothing written: the names are read once pres come
+            return out
         with _lock(self.catalog) as mine:
             if not mine:
                 out.busy = True
@@ -129,6 +135,9 @@ class Scanner:
         out.seconds = time.monotonic() - start
         out.cpu_seconds = time.process_time() - cpu
         return out
+
+    def _any_pres(self) -> bool:
+        return bool(batches(self.catalog, "events")) or L.has_generation(self.catalog)
 
     def _load(self) -> tuple[L.Lookup, N.NamesIndex, dict[bytes, bytes]]:
         if self.lookup is None:
@@ -150,12 +159,6 @@ class Scanner:
 
     def _cycle(self, out: ScanSummary, progress: Callable[[str, int], None]) -> None:
         now = int(self.clock())
-        if (
-            self.lookup is None
-            and not batches(self.catalog, "events")
-            and not L.has_generation(self.catalog)
-        ):
-            return  # no pres: nothing to scan for (the names are read once pres come)
         lookup, names, linked = self._load()
         memo = get_json(self.catalog, MEMO) or {}
         queue = Q.load(self.catalog)
