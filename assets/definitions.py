@@ -30,6 +30,7 @@ from assets.ids import ids_job, ids_schedule, release_ids
 from assets.jobs import catalog_job, compact_job, history_job, index_job, tail_job
 from assets.judge import judge_job, judge_schedule, release_verdicts
 from assets.merges import merge_job, merge_sensor, release_merges
+from assets.predb import pre_scans, predb_job, predb_schedule
 from assets.probes import probe_job, probe_sensor, release_probes
 from assets.resources import (
     CaptureResource,
@@ -90,6 +91,7 @@ def build_defs(
             release_verdicts,
             spots,
             release_ids,
+            pre_scans,
         ],
         jobs=[
             index_job,
@@ -103,6 +105,7 @@ def build_defs(
             judge_job,
             spots_job,
             ids_job,
+            predb_job,
         ],
         sensors=[
             corpus_sensor,
@@ -118,6 +121,7 @@ def build_defs(
             judge_schedule,
             spots_schedule,
             ids_schedule,
+            predb_schedule,
         ],
         resources={**default_resources(), **(resource_overrides or {})},
         executor=executor,

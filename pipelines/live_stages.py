@@ -12,6 +12,8 @@ A cycle runs them in this order, each only when its input moved (`Stages`):
   hours, not seconds);
 - the spot reader (`pipelines.spots.reader.read_spots`) every `spots_every` seconds,
   on a connection of the pool (a server without the spot group: never again);
+- the PreDB scan (`pipelines.predb.scan.Scanner`) every cycle: new names matched, due
+  pres scanned (an idle scan reads a memo and a stamp per group);
 - the judge (`pipelines.judge.run.judge_catalog`) when any stage wrote something.
 
 The first cycle of a process runs every stage whatever changed, and the article pass
@@ -36,13 +38,14 @@ from pipelines.judge.run import JudgeSummary, judge_catalog
 from pipelines.merge.run import MergeSummary, merge_catalog
 from pipelines.nntp.errors import NNTPError
 from pipelines.nntp.pool import ConnectionPool
+from pipelines.predb.scan import Scanner, ScanSummary
 from pipelines.probe.fetch import PoolSource
 from pipelines.probe.ladder import NAMED
 from pipelines.probe.run import ProbeSummary, probe_catalog
 from pipelines.probe.spans import Span, due, due_spans
 from pipelines.spots.reader import SpotSummary, read_spots
 
-STAGES = ("probe", "merge", "health", "judge")
+STAGES = ("probe", "merge", "health", "predb", "judge")
 STEPS = ("capture", "index", *STAGES)  # a cycle's, in order
 
 
@@ -55,6 +58,7 @@ class StageSettings:
     health: bool = True
     judge: bool = True
     ids: bool = True  # film and series ids on new and renamed releases (pipelines/ids)
+    predb: bool = True
     health_share: int | None = 500  # releases checked at most a cycle (None: every due one)
     health_rest: float = 300.0  # seconds between sweeps once one found nothing more due
     spots: bool = True  # read the spot group (free.pt) when the server has it
@@ -62,7 +66,10 @@ class StageSettings:
 
     @classmethod
     def header_only(cls) -> StageSettings:
-        return cls(probe=False, merge=False, health=False, judge=False, spots=False, ids=False)
+        return cls(
+            probe=False, merge=False, health=False, judge=False, spots=False, ids=False,
+            predb=False,
+        )  # fmt: skip
 
 
 @dataclass
@@ -82,6 +89,7 @@ class StageTotals:
     verdicts: int = 0  # new verdicts
     taken_back: int = 0
     ids_matched: int = 0  # release versions given ids
+    renamed: int = 0  # releases the PreDB named
     # the process's CPU-seconds by step (capture and the header pass too: the loop's)
     cpu: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STEPS, 0.0))
 
@@ -98,6 +106,8 @@ class StageTotals:
             verdicts = ", ".join(f"{n:,} {k}" for k, n in sorted(self.health.items()) if n)
             out.append(f"  health: {self.runs['health']} runs, {self.checked:,} checked"
                        + (f" ({verdicts})" if verdicts else ""))  # fmt: skip
+        if settings.predb:
+            out.append(f"  predb: {self.runs['predb']} scans, {self.renamed:,} releases named")
         if settings.judge:
             out.append(f"  judge: {self.runs['judge']} runs, {self.judged:,} judged "
                        f"({self.verdicts:,} new verdicts, {self.taken_back:,} taken "
@@ -120,6 +130,7 @@ class StageCycle:
     judge: JudgeSummary | None = None
     spots: SpotSummary | None = None
     ids: IdsSummary | None = None
+    predb: ScanSummary | None = None
     problems: list[str] = field(default_factory=list)
 
     def text(self, settings: StageSettings) -> str:
@@ -142,6 +153,8 @@ class StageCycle:
             parts.append("health resting" if h is None else f"health {h.checked:,} checked")
         if self.spots is not None:
             parts.append(f"spots {self.spots.spots:,} new")
+        if settings.predb and self.predb is not None:
+            parts.append(f"predb {self.predb.scanned:,} scans, {self.predb.renamed:,} named")
         if settings.judge:
             j = self.judge
             parts.append(
@@ -174,6 +187,7 @@ class Stages:
         self.probed_a_range = False  # this cycle's article pass wrote a complete range's
         self.spots_after: float | None = 0.0  # when the spot reader runs next (None: never)
         self.ids_lookup: IdLookup | None = None  # loaded once per import
+        self.scanner = Scanner(catalog)  # keeps the PreDB lookup mapped between cycles
 
     def run(self, replayed: ReplaySummary) -> StageCycle:
         """This cycle's stages after the header pass whose `replayed` says what it wrote."""
@@ -201,6 +215,9 @@ class Stages:
         if s.spots and self.spots_after is not None and time.monotonic() >= self.spots_after:
             out.spots = self._spots(out.problems)
             wrote = wrote or bool(out.spots.nzbs.get("inserted") or out.spots.nzbs.get("linked"))
+        if s.predb:
+            out.predb = self._predb()
+            wrote = wrote or bool(out.predb.renamed)
         if s.judge and wrote:
             out.judge = judge_catalog(self.catalog)
             self._add_judge(out.judge)
@@ -297,6 +314,13 @@ class Stages:
         t.cpu["health"] += time.process_time() - started
         t.checked += summary.checked
         t.health.update(summary.verdicts)
+        return summary
+
+    def _predb(self) -> ScanSummary:
+        summary = self.scanner.cycle()
+        self.totals.runs["predb"] += 1
+        self.totals.cpu["predb"] += summary.cpu_seconds
+        self.totals.renamed += summary.renamed
         return summary
 
     def _add_merge(self, m: MergeSummary) -> None:

@@ -17,6 +17,7 @@ from fastapi.templating import Jinja2Templates
 
 from pipelines.catalog.health import DamagedPartition
 from pipelines.index.parsed_chunk import SOURCE_NAMES
+from pipelines.predb import shown
 from serving import categories, signin, text
 from serving.index.searcher import SearchQuery
 from serving.signin import PageAccess, PageAccessDep
@@ -199,6 +200,7 @@ def release_page(
         unreadable=unreadable, judgment=snapshot.judged.find(key), merges=merges,
         grabs=catalog.limits.grabs.get(key), gone=snapshot.judged.is_gone(key),
         source=catalog.sources.about(key),
+        pre=shown.current(catalog.settings.catalog).pre(key),
     )  # fmt: skip
 
 
@@ -221,7 +223,21 @@ def status_page(request: Request, catalog: CatalogDep, access: PageAccessDep) ->
     return _render(
         request, catalog, access, "status.html", stats=stats, status=status,
         refresh=catalog.index.last_refresh, error=catalog.last_error,
+        predb=shown.summary(catalog.settings.catalog),
     )  # fmt: skip
+
+
+@router.get("/predb")
+def predb_page(
+    request: Request, catalog: CatalogDep, access: PageAccessDep,
+    state: str | None = None, category: str | None = None,
+) -> HTMLResponse:  # fmt: skip
+    """Recent pres with their state (filterable by state and section), and the counts
+    per terminal state and match method."""
+    where = catalog.settings.catalog
+    pres = shown.recent(where, state or None, category or None)
+    return _render(request, catalog, access, "predb.html", pres=pres, summary=shown.summary(where),
+                   state=state or "", category=category or "", title="PreDB")  # fmt: skip
 
 
 # -- signing in -------------------------------------------------------------------------

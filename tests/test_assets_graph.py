@@ -61,6 +61,7 @@ def test_every_sensor_and_schedule_runs_by_itself_in_a_new_instance() -> None:
         "judge_schedule",
         "spots_schedule",
         "ids_schedule",
+        "predb_schedule",
     }
     assert set(sensors.values()) == {dg.DefaultSensorStatus.RUNNING}, sensors
     assert set(schedules.values()) == {dg.DefaultScheduleStatus.RUNNING}, schedules

@@ -56,12 +56,14 @@ def test_other_file_systems_go_through_fsspec(catalog):
 
 
 def test_only_span_named_files_are_partitions():
-    assert parse_name("0-1999.parquet") == (0, 1999, False, False, False, False, False)
-    assert parse_name("compact-0-5999.parquet") == (0, 5999, True, False, False, False, False)
-    assert parse_name("tail-0-499.parquet") == (0, 499, False, True, False, False, False)
-    assert parse_name("probe-0-1999.parquet") == (0, 1999, False, False, True, False, False)
-    assert parse_name("merge-0-1999.parquet") == (0, 1999, False, False, False, True, False)
-    assert parse_name("import-5-9.parquet") == (5, 9, False, False, False, False, True)
+    F = False
+    assert parse_name("0-1999.parquet") == (0, 1999, F, F, F, F, F, F)
+    assert parse_name("compact-0-5999.parquet") == (0, 5999, True, F, F, F, F, F)
+    assert parse_name("tail-0-499.parquet") == (0, 499, F, True, F, F, F, F)
+    assert parse_name("probe-0-1999.parquet") == (0, 1999, F, F, True, F, F, F)
+    assert parse_name("merge-0-1999.parquet") == (0, 1999, F, F, F, True, F, F)
+    assert parse_name("import-5-9.parquet") == (5, 9, F, F, F, F, True, F)
+    assert parse_name("predb-0-1999.parquet") == (0, 1999, F, F, F, F, F, True)
     for name in ("0-1999.parquet.tmp-ab12", "notes.parquet", "9-3.parquet", "0-1999.snapshot"):
         assert parse_name(name) is None, name
 

@@ -57,6 +57,14 @@ def add_parser(sub: Any) -> None:
         "(the taken-down message-ids); see docs/GENERATOR.md",
     )
     p.add_argument(
+        "--pres",
+        action="store_true",
+        help="add uploads of scene pres (titles from the real PreDB dumps): named, hashed by "
+        "each hash kind, obfuscated with the title only inside, size-mismatched; with pres "
+        "never posted and nukes, listed in "
+        "OUT/truth/pres.jsonl for `predb import` (docs/PREDB.md)",
+    )
+    p.add_argument(
         "--tool-obfuscation",
         action="store_true",
         help="add obfuscated uploads as obfuscating posting tools (Nyuu, Postie, ngPost) write "
@@ -111,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
             tool_obfuscation=args.tool_obfuscation,
             spots=args.spots,
             id_titles=args.id_titles,
+            pres=args.pres,
         )
         summary = generate_corpus(
             args.out, config, progress=not args.quiet, force=args.force, bodies=not args.no_bodies

@@ -57,7 +57,8 @@ def add_parser(sub: Any) -> None:
     for stage, what in (("probe", "the article pass"), ("merge", "merges"),
                         ("health", "the health sweep"), ("judge", "the judge"),
                         ("spots", "spot reading (free.pt, every two minutes)"),
-                        ("ids", "film and series ids on releases")):  # fmt: skip
+                        ("ids", "film and series ids on releases"),
+                        ("predb", "PreDB scans")):  # fmt: skip
         p.add_argument(f"--no-{stage}", action="store_true", help=f"no {what}")
     p.add_argument(
         "--health-share",
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     stages = StageSettings(
         probe=not args.no_probe, merge=not args.no_merge, health=not args.no_health,
         judge=not args.no_judge, ids=not args.no_ids, health_share=args.health_share or None,
-        spots=not args.no_spots,
+        spots=not args.no_spots, predb=not args.no_predb,
     )  # fmt: skip
     try:
         rules = Rules.load(args.rules)

@@ -28,6 +28,9 @@ MERGE_PREFIX = "merge-"
 # never removed by the header pass
 IMPORT_PREFIX = "import-"
 IMPORT_BASE = 1 << 50
+# the PreDB's versions of releases a pre named (`pipelines.predb.versions`), named for the
+# article span their releases cover; never compacted, never removed
+PREDB_PREFIX = "predb-"
 
 
 def partition_path(
@@ -40,12 +43,14 @@ def partition_path(
     probe: bool = False,
     merge: bool = False,
     imported: bool = False,
+    predb: bool = False,
 ) -> str:
     """A range's partition, or (tail) the partition of a growing range's part first..last,
     or (probe) the article pass's partition for the range first..last, or (merge) the
     merges' partition for the releases of first..last."""
     prefix = TAIL_PREFIX if tail else PROBE_PREFIX if probe else MERGE_PREFIX if merge else ""
     prefix = IMPORT_PREFIX if imported else prefix
+    prefix = PREDB_PREFIX if predb else prefix
     name = f"{prefix}{span_name(first, last)}.parquet"
     return f"{catalog.rstrip('/')}/{table}/{group}/{name}"
 

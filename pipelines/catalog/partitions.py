@@ -27,6 +27,7 @@ from pipelines.catalog.layout import (
     COMPACT_PREFIX,
     IMPORT_PREFIX,
     MERGE_PREFIX,
+    PREDB_PREFIX,
     PROBE_PREFIX,
     TAIL_PREFIX,
     table_glob,
@@ -52,11 +53,12 @@ class Partition:
     probe: bool = False  # the article pass's rows for a range (`probe-<a>-<b>`), never compacted
     merge: bool = False  # the merges' versions and file rows (`merge-<a>-<b>`), never compacted
     imported: bool = False  # imported NZBs' releases and files (`import-<a>-<b>`)
+    predb: bool = False  # the PreDB's renamed versions (`predb-<a>-<b>`), never compacted
 
     @property
     def derived(self) -> bool:
         """Written by a later pass (or a growing range's part), not a range's own rows."""
-        return self.tail or self.probe or self.merge or self.imported
+        return self.tail or self.probe or self.merge or self.imported or self.predb
 
 
 class PartitionName(NamedTuple):
@@ -67,6 +69,7 @@ class PartitionName(NamedTuple):
     probe: bool = False
     merge: bool = False
     imported: bool = False
+    predb: bool = False
 
 
 @functools.lru_cache(maxsize=1 << 16)  # a live loop lists the same folders cycle after cycle
@@ -90,6 +93,9 @@ def parse_name(name: str) -> PartitionName | None:
     if stem.startswith(IMPORT_PREFIX):
         span = parse_span(stem[len(IMPORT_PREFIX) :])
         return None if span is None else PartitionName(*span, False, imported=True)
+    if stem.startswith(PREDB_PREFIX):
+        span = parse_span(stem[len(PREDB_PREFIX) :])
+        return None if span is None else PartitionName(span[0], span[1], False, predb=True)
     span = parse_span(stem)
     return None if span is None else PartitionName(span[0], span[1], False)
 
@@ -111,7 +117,7 @@ def _partition(path: str, size: int | None = None, mtime: str = "") -> Partition
         return None
     return Partition(
         parsed.first, parsed.last, path, parsed.compact, size, mtime, parsed.tail, parsed.probe,
-        parsed.merge, parsed.imported,
+        parsed.merge, parsed.imported, parsed.predb,
     )  # fmt: skip
 
 
@@ -133,7 +139,7 @@ def _scan(folder: str, stat: bool) -> list[Partition]:
                 continue
             part = Partition(part.first, part.last, part.path, part.compact,
                              info.st_size, str(info.st_mtime), part.tail, part.probe,
-                             part.merge, part.imported)  # fmt: skip
+                             part.merge, part.imported, part.predb)  # fmt: skip
         found.append(part)
     return found
 
@@ -205,6 +211,7 @@ def files_written(releases: list[Partition], files: list[Partition]) -> list[Par
     for r in releases:
         group = r.path.rsplit("/", 2)[-2]
         covered = any(c.first <= r.first and r.last <= c.last for c in compact.get(group, []))
-        if r.compact or covered or (group, r.first, r.last) in same:
+        # a PreDB version renames a release whose files are written already
+        if r.compact or r.predb or covered or (group, r.first, r.last) in same:
             out.append(r)
     return out

@@ -404,6 +404,57 @@ IDS_TABLES: dict[str, pa.Schema] = {
         ]
     ),
 }
+# The PreDB (`pipelines/predb`, docs/PREDB.md): `_predb/events/<batch>.parquet`, one row per
+# pre learned or nuke state changed, written once; `_predb/links/<batch>.parquet`, one row
+# per release a pre named; `_predb/outcomes/<batch>.parquet`, one row per scan step taken.
+PRE_EVENTS = pa.schema(
+    [
+        ("pre_key", KEY),  # SHA-1 of the title
+        ("title", pa.string()),
+        ("kind", pa.string()),  # pre | nuke | unnuke | modnuke | renuke | oldnuke
+        ("reason", pa.string()),  # a nuke's reason
+        ("source", pa.string()),  # the dump's source column, irc:<channel>, or the file
+        ("seen_at", pa.int64()),  # epoch seconds this indexer learned it
+        ("pre_time", pa.int64()),
+        ("category", pa.string()),  # the PreDB's section (TV-X264, MP3, ...)
+        ("size", pa.int64()),  # bytes; null unknown
+        ("files", pa.int32()),
+        ("filename", pa.string()),
+        ("request_id", pa.int64()),
+        ("request_group", pa.string()),
+        ("live", pa.bool_()),  # announced live (IRC): P1 while young
+    ]
+)
+PRE_LINKS = pa.schema(
+    [
+        ("pre_key", KEY),
+        ("title", pa.string()),  # the pre's (the lookup finds its row by it)
+        ("release_key", KEY),
+        ("group", pa.string()),
+        (
+            "method",
+            pa.string(),
+        ),  # title|md5|md5_md5|sha1|sha256[_lower]|request : release|file|inner
+        ("linked_at", pa.int64()),
+        ("written_range", pa.int64()),  # the renamed version's
+    ]
+)
+PRE_OUTCOMES = pa.schema(
+    [
+        ("pre_key", KEY),
+        ("priority", pa.int8()),
+        # complete | nuked | expired | not_found_full | size_mismatch_cap (terminal);
+        # not_found | size_mismatch | reaped (a step that leaves the pre waiting)
+        ("outcome", pa.string()),
+        ("attempt", pa.int16()),
+        ("at", pa.int64()),
+    ]
+)
+PREDB_TABLES: dict[str, pa.Schema] = {
+    "pre_events": PRE_EVENTS,
+    "pre_links": PRE_LINKS,
+    "pre_outcomes": PRE_OUTCOMES,
+}
 SCHEMAS: dict[str, pa.Schema] = {
     **IDS_TABLES,
     **TABLES,
@@ -413,4 +464,5 @@ SCHEMAS: dict[str, pa.Schema] = {
     **JUDGE_TABLES,
     **IMPORT_TABLES,
     **SPOT_TABLES,
+    **PREDB_TABLES,
 }

@@ -38,6 +38,9 @@ class GenerateConfig:
     # TV and film uploads named after the films and series of the IMDb title table in this
     # folder (pipelines.generate.id_names), their ids' truth in truth/ids.parquet
     id_titles: str | None = None
+    # uploads of scene pres, named, hashed or size-mismatched, and the PreDB listing them
+    # with pres never posted and nukes (pipelines.generate.pres, `truth/pres.jsonl`)
+    pres: bool = False
 
     def __post_init__(self) -> None:
         if self.groups < 1:
@@ -88,6 +91,8 @@ class GenerateConfig:
             del doc["spots"]
         if self.id_titles is None:
             del doc["id_titles"]
+        if not self.pres:
+            del doc["pres"]
         return doc
 
 

@@ -19,6 +19,7 @@ from pipelines.generate.config import GenerateConfig, GenerateSummary
 from pipelines.generate.contents.build import bodies
 from pipelines.generate.contents.story import tell
 from pipelines.generate.plan import GeneratedCorpus, Planner
+from pipelines.generate.pres import write_pres
 from pipelines.generate.real import RealPlanner
 from pipelines.generate.render import LineRenderer
 from pipelines.generate.schedule import XREF_HOST, GroupArticles, number_groups
@@ -129,6 +130,8 @@ def _generate(
     if corpus.ids is not None:  # the films' and series' ids of the uploads' names
         posted = {u.name for u in corpus.uploads}
         write_parquet(corpus.ids.truth_table(posted), f"{root}/truth/ids.parquet")
+    if config.pres:
+        write_pres(corpus.pres, f"{root}/truth/pres.jsonl")
     if with_bodies:
         # a repost posts the same files: the same contents under its own message-ids; a
         # taken-down article has no body; split uploads (`junk`) make a lone file of each

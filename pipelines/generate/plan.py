@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -24,6 +24,7 @@ from pipelines.generate.id_names import IdUploads
 from pipelines.generate.junk import Junk
 from pipelines.generate.noise import NoiseWriter
 from pipelines.generate.obfuscation import ToolObfuscation
+from pipelines.generate.pres import PreUploads
 from pipelines.generate.rand import Tokens
 from pipelines.generate.segments import Segments, SegmentTable
 from pipelines.generate.special import ALBUM_STYLES, BatchPoster, post_album
@@ -45,6 +46,7 @@ class GeneratedCorpus:
     start: int
     end: int
     ids: IdUploads | None = None  # with `id_titles`: the ids of the uploads' names
+    pres: list[dict[str, Any]] = field(default_factory=list)  # GenerateConfig.pres
 
 
 @dataclass
@@ -100,6 +102,7 @@ class Planner:
         self.junk = Junk(self) if config.split_and_junk else None
         self.tool_obfuscation = ToolObfuscation(self) if config.tool_obfuscation else None
         self.id_uploads = IdUploads(config.id_titles, config.seed) if config.id_titles else None
+        self.pre_uploads = PreUploads(self) if config.pres else None
 
     def run(self) -> GeneratedCorpus:
         deck = self._deck()
@@ -107,12 +110,16 @@ class Planner:
             deck = self.junk.deck() + deck
         if self.tool_obfuscation is not None:
             deck = self.tool_obfuscation.deck() + deck
+        if self.pre_uploads is not None:
+            deck = self.pre_uploads.deck() + deck
         while max(self.budget) > 0:
             home = max(range(len(self.budget)), key=lambda g: (self.budget[g], -g))
             features = deck.pop(0) if deck else self._next()
             self._upload(home, features)
         if self.junk is not None:
             self.junk.take_down(self.uploads)
+        if self.pre_uploads is not None:
+            self.pre_uploads.finish()
         for group in range(self.config.groups):
             self._noise(group)
         return GeneratedCorpus(
@@ -124,6 +131,7 @@ class Planner:
             self.start,
             int(self.start + self.span),
             self.id_uploads,
+            self.pre_uploads.pres if self.pre_uploads is not None else [],
         )
 
     def _next(self) -> dict[str, Any]:
@@ -132,6 +140,8 @@ class Planner:
         junk = self.junk.draw() if self.junk is not None else None
         if junk is None and self.tool_obfuscation is not None:
             junk = self.tool_obfuscation.draw()
+        if junk is None and self.pre_uploads is not None:
+            junk = self.pre_uploads.draw()
         return junk or self._draw()
 
     def _deck(self) -> list[dict[str, Any]]:
@@ -164,6 +174,9 @@ class Planner:
         elif "obfuscation" in features:
             assert self.tool_obfuscation is not None
             self.tool_obfuscation.post(home, features["obfuscation"])
+        elif "pre" in features:
+            assert self.pre_uploads is not None
+            self.pre_uploads.post(home, features["pre"])
         elif kind == "album":
             self._album(home, groups)
         elif kind == "batch":

@@ -77,6 +77,9 @@ class Upload:
     # the family, and the extension of the real file behind a lone random name ("": none)
     obfuscation: str | None = None
     real_ext: str = ""
+    # a pre's upload (GenerateConfig.pres, pipelines.generate.pres) obfuscated with its
+    # title only inside: the real name its bodies carry
+    pre_title: str | None = None
 
     @property
     def articles(self) -> int:

@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from pipelines.catalog.health import DamagedPartition
 from pipelines.nzb.writer import nzb_file_name
+from pipelines.predb import requests, shown
 from serving.index.searcher import SearchQuery, SearchResult, Snapshot
 from serving.newznab import errors as E
 from serving.newznab import params as P
@@ -86,6 +87,10 @@ def _feed(catalog: Catalog, base: str, q: SearchQuery, key: str | None,
         wanted = {a.strip().lower() for a in attrs.split(",") if a.strip()}
     snapshot = catalog.snapshot
     result = snapshot.search(q)
+    asked = params.get("q")
+    if not result.total and params.get("t") == "search" and asked:
+        # a scene title the PreDB knows and the catalog does not: scanned for at once (P2)
+        requests.ask(catalog.settings.catalog, asked)
     return _page(catalog, snapshot, render.Links(base, key), result, q.offset, wanted, as_json)
 
 
@@ -94,10 +99,14 @@ def _page(catalog: Catalog, snapshot: Snapshot, links: render.Links, result: Sea
     grabs = catalog.limits.grabs.current()
     judged, sources = snapshot.judged, catalog.sources
 
-    def extra(key: bytes) -> list[tuple[str, str]]:
+    def judged_and_sources(key: bytes) -> list[tuple[str, str]]:
         # health and verdict, of the snapshot that found them; a spot's or an import's
         return judged.attrs(key) + sources.attrs(key)
 
+    extra: Callable[[bytes], list[tuple[str, str]]] = judged_and_sources
+    predb = shown.current(catalog.settings.catalog)  # prematch, pretime, nuked (docs/PREDB.md)
+    if predb.by_release:
+        extra = _with_pre(extra, predb)
     if as_json:
         body = render.feed_json(catalog.settings, links, result.rows, offset, result.total,
                                 grabs, wanted, extra)  # fmt: skip
@@ -105,6 +114,15 @@ def _page(catalog: Catalog, snapshot: Snapshot, links: render.Links, result: Sea
     body_xml = render.feed_xml(catalog.settings, links, result.items, offset, result.total,
                                grabs, wanted, extra)  # fmt: skip
     return _reply(body_xml, XML)
+
+
+def _with_pre(
+    judged: Callable[[bytes], list[tuple[str, str]]], predb: shown.Shown
+) -> Callable[[bytes], list[tuple[str, str]]]:
+    def attrs(key: bytes) -> list[tuple[str, str]]:
+        return judged(key) + predb.attrs(key)
+
+    return attrs
 
 
 def nzb_reply(catalog: Catalog, key: str | None, release: bytes) -> Reply:

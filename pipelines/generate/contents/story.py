@@ -226,7 +226,9 @@ def tool_story(
     name behind its random names, shown by its yEnc names, its par2 set or its listing as
     the family has it."""
     family, ext = u.obfuscation, u.real_ext
-    if ext in ("mkv", "mp4", "avi"):
+    if u.pre_title:  # a pre's upload: its title is the name inside
+        stem = u.pre_title
+    elif ext in ("mkv", "mp4", "avi"):
         stem = release_names.tv_episode(rng) if rng.random() < 0.5 else release_names.movie(rng)
     else:
         stem = _REAL_NAMES.get(ext, release_names.software)(rng)

@@ -1,0 +1,120 @@
+"""Where the PreDB lives in the catalog, and its batches written once.
+
+```
+<catalog>/_predb/events/<batch>.parquet     pre_events: pres learned, nuke states changed
+<catalog>/_predb/lookup/<generation>/       the compact lookup (`lookup.py`)
+<catalog>/_predb/names/<batch>.arrow        the catalog's names, by key (`names.py`)
+<catalog>/_predb/links/<batch>.parquet      pre_links: the releases pres named
+<catalog>/_predb/outcomes/<batch>.parquet   pre_outcomes: every scan step's outcome
+<catalog>/_predb/queue.arrow                the waiting pres' schedule (`queue.py`)
+<catalog>/_predb/summary.json               counts per state and method, for pages
+```
+
+A batch is named by the time it was written and the writer's pid, so batches sort in
+the order they were written and two writers never pick one name; each is written under a
+temporary name and renamed into place (`pipelines.catalog.writer`).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import pyarrow as pa
+
+from pipelines.catalog.reader import read_parquet
+from pipelines.catalog.writer import parquet_bytes
+from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
+
+FOLDER = "_predb"
+# table -> its folder under _predb
+BATCH_FOLDERS = {"pre_events": "events", "pre_links": "links", "pre_outcomes": "outcomes"}
+
+
+def predb_path(catalog: str, *parts: str) -> str:
+    _, root = open_fs(catalog)
+    return "/".join([root.rstrip("/"), FOLDER, *parts])
+
+
+def batch_name(suffix: str = ".parquet") -> str:
+    return f"{time.time_ns():020d}-{os.getpid()}{suffix}"
+
+
+def write_batch(catalog: str, table_name: str, table: pa.Table) -> str:
+    """Write one batch of a PreDB table (never an empty one); its name."""
+    fs, _ = open_fs(catalog)
+    name = batch_name()
+    atomic_put(
+        fs, predb_path(catalog, BATCH_FOLDERS[table_name], name), parquet_bytes(table, table_name)
+    )
+    return name
+
+
+def batches(catalog: str, folder: str, suffix: str = ".parquet") -> list[str]:
+    """The batch names of a folder, oldest first (temporary files left out)."""
+    fs, _ = open_fs(catalog)
+    try:
+        found = fs.ls(predb_path(catalog, folder), detail=False)
+    except FileNotFoundError:
+        return []
+    names = (str(p).rstrip("/").rsplit("/", 1)[-1] for p in found)
+    return sorted(n for n in names if n.endswith(suffix) and not is_temporary(n))
+
+
+def read_batch(catalog: str, folder: str, name: str, columns: list[str] | None = None) -> pa.Table:
+    fs, _ = open_fs(catalog)
+    return read_parquet(fs, predb_path(catalog, folder, name), columns)
+
+
+def read_batches(
+    catalog: str, table_name: str, names: list[str] | None = None, columns: list[str] | None = None
+) -> pa.Table:
+    """Rows of the named batches (default every batch), in the order written; a batch
+    that cannot be read is left out (it is written once: a torn one never replaced a good
+    one)."""
+    from pipelines.catalog.schema import SCHEMAS
+
+    folder = BATCH_FOLDERS[table_name]
+    schema = SCHEMAS[table_name]
+    if columns is not None:
+        schema = pa.schema([schema.field(c) for c in columns])
+    parts = []
+    for name in batches(catalog, folder) if names is None else names:
+        try:
+            parts.append(read_batch(catalog, folder, name, columns).cast(schema))
+        except (OSError, pa.ArrowInvalid):
+            continue
+    return pa.concat_tables(parts) if parts else schema.empty_table()
+
+
+def put_json(catalog: str, name: str, doc: Any) -> None:
+    import json
+
+    fs, _ = open_fs(catalog)
+    atomic_put(fs, predb_path(catalog, name), json.dumps(doc, sort_keys=True).encode())
+
+
+def get_json(catalog: str, name: str) -> Any:
+    import json
+
+    fs, _ = open_fs(catalog)
+    try:
+        return json.loads(fs.cat_file(predb_path(catalog, name)))
+    except (FileNotFoundError, ValueError, OSError):
+        return None
+
+
+def write_ipc(path: str, table: pa.Table, one_batch: bool = False) -> None:
+    """An uncompressed Arrow IPC file (memory-mappable), under a temporary name then
+    renamed; `one_batch`: a single record batch, so a reader maps each column without a
+    copy (the sorted keys, searched in place)."""
+    import pyarrow.ipc as ipc
+
+    os.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    if one_batch:
+        table = table.combine_chunks()
+    with pa.OSFile(tmp, "wb") as sink, ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table, max_chunksize=max(table.num_rows, 1) if one_batch else 1 << 20)
+    os.replace(tmp, path)
