@@ -31,7 +31,9 @@ CONFIG = GenerateConfig(groups=1, articles=8000, seed=9, range_size=RANGE, chunk
 # seconds after each start at which the process is killed: its start-up, its first
 # captures and passes, the tail's writes (the group grows the while)
 KILL_AFTER = (1.5, 3.0, 4.5, 6.0, 8.0)
-HEADER_ONLY = ("--no-probe", "--no-merge", "--no-health", "--no-judge")
+HEADER_ONLY = tuple(
+    f"--no-{stage}" for stage in ("probe", "merge", "health", "judge", "spots", "ids", "predb")
+)
 
 # a group with bodies: obfuscated, split, fake, locked and taken-down uploads
 STAGE_CONFIG = GenerateConfig(groups=1, articles=14_000, seed=2, range_size=RANGE, chunk=500,

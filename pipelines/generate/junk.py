@@ -272,7 +272,8 @@ class Junk(SideUploads):
 
     def take_down(self, uploads: list[Upload]) -> None:
         """Mark a share of the other uploads taken down: every article (`all`), or a few
-        segments (`some`), never a probe target."""
+        segments (`some`), never a probe target, nor an upload nothing names (taken down,
+        it would be dead, and its own verdict, unusable, unseen)."""
         rng = self.rng
         candidates = [
             u
@@ -280,6 +281,7 @@ class Junk(SideUploads):
             if u.split_by is None
             and u.fake is None
             and u.repeat_of is None
+            and not u.nameless
             and u.kind not in ("album", "batch")
         ]
         chosen: dict[str, list[Upload]] = {"all": [], "some": []}
