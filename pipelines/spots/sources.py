@@ -13,6 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from pipelines.catalog.partitions import is_local
 from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import is_temporary, open_fs
 from pipelines.nzbimport.store import LOG
@@ -103,8 +104,15 @@ class ReleaseSources:
         return None
 
 
+# per catalog, in this process: the judge runs every cycle with work, and the spots and
+# imports change far more seldom (a listing tells; they are read again only then)
+_KEPT: dict[str, ReleaseSources] = {}
+
+
 def known_passwords(catalog: str) -> dict[bytes, str]:
     """Per release key, the password a spot or its NZB names (the judge's `locked`)."""
-    sources = ReleaseSources(catalog)
+    sources = _KEPT.get(catalog) or ReleaseSources(catalog)
+    if is_local(sources.fs):  # elsewhere a listing may not tell a file rewritten
+        _KEPT[catalog] = sources
     sources.refresh()
     return {key: pw for key, (pw, _) in sources.passwords.items()}
