@@ -190,3 +190,18 @@ def test_the_lookup_finds_every_hash_kind(tmp_path: Path) -> None:
         assert method in got, (method, got)
         assert all(K.verify(title, int(v), name) for v in variants.tolist())
     assert not K.verify(title, 1, "0" * 32)
+
+
+def test_every_line_is_counted_once_repeats_in_one_chunk_too(tmp_path: Path) -> None:
+    """A title repeated within one chunk counts its repeats as known; a nuke of a pre first
+    seen in that same line is one line that added two events (the pre and its nuke)."""
+    jl = tmp_path / "pres.jsonl"
+    lines = ['{"title": "D.Pre-GRP", "time": 1588327200}'] * 4 + [
+        '{"title": "E.Pre-GRP", "time": 1588327200, "nuke": "nuke", "reason": "dupe"}',
+        '{"title": "F.Pre-GRP", "time": 1588327200}',
+    ]
+    jl.write_text("\n".join(lines) + "\n")
+    s = import_files(str(tmp_path / "cat"), [str(jl)])
+    assert (s.lines, s.pres, s.nuke_events, s.known) == (6, 3, 1, 3)
+    again = import_files(str(tmp_path / "cat"), [str(jl)])
+    assert (again.pres, again.nuke_events, again.known) == (0, 0, 6)

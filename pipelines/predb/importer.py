@@ -131,9 +131,30 @@ def add_lines(
     new = sum(1 for k in kinds if k == "pre")
     summary.pres += new
     summary.nuke_events += events.num_rows - new
-    changed = set(events.column("title").to_pylist())
-    summary.known += sum(1 for line in lines if line.title not in changed)
+    summary.known += len(lines) - _lines_used(lines, events)
     return events
+
+
+def _lines_used(lines: list[PreLine], events: pa.Table) -> int:
+    """The lines the events came from: a title's first line (its pre) and its last nuke
+    line (its nuke state), as `events_for` takes them. The others, repeats of a title in
+    the same chunk among them, added nothing."""
+    kinds: dict[str, set[str]] = {}
+    for title, kind in zip(events["title"].to_pylist(), events["kind"].to_pylist(), strict=True):
+        kinds.setdefault(title, set()).add("pre" if kind == "pre" else "nuke")
+    used: set[int] = set()
+    latest: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for i, line in enumerate(lines):
+        first.setdefault(line.title, i)
+        if line.nuke:
+            latest[line.title] = i
+    for title, got in kinds.items():
+        if "pre" in got:
+            used.add(first[title])
+        if "nuke" in got:
+            used.add(latest[title])
+    return len(used)
 
 
 def _chunks(files: list[Path], bad: Bad) -> Iterator[list[PreLine]]:
