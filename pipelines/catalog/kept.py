@@ -35,6 +35,7 @@ from pipelines.catalog.health import READ_ERRORS
 from pipelines.catalog.newest import keys_of, newest_by
 from pipelines.catalog.partitions import is_local
 from pipelines.catalog.reader import read_parquet
+from pipelines.catalog.versions import key_array
 
 MIN_DELTA = 20_000  # rows the delta may hold whatever the base's size
 T = TypeVar("T")
@@ -56,10 +57,7 @@ class _Sorted:
         if not pa.types.is_fixed_size_binary(col.type):
             return cls(rows, keys_of(rows))
         # a view of the key column's buffer, not a copy: a fold holds millions of keys
-        buf = col.buffers()[1]
-        assert buf is not None
-        keys = np.frombuffer(buf, dtype="S20", count=len(col), offset=col.offset * 20)
-        return cls(rows, keys)
+        return cls(rows, key_array(col, copy=False))
 
     def find(self, keys: np.ndarray) -> np.ndarray:
         """Each key's row (-1: not here)."""

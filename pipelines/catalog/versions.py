@@ -51,13 +51,15 @@ def rank_of(rows: pa.Table) -> np.ndarray:
     return version_rank(finished, written)
 
 
-def key_array(col: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """A fixed_size_binary(20) column as a numpy 'S20' array (one copy at most)."""
+def key_array(col: pa.Array | pa.ChunkedArray, copy: bool = True) -> np.ndarray:
+    """A fixed_size_binary(20) column as a numpy 'S20' array (one copy at most; `copy`
+    False: a view of the column's buffer, which the caller keeps alive)."""
     arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
     buf = arr.buffers()[1]
     assert buf is not None
     start = arr.offset * 20
-    return np.frombuffer(buf, dtype="S20", count=len(arr), offset=start).copy()
+    view = np.frombuffer(buf, dtype="S20", count=len(arr), offset=start)
+    return view.copy() if copy else view
 
 
 def newest_rows(rows: pa.Table, keys: np.ndarray | None = None) -> np.ndarray:

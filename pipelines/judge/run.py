@@ -338,9 +338,8 @@ def _save_copies(
         return
     in_read = pc.is_in(index["group"], pa.array(sorted(read), pa.string()))
     before = index.filter(in_read)
-    if before.num_rows == mine.num_rows and copies_table(
-        list(zip(*(before[n].to_pylist() for n in before.column_names), strict=True))
-    ).equals(mine):
+    order = [(n, "ascending") for n in before.column_names]  # copies_table's order
+    if before.num_rows == mine.num_rows and before.sort_by(order).equals(mine):
         return
     save_copies(catalog, pa.concat_tables([index.filter(pc.invert(in_read)), mine]))
 

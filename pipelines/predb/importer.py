@@ -68,8 +68,10 @@ def pre_key(title: str) -> bytes:
 
 def events_for(
     lines: list[PreLine], lookup: L.Lookup, seen_at: int, live: bool = False
-) -> pa.Table:
-    """The events these lines add to what the lookup knows."""
+) -> tuple[pa.Table, int]:
+    """The events these lines add to what the lookup knows, and how many lines they came
+    from (a title's first line for its pre, its last nuke line for its nuke state; the
+    other lines, repeats within the chunk among them, added nothing)."""
     latest: dict[str, PreLine] = {}
     first: dict[str, PreLine] = {}
     for line in lines:
@@ -79,10 +81,12 @@ def events_for(
     titles = list(first)
     rows = lookup.rows_of_titles(titles)
     out: list[dict[str, Any]] = []
+    used: set[int] = set()  # the lines the events came from, by identity
     for title, row in zip(titles, rows, strict=True):
         line = first[title]
         if row is None:
             out.append(_event(line, "pre", seen_at, live))
+            used.add(id(line))
             state = ("", "")
         else:
             nk = lookup.nuke_of(row)
@@ -90,7 +94,8 @@ def events_for(
         nuke = latest.get(title)
         if nuke is not None and (nuke.nuke, nuke.reason) != state:
             out.append(_event(nuke, nuke.nuke, seen_at, live))
-    return pa.Table.from_pylist(out, schema=PRE_EVENTS)
+            used.add(id(nuke))
+    return pa.Table.from_pylist(out, schema=PRE_EVENTS), len(used)
 
 
 def _event(line: PreLine, kind: str, seen_at: int, live: bool) -> dict[str, Any]:
@@ -122,7 +127,7 @@ def add_lines(
 ) -> pa.Table:
     """Write the events of one chunk of lines (nothing when they add nothing) and fold
     them into the lookup; the events."""
-    events = events_for(lines, lookup, int(now()), live)
+    events, used = events_for(lines, lookup, int(now()), live)
     summary.lines += len(lines)
     if events.num_rows:
         name = write_batch(catalog, "pre_events", events)
@@ -131,30 +136,8 @@ def add_lines(
     new = sum(1 for k in kinds if k == "pre")
     summary.pres += new
     summary.nuke_events += events.num_rows - new
-    summary.known += len(lines) - _lines_used(lines, events)
+    summary.known += len(lines) - used
     return events
-
-
-def _lines_used(lines: list[PreLine], events: pa.Table) -> int:
-    """The lines the events came from: a title's first line (its pre) and its last nuke
-    line (its nuke state), as `events_for` takes them. The others, repeats of a title in
-    the same chunk among them, added nothing."""
-    kinds: dict[str, set[str]] = {}
-    for title, kind in zip(events["title"].to_pylist(), events["kind"].to_pylist(), strict=True):
-        kinds.setdefault(title, set()).add("pre" if kind == "pre" else "nuke")
-    used: set[int] = set()
-    latest: dict[str, int] = {}
-    first: dict[str, int] = {}
-    for i, line in enumerate(lines):
-        first.setdefault(line.title, i)
-        if line.nuke:
-            latest[line.title] = i
-    for title, got in kinds.items():
-        if "pre" in got:
-            used.add(first[title])
-        if "nuke" in got:
-            used.add(latest[title])
-    return len(used)
 
 
 def _chunks(files: list[Path], bad: Bad) -> Iterator[list[PreLine]]:
