@@ -29,7 +29,7 @@ from pipelines.catalog.layout import partition_path
 from pipelines.catalog.schema import RELEASE_PROBES, RELEASES
 from pipelines.catalog.views import CatalogViews
 from pipelines.catalog.writer import parquet_bytes, write_partition
-from pipelines.corpus.fs import atomic_put, open_fs
+from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
 from serving.app import create_app
 from serving.index.manager import IndexManager
 from serving.settings import Settings
@@ -133,10 +133,13 @@ def refreshed_index(catalog: str, **options: Any) -> Iterator[IndexManager]:
 
 def catalog_files(catalog: Path) -> dict[str, bytes]:
     """Every catalog file but the range log's timing columns, by path (not the rule sets
-    recorded, nor the stages' memos of what they saw, `_changes`)."""
+    recorded, nor the stages' memos of what they saw, `_changes`, nor a write's temporary
+    file a SIGKILL left unrenamed: no reader takes one)."""
     out = {}
     for path in sorted(catalog.rglob("*")):
         if not path.is_file() or "_rules" in path.parts or "_changes" in path.parts:
+            continue
+        if is_temporary(path.name):
             continue
         rel = str(path.relative_to(catalog))
         if rel.startswith("ranges/"):
