@@ -327,22 +327,29 @@ def generated_shares(out: Path, cat: str) -> Counter[str]:
     return tally
 
 
-def shares_bench(seeds: int, articles: int, where: str | None = None) -> list[str]:
-    """`generated_shares` over several generated corpora (2 groups each)."""
+def _generated(base: Path, seed: int, articles: int) -> tuple[Path, str, tuple[str, ...]]:
+    """A generated corpus with pres (2 groups) under `base`: its folder, the catalog's
+    path (nothing indexed yet) and the groups in priority order."""
     from pipelines.generate.config import GenerateConfig
     from pipelines.generate.corpus import generate_corpus
+
+    out, cat = base / f"g{seed}", str(base / f"c{seed}")
+    config = GenerateConfig(groups=2, articles=articles, seed=seed, pres=True)
+    generate_corpus(str(out), config, progress=False)
+    meta = json.loads((out / "generate.json").read_text())
+    priority = tuple(g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"]))
+    return out, cat, priority
+
+
+def shares_bench(seeds: int, articles: int, where: str | None = None) -> list[str]:
+    """`generated_shares` over several generated corpora (2 groups each)."""
     from pipelines.index.replay import replay
     from pipelines.index.rules import Rules
 
     total: Counter[str] = Counter()
     with tempfile.TemporaryDirectory() as tmp:
-        base = Path(where or tmp)
         for seed in range(seeds):
-            out, cat = base / f"g{seed}", str(base / f"c{seed}")
-            config = GenerateConfig(groups=2, articles=articles, seed=seed, pres=True)
-            generate_corpus(str(out), config, progress=False)
-            meta = json.loads((out / "generate.json").read_text())
-            priority = tuple(g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"]))
+            out, cat, priority = _generated(Path(where or tmp), seed, articles)
             replay(str(out / "corpus"), cat, Rules(groups=priority), progress=False)
             total += generated_shares(out, cat)
     lines = [
@@ -351,4 +358,36 @@ def shares_bench(seeds: int, articles: int, where: str | None = None) -> list[st
     for kind in ("named", "hashed", "inside", "mismatched", "unposted"):
         got = {k.split("/", 1)[1]: v for k, v in sorted(total.items()) if k.startswith(kind + "/")}
         lines.append(f"  {kind}: " + ", ".join(f"{k} {v}" for k, v in got.items()))
+    return lines
+
+
+def pass_bench(seeds: int, articles: int, where: str | None = None) -> list[str]:
+    """The scan cycle against the header pass, as `live` runs them: the pres imported and
+    a cycle run (nothing indexed yet), then in the same process the header pass over the
+    corpus's ranges and the cycle that reads what it wrote. CPU-s of each, per seed; the
+    process warmed first by the same on a small corpus, so neither pays its imports."""
+    from pipelines.index.replay import replay
+    from pipelines.index.rules import Rules
+    from pipelines.predb.importer import import_files
+    from pipelines.predb.scan import Scanner
+
+    lines = [f"predb scan cycle against the header pass ({articles:,} articles a group, 2 groups):"]
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(where or tmp)
+        runs = [(-1, 20_000)] + [(seed, articles) for seed in range(seeds)]
+        for seed, n in runs:
+            out, cat, priority = _generated(base / f"pass{n}", seed + 1, n)
+            import_files(cat, [str(out / "truth" / "pres.jsonl")])
+            Scanner(cat).cycle()
+            t = time.process_time()
+            replay(str(out / "corpus"), cat, Rules(groups=priority), progress=False)
+            header = time.process_time() - t
+            s = Scanner(cat).cycle()
+            if seed < 0:
+                continue  # the warm-up
+            lines.append(
+                f"  seed {seed}: header pass {header:.3f} CPU-s, scan cycle after it "
+                f"{s.cpu_seconds:.3f} CPU-s ({100 * s.cpu_seconds / header:.1f} %): "
+                f"{s.new_releases:,} new releases, {s.renamed:,} renamed"
+            )
     return lines

@@ -110,10 +110,13 @@ def name_keys(name: str, stems: bool = True) -> list[int]:
     return out
 
 
-# `_stems` for a whole column (`pyarrow.compute.replace_substring_regex`, once an ending)
+# `_stems` for a whole column in one `pyarrow.compute.replace_substring_regex`: the
+# shortest base followed by one to MAX_SUFFIXES known endings (RE2, linear time; one pass
+# is half the cost of one pass an ending)
 ENDING_REGEX = (
-    r"^(.+)\.((?i)" + "|".join(sorted(_EXTENSIONS))
-    + r"|part\d{1,4}|vol\d{1,5}[+-]\d{1,5}|r\d{2,3}|s\d{2}|\d{3})$"
+    r"^(.+?)(?:\.(?i:" + "|".join(sorted(_EXTENSIONS))
+    + r"|part\d{1,4}|vol\d{1,5}[+-]\d{1,5}|r\d{2,3}|s\d{2}|\d{3}))"
+    + f"{{1,{MAX_SUFFIXES}}}$"
 )  # fmt: skip
 
 

@@ -178,13 +178,11 @@ def _file_facts(
     if t is None or not t.num_rows:
         return
     names = pc.fill_null(t["name"], "")
-    stems = names
-    for _ in range(K.MAX_SUFFIXES):
-        stems = pc.replace_substring_regex(stems, K.ENDING_REGEX, r"\1")
+    stems = pc.replace_substring_regex(names, K.ENDING_REGEX, r"\1")
     pairs = pa.table({"k": t["release_key"], "s": stems}).group_by(["k", "s"]).aggregate([])
     for k, stem in zip(pairs["k"].to_pylist(), pairs["s"].to_pylist(), strict=True):
         files.setdefault(k, []).append(stem)
-    data = t.filter(pc.invert(pc.ends_with(pc.utf8_lower(names), ".par2")))
+    data = t.filter(pc.invert(pc.ends_with(names, ".par2", ignore_case=True)))
     sums = pa.table({"k": data["release_key"], "b": pc.fill_null(data["bytes"], 0)})
     sums = sums.group_by("k").aggregate([("b", "sum")])
     for k, b in zip(sums["k"].to_pylist(), sums["b_sum"].to_pylist(), strict=True):
