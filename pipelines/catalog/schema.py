@@ -88,7 +88,7 @@ PENDING_RELEASES = pa.schema(
 PROBE_CANDIDATES = pa.schema(
     [
         ("release_key", KEY),
-        # archive_first | par2_index | lone_random | sevenzip_last | media_first
+        # archive_first | par2_index | lone_random | sevenzip_last | media_first | nzb_file
         ("kind", pa.string()),
         ("file_name", pa.string()),
         ("message_id", pa.string()),

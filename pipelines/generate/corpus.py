@@ -139,7 +139,10 @@ def _generate(
         made = (
             b
             for u, s in zip(corpus.uploads, stories, strict=True)
-            for b in _kept(bodies(u, s, config.seed, every=junk), u.gone)
+            for b in _kept(
+                bodies(u, s, config.seed, junk, [corpus.group_names[g] for g in u.groups]),
+                u.gone,
+            )
         )
         summary_bodies = write_bodies(made, f"{root}/{BODIES_FILE}")
     else:

@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from pipelines.articles.raw import ARTICLES_FILE, write_articles
 from pipelines.corpus.layout import RangeRef
 from pipelines.corpus.writer import CorpusWriter
+from pipelines.generate.contents.nzb import upload_nzb
 from pipelines.generate.spotkeys import seeded_key
 from pipelines.generate.truth import write_parquet
 from pipelines.generate.uploads import Upload
@@ -212,33 +213,6 @@ def _overview(
             str(nbytes).encode(), b"1"]  # fmt: skip
 
 
-def nzb_of(upload: Upload, groups: list[str]) -> bytes:
-    """The NZB of an upload's posted files."""
-    files = []
-    for f in upload.files:
-        segs = "".join(
-            f'<segment bytes="{f.part_size or 1}" number="{f.first_part + k}">{_attr(m)}</segment>'
-            for k, m in enumerate(f.message_ids)
-        )
-        names = "".join(f"<group>{g}</group>" for g in groups)
-        subject = _attr(f'"{f.name}" yEnc (1/{f.part_total})')
-        poster = _attr(upload.poster)
-        files.append(
-            f'<file poster="{poster}" date="{upload.posted_first}" subject="{subject}">'
-            f"<groups>{names}</groups><segments>{segs}</segments></file>"
-        )
-    head = (
-        '<?xml version="1.0" encoding="utf-8"?>\n<nzb xmlns="http://www.newzbin.com/DTD/2003/nzb">'
-    )
-    return (head + "".join(files) + "</nzb>").encode()
-
-
-def _attr(text: str) -> str:
-    return (
-        text.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
-    )
-
-
 def make_spot_feed(
     uploads: list[Upload], group_names: list[str], seed: int, count: int, start: int, end: int
 ) -> SpotFeed:
@@ -251,7 +225,7 @@ def make_spot_feed(
         spotter = i % SPOTTERS
         upload = chosen[i] if i < len(chosen) and i % 7 != 6 else None
         if upload is not None:
-            nzb = nzb_of(upload, [group_names[g] for g in upload.groups])
+            nzb = upload_nzb(upload, [group_names[g] for g in upload.groups])
             posted, title = upload.posted_last + rnd.randrange(600, 7200), upload.name
         else:  # an upload the corpus lacks: the spot's NZB is all there is of it
             posted = rnd.randrange(start, end)

@@ -2,8 +2,9 @@
 
 A release's RAR first volume, its smallest PAR2 index and its last 7z volume (or, for a
 lone file with an unusable name, its first segment; for a readable release with no archive,
-its largest video or audio file's first segment): `choose` picks them from the release's
-files, given as `Target`s, whether the files are objects or a block's rows.
+its largest video or audio file's first segment), and the NZB files it posts: `choose`
+picks them from the release's files, given as `Target`s, whether the files are objects or
+a block's rows.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class Target(NamedTuple):
 
 
 _MEDIA = (sk.VIDEO, sk.AUDIO)  # the files a bare release's `media_first` may read
+MAX_NZBS = 4  # NZB files of one release read (a post of NZBs is split file by file)
 
 # (kind, the file's name, message-id, segment number): a probe candidate's row
 Probe = tuple[str, bytes, str, int]
@@ -84,6 +86,11 @@ def choose(files: list[Target], n_files: int, readable: bool) -> list[Probe]:
         media = [f for f in files if f.ext_class in _MEDIA and f.first_part_id]
         for f in sorted(media, key=lambda f: (-f.nbytes, f.name))[:1]:
             out.append(("media_first", f.name, naming.to_text(f.first_part_id), 1))
+    # an NZB posted in the upload (`[00/27] - "Name.nzb"`) or as one: the article pass
+    # imports what it lists (pipelines.probe.nzbs)
+    nzbs = [f for f in files if f.ext_class == sk.NZB and f.first_part_id]
+    for f in sorted(nzbs, key=lambda f: f.name)[:MAX_NZBS]:
+        out.append(("nzb_file", f.name, naming.to_text(f.first_part_id), 1))
     return out
 
 
@@ -95,7 +102,7 @@ def candidates(block: FileBlock) -> tuple[np.ndarray, np.ndarray]:
     """Per file row of a block: could the file be a probe target (`choose`) whatever
     its release's name? And is it a 7z volume?"""
     ext = block.files["ext_class"]
-    out = (ext == sk.RAR_FIRST) | (ext == sk.PAR2_INDEX) | np.isin(ext, _MEDIA)
+    out = (ext == sk.RAR_FIRST) | (ext == sk.PAR2_INDEX) | np.isin(ext, (*_MEDIA, sk.NZB))
     seven = np.zeros(len(ext), np.bool_)
     seven[seven_zip_rows(block.name)] = True
     return out | seven, seven

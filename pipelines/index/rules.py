@@ -32,8 +32,9 @@ class Rules:
     # long one-case token with a digit is a random name, probe candidates for bare media;
     # 4: bare file counters `28 of 48`, `[01 of 84 - 64 kb]`, `01/43]`, albums named by
     # their sidecars, boilerplate names pending: issue 26; no range records which of its
-    # subjects these touch, so every range is redone)
-    version: str = "4"
+    # subjects these touch, so every range is redone; 5: the NZB files an upload posts
+    # are probe candidates, which the article pass imports: issue 28)
+    version: str = "5"
     groups: tuple[str, ...] = ()  # indexed groups in priority order (first = owns crossposts)
     upload_gap: int = 3 * 3600  # files of one release lie within this of each other
     window: int = 24 * 3600  # a release finishes when the frontier is this far past it

@@ -15,7 +15,7 @@ import hashlib
 from pipelines.probe import inspection as ins
 from pipelines.probe.inspection import Inspection
 from pipelines.probe.listing import Listing
-from pipelines.probe.magic import media_kind
+from pipelines.probe.magic import is_nzb, media_kind
 from pipelines.probe.nfo import as_text, read_text
 from pipelines.probe.par2 import MAGIC as PAR2_MAGIC
 from pipelines.probe.par2 import read_par2
@@ -90,6 +90,13 @@ def _archive(part: Part, kind: str, listing: Listing) -> Inspection:
 
 def _first_bytes(part: Part) -> Inspection | None:
     data = part.data
+    if is_nzb(data, part.name):
+        whole = part.ends_file  # a part that begins the file and ends it: all of it
+        return Inspection(
+            ins.OK, ins.NZB, yenc_name=part.name, yenc_size=part.file_size,
+            nzb=data if whole else None,
+            detail="" if whole else "an NZB in several parts: only its first read",
+        )  # fmt: skip
     if data.startswith(PAR2_MAGIC):
         found = read_par2(data)
         return Inspection(

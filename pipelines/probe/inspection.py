@@ -23,6 +23,7 @@ ZIP = "zip"
 NFO = "nfo"
 MEDIA = "media"  # a container or picture, by its first bytes (mkv, mp4, avi, jpg, ...)
 PROGRAM = "program"  # an executable (MZ, ELF), by its first bytes
+NZB = "nzb"  # an NZB (or a gzipped one) posted in an upload or as one
 OTHER = "other"
 
 
@@ -44,3 +45,6 @@ class Inspection:
     # MD5 of the file's first 16 KiB (of the whole file when shorter), as a par2 set
     # describes it: only a file's first part holds those bytes; None otherwise
     head_md5: bytes | None = None
+    # an NZB's whole bytes when the part held the whole file (the article pass imports
+    # them at once; never kept in the probe cache): None for a later part or a cut one
+    nzb: bytes | None = None

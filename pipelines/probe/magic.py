@@ -58,3 +58,20 @@ def _mp3_frames(data: bytes) -> bool:
         padding = (data[at + 2] >> 1) & 1
         at += 144 * _BITRATES[bitrate] * 1000 // _RATES[rate] + padding
     return True
+
+
+_NZB_ROOT = b"<nzb"
+_GZIP = b"\x1f\x8b"
+
+
+def is_nzb(data: bytes, name: str | None) -> bool:
+    """An NZB by its first bytes: an XML document whose root is `nzb` (after its
+    declaration and doctype), or gzip under a `.nzb.gz` name (gzip says nothing of
+    what it holds)."""
+    if data.startswith(_GZIP):
+        return (name or "").lower().endswith(".nzb.gz")
+    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head.startswith((b"<?xml", b"<!DOCTYPE", _NZB_ROOT)):
+        return False
+    at = head.find(_NZB_ROOT)
+    return at >= 0 and head[at + 4 : at + 5] in (b" ", b">", b"\n", b"\r", b"\t")

@@ -9,6 +9,7 @@ stays waiting, and the span due).
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -22,6 +23,7 @@ from pipelines.probe.ladder import (
     SignatureCounts,
     climb_all,
 )  # fmt: skip
+from pipelines.probe.nzbs import NzbTap, import_found
 from pipelines.probe.source import ArticleSource
 from pipelines.probe.spans import (
     Span,
@@ -48,6 +50,7 @@ class ProbeSummary:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     cache_damaged: list[str] = field(default_factory=list)
+    nzbs: Counter[str] = field(default_factory=Counter)  # NZBs found, by import outcome
 
     def add_outcome(self, outcome: str) -> None:
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
@@ -63,6 +66,11 @@ class ProbeSummary:
             f"{self.transport:,} transport failures",
             f"{self.seconds:.1f} s, {self.cpu_seconds:.1f} CPU-s",
         ]
+        if self.nzbs:
+            lines.append(
+                f"NZBs posted in uploads: {sum(self.nzbs.values()):,} imported: "
+                + ", ".join(f"{n:,} {k}" for k, n in sorted(self.nzbs.items()))
+            )
         if self.gave_up:
             lines.append("stopped fetching after a run of transport failures: the server is down?")
         lines += [f"damaged cache file skipped: {d}" for d in self.cache_damaged]
@@ -96,6 +104,7 @@ def probe_catalog(
                             cpu_seconds=time.process_time() - cpu_started)  # fmt: skip
     cache = ProbeCache(catalog)
     summary = ProbeSummary(cache_damaged=list(cache.damaged))
+    tap = NzbTap(source) if source is not None else None
     left = limit
     signatures_by_group: dict[str, SignatureCounts] = {}
     for span in todo:
@@ -107,9 +116,11 @@ def probe_catalog(
             signatures_by_group[span.group] = group_signature_counts(catalog, span.group, span)
         signatures = signatures_by_group[span.group]
         counts = climb_all(
-            climbs, source, cache, signatures,
+            climbs, tap, cache, signatures,
             progress=(lambda n: progress("articles", n)) if progress else None,
         )  # fmt: skip
+        if tap is not None:  # before the cache: its answers do not hold the NZBs' bytes
+            summary.nzbs += import_found(catalog, climbs, tap.take())
         cache.flush()
         # every release of the span gets its row: those past the limit as waiting
         write_outputs(catalog, work, work.climbs, int(time.time()), rules_version)

@@ -37,9 +37,10 @@ from pipelines.subjects.file_names import classify
 # the ladder's steps by candidate kind (step 2 falls back on the first file's first part)
 STEP_OF_KIND = {
     "par2_index": 1, "archive_first": 2, "lone_random": 2, "media_first": 2, "sevenzip_last": 3,
+    "nzb_file": 2,
 }  # fmt: skip
 # a catalog release reads these, in this order, in one step
-CATALOG_KINDS = ("archive_first", "par2_index", "sevenzip_last", "media_first")
+CATALOG_KINDS = ("archive_first", "par2_index", "sevenzip_last", "media_first", "nzb_file")
 
 
 @dataclass(frozen=True)

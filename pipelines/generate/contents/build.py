@@ -25,6 +25,7 @@ from pipelines.generate.contents.names import (
     rar_volume_number,
     seven_zip_volume,
 )
+from pipelines.generate.contents.nzb import upload_nzb
 from pipelines.generate.contents.rar import Entry, rar4_head, rar5_head
 from pipelines.generate.contents.sevenzip import seven_zip_ends
 from pipelines.generate.contents.story import Story, par2_names, spec_files
@@ -65,9 +66,12 @@ def story_seed(seed: int, story: Story, name: str) -> bytes:
     return file_seed(seed, key, label)
 
 
-def contents(u: Upload, story: Story, seed: int, every: bool = False) -> dict[str, Content]:
+def contents(
+    u: Upload, story: Story, seed: int, every: bool = False, groups: list[str] | None = None
+) -> dict[str, Content]:
     """Each file of the set's head and tail, by posted name; `every`: a RAR set's later
-    volumes too (their archive header and the continued file's), else filler."""
+    volumes too (their archive header and the continued file's), else filler. `groups`:
+    the upload's group names, which the NZB it posts beside its files lists."""
     files = spec_files(u)
     out: dict[str, Content] = {name: Content() for name, _ in files}
     for f in u.files:
@@ -131,6 +135,10 @@ def contents(u: Upload, story: Story, seed: int, every: bool = False) -> dict[st
         else:
             out[name].head = media.text_head(ext, story.real_stem)
     _par2_heads(u, story, seed, files, out)
+    in_set = {name for name, _ in files}
+    for f in u.files:  # an NZB posted as file 0 (`nzb_first`), outside the set's files
+        if groups is not None and f.name not in in_set and f.name.lower().endswith(".nzb"):
+            out[f.name].head = _posted_nzb(u, f.name, groups, f.size)
     return out
 
 
@@ -173,11 +181,20 @@ def _recovery_head(set_id: bytes, name: str, slice_size: int, seed: bytes) -> by
     return par2.MAGIC + struct.pack("<Q", 32 + len(rest) + slice_size) + digest + rest
 
 
-def bodies(u: Upload, story: Story, seed: int, every: bool = False) -> list[Body]:
+def _posted_nzb(u: Upload, name: str, groups: list[str], size: int) -> bytes:
+    """The NZB an upload posts as its file 0: its other files', then blank lines to the
+    size its headers announce (XML allows them after the document; filler would not)."""
+    nzb = upload_nzb(u, groups, skip=name)
+    return nzb + b"\n" * (size - len(nzb))
+
+
+def bodies(
+    u: Upload, story: Story, seed: int, every: bool = False, groups: list[str] | None = None
+) -> list[Body]:
     """The stored articles of an upload: first segments, and a 7z set's last one;
     `every`: every file's first segment and every 7z volume's last (what the header pass
     names as probe candidates when each file is a release of its own)."""
-    held = contents(u, story, seed, every)
+    held = contents(u, story, seed, every, groups)
     sevens = [(seven_zip_volume(f.name), f) for f in u.files if seven_zip_volume(f.name)]
     last_seven = max(sevens, key=lambda v: v[0] or 0)[1] if sevens else None
     out = []
