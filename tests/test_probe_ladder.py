@@ -17,7 +17,6 @@ import pytest
 
 from pipelines.catalog.partitions import list_table
 from pipelines.corpus.fs import open_fs
-from pipelines.generate import GenerateConfig
 from pipelines.probe import inspection as ins
 from pipelines.probe.cache import ProbeCache, results_folder
 from pipelines.probe.inspection import Inspection
@@ -26,7 +25,7 @@ from pipelines.probe.learned import password_of, usable_name
 from pipelines.probe.run import probe_catalog
 from pipelines.probe.source import OnResult
 from tests.catalogs import shown_releases
-from tests.corpora import replayed
+from tests.corpora import indexed
 
 
 class Scripted:
@@ -46,9 +45,7 @@ class Scripted:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     tmp = tmp_path_factory.mktemp("ladder")
-    config = GenerateConfig(groups=2, articles=20_000, seed=3, range_size=8_000, chunk=2_000)
-    gen, _ = replayed(tmp / "gen", tmp / "cat", config)
-    return gen.out, tmp / "cat"
+    return indexed(tmp, groups=2, articles=20_000, seed=3, range_size=8_000, chunk=2_000)
 
 
 def _pending_uploads(out: Path) -> dict[str, tuple[int, set[str]]]:

@@ -23,7 +23,6 @@ import pytest
 from pipelines.articles.store import BodyStore, open_bodies
 from pipelines.catalog.partitions import list_table
 from pipelines.corpus.fs import open_fs
-from pipelines.generate import GenerateConfig
 from pipelines.nzbimport.release import SOURCE as IMPORTED
 from pipelines.probe import inspection as ins
 from pipelines.probe import run
@@ -31,11 +30,11 @@ from pipelines.probe.cache import ProbeCache
 from pipelines.probe.fetch import StoreSource
 from pipelines.probe.inspect import inspect_body
 from pipelines.probe.magic import is_nzb
-from pipelines.probe.run import probe_catalog
+from pipelines.probe.run import ProbeSummary, probe_catalog
 from pipelines.probe.source import OnResult
 from pipelines.probe.yenc import encode_part
 from tests.catalogs import shown_releases
-from tests.corpora import replayed
+from tests.corpora import indexed
 
 NZB = (
     b'<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE nzb PUBLIC "-//newzBin//DTD NZB 1.1//EN"'
@@ -88,9 +87,7 @@ class Swapped:
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     tmp = tmp_path_factory.mktemp("nzbs")
-    config = GenerateConfig(groups=2, articles=40_000, seed=3, range_size=10_000, chunk=2_500)
-    gen, _ = replayed(tmp / "gen", tmp / "cat", config)
-    return gen.out, tmp / "cat"
+    return indexed(tmp, groups=2, articles=40_000, seed=3, range_size=10_000, chunk=2_500)
 
 
 def _nzb_candidates(catalog: Path) -> list[dict[str, Any]]:
@@ -123,12 +120,7 @@ def test_an_uploads_own_nzb_links_to_its_release_and_adds_nothing(
 def test_an_nzb_of_articles_the_catalog_lacks_is_a_release_shown_at_once(
     corpus: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    out, built = corpus
-    catalog = tmp_path / "cat"
-    _copy(built, catalog)
-    target = _nzb_candidates(catalog)[0]
-    posted = {target["message_id"]: encode_part(NZB, "foreign.nzb", file_size=len(NZB))}
-    summary = probe_catalog(str(catalog), Swapped(open_bodies(str(out)), posted))
+    catalog, target, summary = _probe_posting(corpus, tmp_path, NZB)
     assert summary.nzbs["inserted"] == 1
     shown, segments = shown_releases(catalog)
     mine = [r for r in shown if r["name"] == "Foreign.Upload.2024.1080p.WEB.h264-GRP"]
@@ -173,6 +165,19 @@ def test_a_pass_killed_after_its_import_imports_nothing_twice(
     assert len({r["nzb_sha1"] for r in kept}) == len(kept) == len(_nzb_candidates(catalog))
 
 
+def _probe_posting(
+    corpus: tuple[Path, Path], tmp_path: Path, nzb: bytes
+) -> tuple[Path, dict[str, Any], ProbeSummary]:
+    """The module's catalog copied and probed, its first NZB candidate's article holding
+    `nzb` (an NZB posted to a group): the catalog, that candidate, the summary."""
+    out, built = corpus
+    catalog = tmp_path / "cat"
+    _copy(built, catalog)
+    target = _nzb_candidates(catalog)[0]
+    posted = {target["message_id"]: encode_part(nzb, "posted.nzb", file_size=len(nzb))}
+    return catalog, target, probe_catalog(str(catalog), Swapped(open_bodies(str(out)), posted))
+
+
 def _copy(src: Path, dst: Path) -> None:
     import shutil
 
@@ -204,13 +209,8 @@ def test_what_is_no_nzb_is_not_taken_for_one() -> None:
 def test_a_malformed_nzb_is_counted_never_a_crash(
     corpus: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    out, built = corpus
-    catalog = tmp_path / "cat"
-    _copy(built, catalog)
-    target = _nzb_candidates(catalog)[0]
     broken = NZB[: len(NZB) // 2]  # cut mid-document: the XML never ends
-    posted = {target["message_id"]: encode_part(broken, "broken.nzb", file_size=len(broken))}
-    summary = probe_catalog(str(catalog), Swapped(open_bodies(str(out)), posted))
+    catalog, _, summary = _probe_posting(corpus, tmp_path, broken)
     assert summary.nzbs["malformed"] == 1
     (row,) = [r for r in _imports(catalog) if r["outcome"] == "malformed"]
     assert row["reason"]
