@@ -8,6 +8,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +17,7 @@ from pipelines.predb import lookup as L
 from pipelines.predb.importer import import_files
 from pipelines.predb.lines import dump_line, size_bytes
 from pipelines.predb.store import batches
+from tests.predb_catalog import MIB
 from tests.shared_data import DATA, needs_data
 
 DUMPS = DATA / "predb"
@@ -230,3 +232,52 @@ def test_the_column_stem_regex_is_file_stem(base: str, endings: list[str]) -> No
     name = ".".join([base, *endings])
     got = pc.replace_substring_regex(pa.array([name]), K.ENDING_REGEX, r"\1")[0].as_py()
     assert got == K.file_stem(name)
+
+
+def test_a_later_line_fills_in_what_the_pre_lacks_and_never_overwrites(tmp_path: Path) -> None:
+    """An IRC channel announces a pre bare (`NEW:`) and tells its size and files later
+    (`UPD:`): the pre takes them (an `upd` event), keeps its first source and time, keeps
+    a size once told, and a repeat of the update adds nothing; a new generation holds it."""
+    from pipelines.predb.announce import parse_announce
+    from pipelines.predb.importer import ImportSummary, add_lines
+
+    cat = str(tmp_path / "cat")
+    title = "Some.Show.S02E03.1080p.WEB.h264-GRP"
+    when = "[DT: 2026-08-14 05:12:33]"
+    new = parse_announce(f"NEW: {when} [TT: {title}] [SC: PRE] [CT: N/A]", "pre")
+    upd = parse_announce(f"UPD: {when} [TT: {title}] [SZ: 520MB] [FL: 15] [CT: TV-X264]", "x")
+    again = parse_announce(f"UPD: {when} [TT: {title}] [SZ: 999MB] [FN: other.r00]", "x")
+    assert new is not None and upd is not None and again is not None
+    lookup = L.load(cat)
+    s = ImportSummary()
+    add_lines(cat, [new], lookup, s, live=True, now=lambda: 100)
+    (row,) = lookup.rows_of_titles([title])
+    assert row is not None and lookup.pre(row)["size"] is None
+    add_lines(cat, [upd], lookup, s, live=True, now=lambda: 200)
+    add_lines(cat, [upd], lookup, s, live=True, now=lambda: 300)  # a repeat: nothing
+    add_lines(cat, [again], lookup, s, live=True, now=lambda: 400)  # the size is held
+    assert (s.pres, s.updates, s.known) == (1, 2, 1)
+    for view in (lookup, L.load(cat)):  # in memory, and as every reader folds the events
+        pre = view.pre(row)
+        assert (pre["size"], pre["files"], pre["category"]) == (520 * MIB, 15, "TV-X264")
+        assert (pre["filename"], pre["source"], pre["seen_at"]) == ("other.r00", "PRE", 100)
+        assert view.column("size", np.array([row])).to_pylist() == [520 * MIB]
+    L.rebuild(lookup)
+    assert L.load(cat).pre(row)["size"] == 520 * MIB
+
+
+def test_lines_of_one_chunk_fill_in_a_new_pre(tmp_path: Path) -> None:
+    cat = str(tmp_path / "cat")
+    title = "Film.Name.2024.720p.BluRay.x264-GRP"
+    path = tmp_path / "pres.jsonl"
+    path.write_text(
+        json.dumps({"title": title, "time": 1_700_000_000, "source": "a"}) + "\n"
+        + json.dumps({"title": title, "time": 1_700_000_000, "source": "b", "size": "700MB"})
+        + "\n"
+    )  # fmt: skip
+    s = import_files(cat, [str(path)])
+    assert (s.pres, s.updates, s.known) == (1, 0, 1)
+    lookup = L.load(cat)
+    (row,) = lookup.rows_of_titles([title])
+    assert row is not None
+    assert (lookup.pre(row)["source"], lookup.pre(row)["size"]) == ("a", 700 * MIB)

@@ -323,3 +323,16 @@ def test_a_request_id_with_its_group_links_the_pre(tmp_path: Path) -> None:
     Scanner(cat, DEFAULT, Clock(T0)).cycle()
     assert _links(cat) == {key_of("r"): "request"}
     assert _shown(cat)[key_of("r")]["name"] == title
+
+
+def test_a_size_told_later_gates_the_match(tmp_path: Path) -> None:
+    """A pre learned without its size, then filled in (an IRC `UPD:`): the size gate
+    holds against the size told, so a wrong-sized posting never completes it."""
+    cat = str(tmp_path / "cat")
+    title = "Told.Later.2022.1080p.WEB.h264-TL"
+    _import(tmp_path, cat, [{"title": title, "time": T0 - 600}], live=True)
+    _import(tmp_path, cat, [{"title": title, "time": T0 - 600, "size": "1000MB"}], live=True)
+    write_range(cat, 0, 999, [release("r", title, 700 * MIB, 0)], [],
+                files("r", [title + ".rar"], 700 * MIB))  # fmt: skip
+    assert Scanner(cat, DEFAULT, Clock(T0)).cycle().outcomes == {"size_mismatch": 1}
+    assert _links(cat) == {}

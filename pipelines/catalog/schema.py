@@ -411,7 +411,7 @@ PRE_EVENTS = pa.schema(
     [
         ("pre_key", KEY),  # SHA-1 of the title
         ("title", pa.string()),
-        ("kind", pa.string()),  # pre | nuke | unnuke | modnuke | renuke | oldnuke
+        ("kind", pa.string()),  # pre | upd (fills in) | nuke | unnuke | modnuke | renuke | oldnuke
         ("reason", pa.string()),  # a nuke's reason
         ("source", pa.string()),  # the dump's source column, irc:<channel>, or the file
         ("seen_at", pa.int64()),  # epoch seconds this indexer learned it

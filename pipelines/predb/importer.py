@@ -2,13 +2,15 @@
 
 Lines are read a chunk at a time; each chunk becomes one event batch holding only what
 the store does not know yet: a `pre` event for a title never seen (its source and the
-time it was first seen kept), and a nuke event where the line's nuke state differs from
+time it was first seen kept), a nuke event where the line's nuke state differs from
 the pre's current one (a nuke, an unnuke, a renuke with a new reason: the history is the
-events). A line that says nothing of nukes (a dump's `0`) changes nothing: a source that
-did not hear of a nuke does not take it back. A second import of the same files finds
-every title known and every state the same, and writes nothing. The lookup is rebuilt
-once at the end (a stopped import leaves its batches, which every reader folds in, and
-the next import or scan writes the generation).
+events), and an `upd` event where the line fills in what the pre lacks: its size, file
+count, section or first file's name (an IRC `UPD:` line, or a later dump that knows more;
+what the pre holds already is never overwritten). A line that says nothing of nukes (a
+dump's `0`) changes nothing: a source that did not hear of a nuke does not take it back.
+A second import of the same files finds every title known and every state the same, and
+writes nothing. The lookup is rebuilt once at the end (a stopped import leaves its
+batches, which every reader folds in, and the next import or scan writes the generation).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class ImportSummary:
     lines: int = 0
     pres: int = 0  # new pres
     nuke_events: int = 0
+    updates: int = 0  # pres a later line filled in (size, files, section, file name)
     known: int = 0  # lines that added nothing
     bad: Bad = field(default_factory=Bad)
     seconds: float = 0.0
@@ -45,7 +48,7 @@ class ImportSummary:
         return (
             f"predb import: {self.files} files, {self.lines:,} good lines in "
             f"{self.seconds:.1f} s: {self.pres:,} new pres, {self.nuke_events:,} nuke events, "
-            f"{self.known:,} lines known already; bad lines: {bad}"
+            f"{self.updates:,} filled in, {self.known:,} lines known already; bad lines: {bad}"
         )
 
 
@@ -74,23 +77,40 @@ def events_for(
     other lines, repeats within the chunk among them, added nothing)."""
     latest: dict[str, PreLine] = {}
     first: dict[str, PreLine] = {}
+    fills: dict[str, dict[str, Any]] = {}  # what the title's later lines tell of it
     for line in lines:
-        first.setdefault(line.title, line)
+        was = first.setdefault(line.title, line)
         if line.nuke:
             latest[line.title] = line
+        if was is not line:
+            got = L.fillable(line.__dict__)
+            if got:
+                fills[line.title] = {**got, **fills.get(line.title, {})}
     titles = list(first)
     rows = lookup.rows_of_titles(titles)
+    telling = [  # known titles whose lines tell something a pre may lack
+        r for t, r in zip(titles, rows, strict=True)
+        if r is not None and (t in fills or L.fillable(first[t].__dict__))
+    ]  # fmt: skip
+    held = lookup.fill_state(telling)  # row -> the fillable fields it holds
     out: list[dict[str, Any]] = []
     used: set[int] = set()  # the lines the events came from, by identity
     for title, row in zip(titles, rows, strict=True):
         line = first[title]
         if row is None:
-            out.append(_event(line, "pre", seen_at, live))
+            event = _event(line, "pre", seen_at, live)
+            event.update({k: v for k, v in fills.get(title, {}).items() if not event.get(k)})
+            out.append(event)
             used.add(id(line))
             state = ("", "")
         else:
             nk = lookup.nuke_of(row)
             state = (nk.kind, nk.reason)
+            news = {**fills.get(title, {}), **L.fillable(line.__dict__)}
+            news = {k: v for k, v in news.items() if k not in held.get(row, news)}
+            if news:  # fills in what the pre lacks, never what it holds
+                out.append({**_event(line, "upd", seen_at, live), **L.EMPTY_FILL, **news})
+                used.add(id(line))
         nuke = latest.get(title)
         if nuke is not None and (nuke.nuke, nuke.reason) != state:
             out.append(_event(nuke, nuke.nuke, seen_at, live))
@@ -109,7 +129,7 @@ def _event(line: PreLine, kind: str, seen_at: int, live: bool) -> dict[str, Any]
         "pre_time": line.pre_time,
         "live": live,
     }
-    if kind == "pre":
+    if kind in ("pre", "upd"):
         rec.update(
             category=line.category, size=line.size, files=line.files, filename=line.filename,
             request_id=line.request_id, request_group=line.request_group,
@@ -134,8 +154,10 @@ def add_lines(
         lookup.absorb(events, name, checked=True)
     kinds = events.column("kind").to_pylist()
     new = sum(1 for k in kinds if k == "pre")
+    updates = sum(1 for k in kinds if k == "upd")
     summary.pres += new
-    summary.nuke_events += events.num_rows - new
+    summary.updates += updates
+    summary.nuke_events += events.num_rows - new - updates
     summary.known += len(lines) - used
     return events
 

@@ -50,6 +50,16 @@ PRES = pa.schema(
     ]
 )
 KEYS = pa.schema([("key", pa.uint64()), ("row", pa.uint32()), ("variant", pa.uint8())])
+# what a later line may fill in of a pre that lacks it (an `upd` event); never overwritten
+FILLABLE = ("size", "files", "category", "filename")
+EMPTY_FILL: dict[str, Any] = dict.fromkeys(FILLABLE)
+
+
+def fillable(fields: dict[str, Any]) -> dict[str, Any]:
+    """The fillable fields these hold (a line's or a pre's): those not empty or zero."""
+    return {k: fields[k] for k in FILLABLE if fields.get(k)}
+
+
 LOOKUP = "lookup"
 REBUILD_AT = 50_000  # events outside the generation before the scan writes a new one
 
@@ -112,6 +122,7 @@ class Lookup:
     catalog: str
     parts: list[Part] = field(default_factory=list)
     nukes: dict[int, Nuke] = field(default_factory=dict)  # rows whose nuke state changed since
+    fills: dict[int, dict[str, Any]] = field(default_factory=dict)  # rows filled in since
     covers: list[str] = field(default_factory=list)  # event batches folded
     generation: str = ""
     folded: int = 0  # events folded outside the generation
@@ -148,8 +159,32 @@ class Lookup:
         raise IndexError(row)
 
     def column(self, name: str, rows: np.ndarray) -> pa.Array:
-        """A column's values at these global rows (any order)."""
+        """A column's values at these global rows (any order), filled in where a later
+        line filled the pre in."""
         rows = np.asarray(rows, dtype=np.int64)
+        held = self._column(name, rows)
+        if (
+            name not in FILLABLE
+            or not self.fills
+            or not any(r in self.fills for r in rows.tolist())
+        ):
+            return held
+        values = held.to_pylist()
+        for i, r in enumerate(rows.tolist()):
+            values[i] = self.fills.get(r, {}).get(name, values[i])
+        return pa.array(values, PRES.field(name).type)
+
+    def fill_state(self, rows: list[int]) -> dict[int, set[str]]:
+        """Of each row, the fillable fields it holds (column-wise: an import's chunk asks
+        of a million known titles at once)."""
+        arr = np.asarray(rows, dtype=np.int64)
+        cols = [self.column(name, arr).to_pylist() for name in FILLABLE]
+        return {
+            r: {n for n, v in zip(FILLABLE, values, strict=True) if v}
+            for r, *values in zip(rows, *cols, strict=True)
+        }
+
+    def _column(self, name: str, rows: np.ndarray) -> pa.Array:
         if len(self.parts) == 1:  # the usual case: one generation
             return self.parts[0].pres.column(name).take(pa.array(rows)).combine_chunks()
         out: list[Any] = [None] * len(rows)
@@ -170,6 +205,7 @@ class Lookup:
         """The pre's current state as a dict (its nuke as it stands now)."""
         p, i = self._part(row)
         rec = p.pres.slice(i, 1).to_pylist()[0]
+        rec.update(self.fills.get(row, {}))
         nuke = self.nukes.get(row)
         if nuke is not None:
             rec.update(nuke=nuke.kind, nuke_reason=nuke.reason, nuke_events=nuke.events)
@@ -209,7 +245,13 @@ class Lookup:
             part = Part.of(pres, self.n)
             self.parts.append(part)
             added = list(range(part.offset, part.offset + pres.num_rows))
-        nukes = events.filter(pc.not_equal(kinds, "pre"))
+        fills = events.filter(pc.equal(kinds, "upd"))
+        if fills.num_rows:
+            titles = fills.column("title").to_pylist()
+            for row, rec in zip(self.rows_of_titles(titles), fills.to_pylist(), strict=True):
+                if row is not None:  # what the pre lacks: the first line to tell it wins
+                    self.fills[row] = {**fillable(rec), **self.fills.get(row, {})}
+        nukes = events.filter(pc.invert(pc.is_in(kinds, pa.array(["pre", "upd"]))))
         if nukes.num_rows:
             titles = nukes.column("title").to_pylist()
             for row, rec in zip(self.rows_of_titles(titles), nukes.to_pylist(), strict=True):
@@ -310,7 +352,7 @@ def rebuild(lookup: Lookup) -> str:
     gen = batch_name("")
     folder = predb_path(lookup.catalog, LOOKUP, gen)
     fs.makedirs(folder, exist_ok=True)
-    pres = _with_nukes(lookup)
+    pres = _with_fills(_with_nukes(lookup), lookup.fills)
     keys = (
         np.concatenate([p.keys for p in lookup.parts]) if lookup.parts else np.zeros(0, np.uint64)
     )
@@ -368,6 +410,23 @@ def _with_nukes(lookup: Lookup) -> pa.Table:
         "nuke_events": pa.array([lookup.nukes[r].events for r in rows], pa.int32()),
     }
     for name, values in changed.items():
+        column = pres.column(name).combine_chunks()
+        pres = pres.set_column(
+            PRES.get_field_index(name), name, pc.replace_with_mask(column, pa.array(mask), values)
+        )
+    return pres
+
+
+def _with_fills(pres: pa.Table, fills: dict[int, dict[str, Any]]) -> pa.Table:
+    """The pres with what later lines filled in written into their columns (under a
+    mask, as the nukes)."""
+    for name in FILLABLE:
+        rows = sorted(r for r, f in fills.items() if name in f)
+        if not rows:
+            continue
+        mask = np.zeros(pres.num_rows, dtype=bool)
+        mask[rows] = True
+        values = pa.array([fills[r][name] for r in rows], PRES.field(name).type)
         column = pres.column(name).combine_chunks()
         pres = pres.set_column(
             PRES.get_field_index(name), name, pc.replace_with_mask(column, pa.array(mask), values)
