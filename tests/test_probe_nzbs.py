@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -25,13 +26,17 @@ from pipelines.catalog.partitions import list_table
 from pipelines.corpus.fs import open_fs
 from pipelines.nzbimport.release import SOURCE as IMPORTED
 from pipelines.probe import inspection as ins
-from pipelines.probe import run
+from pipelines.probe import nzbs, run
 from pipelines.probe.cache import ProbeCache
 from pipelines.probe.fetch import StoreSource
 from pipelines.probe.inspect import inspect_body
+from pipelines.probe.inspection import Inspection
+from pipelines.probe.ladder import Climb
 from pipelines.probe.magic import is_nzb
+from pipelines.probe.nzbs import NzbTap, import_span
 from pipelines.probe.run import ProbeSummary, probe_catalog
 from pipelines.probe.source import OnResult
+from pipelines.probe.spans import Span
 from pipelines.probe.yenc import encode_part
 from tests.catalogs import shown_releases
 from tests.corpora import indexed
@@ -138,10 +143,10 @@ def test_a_pass_killed_after_its_import_imports_nothing_twice(
     _copy(built, catalog)
 
     imported: list[int] = []
-    flush, import_found = ProbeCache.flush, run.import_found
+    flush, import_span = ProbeCache.flush, run.import_span
 
     def importing(*args: Any) -> Any:
-        found = import_found(*args)
+        found = import_span(*args)
         imported.append(sum(found.values()))
         return found
 
@@ -151,7 +156,7 @@ def test_a_pass_killed_after_its_import_imports_nothing_twice(
         return flush(self)
 
     with monkeypatch.context() as m:
-        m.setattr(run, "import_found", importing)
+        m.setattr(run, "import_span", importing)
         m.setattr(ProbeCache, "flush", killed)
         with pytest.raises(KeyboardInterrupt):
             probe_catalog(str(catalog), StoreSource(open_bodies(str(out))))
@@ -196,7 +201,8 @@ def test_an_nzb_part_is_read_whole_or_said_cut(data: bytes, name: str) -> None:
     one = inspect_body(encode_part(data, name, file_size=len(data)))
     assert one.status == ins.OK and one.kind == ins.NZB and one.nzb == data
     cut = inspect_body(encode_part(data[:300], name, file_size=len(data), total=2))
-    assert cut.kind == ins.NZB and cut.nzb is None and "several parts" in cut.detail
+    assert cut.kind == ins.NZB and cut.nzb == data[:300] and cut.nzb_at == 0
+    assert "several" in cut.detail
 
 
 def test_what_is_no_nzb_is_not_taken_for_one() -> None:
@@ -214,3 +220,78 @@ def test_a_malformed_nzb_is_counted_never_a_crash(
     assert summary.nzbs["malformed"] == 1
     (row,) = [r for r in _imports(catalog) if r["outcome"] == "malformed"]
     assert row["reason"]
+
+
+def _posted_in_parts(tmp_path: Path, data: bytes, name: str, size: int, lost: int = 0):
+    """A span whose one release is an NZB posted in parts of `size` bytes (the header
+    pass's `release_files` row holding their message-ids), and a source serving them
+    (but part `lost`, 1-based, when given)."""
+    cat = tmp_path / "cat"
+    key = bytes(20)
+    chunks = [data[i : i + size] for i in range(0, len(data), size)]
+    mids = [f"part{k}@nzb" for k in range(1, len(chunks) + 1)]
+    bodies = {
+        mid: encode_part(chunk, name, begin=k * size, file_size=len(data), part=k + 1,
+                         total=len(chunks))
+        for k, (mid, chunk) in enumerate(zip(mids, chunks, strict=True))
+        if k + 1 != lost
+    }  # fmt: skip
+    folder = cat / "release_files" / "alt.binaries.nzb"
+    folder.mkdir(parents=True)
+    pq.write_table(
+        pa.table({"release_key": pa.array([key], pa.binary(20)),
+                  "seg_numbers": [list(range(len(mids), 0, -1))], "seg_ids": [mids[::-1]]}),
+        folder / "0-999.parquet",
+    )  # fmt: skip
+    span = Span(
+        "alt.binaries.nzb", 0, 999, str(cat / "probe_candidates/alt.binaries.nzb/0-999.parquet")
+    )
+    climb = Climb(key, span.group, False, "", "", 0, [(1, [mids[0]])])
+    return cat, span, climb, Scripted(bodies)
+
+
+class Scripted:
+    """Bodies by message-id; any other is missing (430)."""
+
+    def __init__(self, bodies: dict[str, bytes]) -> None:
+        self.bodies = bodies
+        self.gave_up = False
+
+    def fetch(self, message_ids: Iterable[str], on_result: OnResult) -> None:
+        for mid in message_ids:
+            body = self.bodies.get(mid)
+            on_result(mid, inspect_body(body) if body else Inspection(ins.MISSING))
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_an_nzb_posted_in_parts_is_read_whole(tmp_path: Path, packed: bool) -> None:
+    data = gzip.compress(NZB) if packed else NZB
+    name = "foreign.nzb.gz" if packed else "foreign.nzb"
+    cat, span, climb, source = _posted_in_parts(tmp_path, data, name, size=len(data) // 3 + 1)
+    tap = NzbTap(source)
+    tap.fetch([climb.steps[0][1][0]], lambda mid, result: None)  # the climb's read
+    assert import_span(str(cat), span, [climb], tap) == {"inserted": 1}
+    (row,) = _imports(cat)
+    assert row["name"] == "Foreign.Upload.2024.1080p.WEB.h264-GRP" and row["segments"] == 2
+
+
+def test_an_nzb_missing_a_part_is_counted_incomplete(tmp_path: Path) -> None:
+    cat, span, climb, source = _posted_in_parts(tmp_path, NZB, "x.nzb", size=200, lost=2)
+    tap = NzbTap(source)
+    tap.fetch([climb.steps[0][1][0]], lambda mid, result: None)
+    assert import_span(str(cat), span, [climb], tap) == {"incomplete": 1}
+    assert not _imports(cat)
+
+
+def test_an_nzb_of_too_many_parts_is_not_fetched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(nzbs, "MAX_PARTS", 2)
+    cat, span, climb, source = _posted_in_parts(tmp_path, NZB, "x.nzb", size=200)
+    tap = NzbTap(source)
+    tap.fetch([climb.steps[0][1][0]], lambda mid, result: None)
+    asked: list[str] = []
+    fetch = source.fetch
+    source.fetch = lambda mids, on: fetch(asked.extend(mids) or mids, on)  # type: ignore[method-assign]
+    assert import_span(str(cat), span, [climb], tap) == {"too_large": 1}
+    assert asked == []

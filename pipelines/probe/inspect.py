@@ -66,12 +66,25 @@ def _read(part: Part) -> Inspection:
         found = _first_bytes(part)
         if found is not None:
             return found
+    elif (part.name or "").lower().endswith(NZB_NAMES):
+        return _nzb_part(part)  # a later part of an NZB posted in several
     if part.ends_file:
         tail = read_7z_tail(part.data)
         if tail is not None:
             return _archive(part, ins.SEVEN_ZIP, tail)
     where = "a later part, and no 7z header ends it" if part.begin else "no format we read"
     return Inspection(ins.ERROR, yenc_name=part.name, yenc_size=part.file_size, detail=where)
+
+
+NZB_NAMES = (".nzb", ".nzb.gz")
+
+
+def _nzb_part(part: Part) -> Inspection:
+    whole = part.begin == 0 and part.ends_file
+    return Inspection(
+        ins.OK, ins.NZB, yenc_name=part.name, yenc_size=part.file_size, nzb=part.data,
+        nzb_at=part.begin, detail="" if whole else "a part of an NZB posted in several",
+    )  # fmt: skip
 
 
 def _archive(part: Part, kind: str, listing: Listing) -> Inspection:
@@ -91,12 +104,7 @@ def _archive(part: Part, kind: str, listing: Listing) -> Inspection:
 def _first_bytes(part: Part) -> Inspection | None:
     data = part.data
     if is_nzb(data, part.name):
-        whole = part.ends_file  # a part that begins the file and ends it: all of it
-        return Inspection(
-            ins.OK, ins.NZB, yenc_name=part.name, yenc_size=part.file_size,
-            nzb=data if whole else None,
-            detail="" if whole else "an NZB in several parts: only its first read",
-        )  # fmt: skip
+        return _nzb_part(part)
     if data.startswith(PAR2_MAGIC):
         found = read_par2(data)
         return Inspection(

@@ -45,6 +45,8 @@ class Inspection:
     # MD5 of the file's first 16 KiB (of the whole file when shorter), as a par2 set
     # describes it: only a file's first part holds those bytes; None otherwise
     head_md5: bytes | None = None
-    # an NZB's whole bytes when the part held the whole file (the article pass imports
-    # them at once; never kept in the probe cache): None for a later part or a cut one
+    # the bytes of a part of an NZB file and where they begin in it (the whole NZB when
+    # `nzb_at` is 0 and they are `yenc_size` long): the article pass imports them, never
+    # keeping them in the probe cache (`pipelines.probe.nzbs`)
     nzb: bytes | None = None
+    nzb_at: int = 0

@@ -23,7 +23,7 @@ from pipelines.probe.ladder import (
     SignatureCounts,
     climb_all,
 )  # fmt: skip
-from pipelines.probe.nzbs import NzbTap, import_found
+from pipelines.probe.nzbs import NzbTap, import_span
 from pipelines.probe.source import ArticleSource
 from pipelines.probe.spans import (
     Span,
@@ -120,7 +120,7 @@ def probe_catalog(
             progress=(lambda n: progress("articles", n)) if progress else None,
         )  # fmt: skip
         if tap is not None:  # before the cache: its answers do not hold the NZBs' bytes
-            summary.nzbs += import_found(catalog, climbs, tap.take())
+            summary.nzbs += import_span(catalog, span, climbs, tap)
         cache.flush()
         # every release of the span gets its row: those past the limit as waiting
         write_outputs(catalog, work, work.climbs, int(time.time()), rules_version)

@@ -132,7 +132,7 @@ def due(catalog: str, span: Span) -> bool:
     return bool(pc.any(pc.equal(outcomes, WAITING)).as_py())
 
 
-def _sibling(path: str, table: str) -> str:
+def sibling(path: str, table: str) -> str:
     """The same span's partition of another header-pass table."""
     head, group, name = path.rsplit("/", 2)
     return f"{head.rsplit('/', 1)[0]}/{table}/{group}/{name}"
@@ -160,7 +160,7 @@ def span_work(catalog: str, span: Span) -> SpanWork:
     kept, kept_named = carried_rows(catalog, span)
     done = {r["release_key"] for r in kept}
     candidates = read_parquet(fs, span.candidates).to_pylist()
-    pending_table = _read(fs, _sibling(span.candidates, "pending_releases"))
+    pending_table = _read(fs, sibling(span.candidates, "pending_releases"))
     pending_rows = {
         r["release_key"]: r for r in (pending_table.to_pylist() if pending_table else [])
     }
@@ -218,7 +218,7 @@ def _first_parts(fs: Any, span: Span, climbs: list[Climb]) -> None:
     if not climbs:
         return
     files = _read(
-        fs, _sibling(span.candidates, "release_files"),
+        fs, sibling(span.candidates, "release_files"),
         ["release_key", "name", "file_index", "seg_numbers", "seg_ids"],
     )  # fmt: skip
     if files is None:
