@@ -309,3 +309,32 @@ def test_release_keys_ending_in_zero_bytes_are_found() -> None:
     assert rows.having([*keys, b"c" * 20]) == set(keys)
     rows.make(keys)
     assert [rows.get(k) for k in keys] == [{"release_key": k, "n": i} for i, k in enumerate(keys)]
+
+
+def test_a_password_told_later_takes_back_locked_and_judges_it_alone(tmp_path: Path) -> None:
+    """A release judged `locked`; then an NZB of its articles naming its password is
+    imported (a spot's, an operator's): the next run judges that release alone and takes
+    the verdict back, and the run after it judges nothing."""
+    from pipelines.nzbimport.run import Importer
+
+    r = Range(0, 999)
+    locked = r.release("l", FILM, [("f.part01.rar", 50 * MB)])
+    r.probe(locked, password=1)
+    for i in range(20):
+        r.release(f"o{i}", f"Other.Thing.{i}.2020", [(f"o{i}.mkv", 50 * MB)])
+    r.write(tmp_path)
+    assert judged(tmp_path) == {locked: "locked"}
+    nzb = (
+        '<?xml version="1.0"?><nzb xmlns="http://www.newzbin.com/DTD/2003/nzb"><head>'
+        '<meta type="password">s3cret</meta></head>'
+        f'<file poster="p &lt;p@x&gt;" date="{NOW}" subject="f.part01.rar"><groups>'
+        "<group>alt.binaries.test</group></groups><segments>"
+        f'<segment bytes="1" number="1">{mid("l", "f.part01.rar")}</segment>'
+        "</segments></file></nzb>"
+    ).encode()
+    with Importer(str(tmp_path), now=NOW) as importer:
+        out = importer.add("file", "film.nzb", nzb)
+    assert (out.outcome, out.release_key) == ("linked", locked)
+    s = judge_catalog(str(tmp_path), now=NOW)
+    assert (s.judged, s.taken_back) == (1, 1) and verdicts(tmp_path) == {}
+    assert judge_catalog(str(tmp_path), now=NOW).judged == 0

@@ -27,6 +27,7 @@ written since, once a process). A run with no group to read reads nothing but it
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -67,6 +68,7 @@ from pipelines.judge.where import (
 from pipelines.judge.where import (
     rows_of as where_rows,
 )
+from pipelines.spots.sources import known_passwords
 
 PROGRESS_EVERY = 10_000
 
@@ -129,6 +131,7 @@ def judge_catalog(
         for g in every_group
     }
     place = load_place(catalog)
+    passwords, named = _passwords_told(catalog, place)
     index = load_copies(catalog)
     full = (
         everything or not place.inputs or place.rules_version != rules.RULES_VERSION
@@ -137,6 +140,8 @@ def judge_catalog(
     read = set(every_group) if full else {g for g, m in seen.items() if not m.same}
     if not full and _results_shaken(catalog, place):
         read = set(every_group)  # what rested on a result gone may be in any group
+    if not full:
+        read |= set(named) & set(every_group)
     last_line = place.settled_line
     place_groups = {r: catalog_facts.group_of_path(r) for r in place.inputs}
     wheres: dict[str, pa.Table | None] = dict.fromkeys(g for g in whole if g in seen)
@@ -165,6 +170,10 @@ def judge_catalog(
         for g in read:
             if g not in wheres:
                 wheres[g] = None if full or g in shaken_in else load_where(catalog, g)
+                where = wheres[g]
+                if g in named and where is not None:  # a release told its password
+                    asked_keys = pa.array(named[g], pa.binary(20))
+                    wanted.setdefault(g, []).extend(spans_of(where, asked_keys))
         # the line as the groups' memos and indexes and the changed files put it (a later
         # round reads what a line moved on further settles)
         newest = [_newest(seen, read, _newest_indexed(wheres)), _newest_in(catalog, changed)]
@@ -201,6 +210,7 @@ def judge_catalog(
         todo = set(c.live.keys)
     else:
         todo = c.live.having(c.touched) | c.families(c.touched)
+        todo |= {k for keys in named.values() for k in keys}  # (only the live ones stay)
         since = last_line if last_line is not None else line
         if line > since:
             todo |= set(c.posted_within(since, line))
@@ -285,7 +295,7 @@ def judge_catalog(
     wheres = _save_wheres(catalog, c, read, wheres, moved)
     save_place(
         catalog,
-        Place(rules.RULES_VERSION, judged_at if rows else place.judged_at, line, kept),
+        Place(rules.RULES_VERSION, judged_at if rows else place.judged_at, line, kept, passwords),
     )
     # the standing verdicts of the groups read, with this run's rows (the folds read the
     # files just written)
@@ -313,6 +323,26 @@ def judge_catalog(
 
 
 _EMPTY: dict[str, Any] = {"live": 0, "current": {}, "newest": None, "settles": None}
+
+
+def _passwords_told(catalog: str, place: Place) -> tuple[dict[str, str], dict[str, list[bytes]]]:
+    """The passwords spots and imported NZBs name now (release key -> a digest), and, per
+    group, the releases told one since the last run that have a standing verdict: only a
+    verdict can a password take back (`locked`), so only those are judged again."""
+    told = {
+        key.hex(): hashlib.sha1(pw.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        for key, pw in known_passwords(catalog).items()
+    }
+    new = [bytes.fromhex(k) for k, d in told.items() if place.passwords.get(k) != d]
+    named: dict[str, list[bytes]] = {}
+    if new and place.inputs:  # (a first run judges everything)
+        asked = np.array(sorted(new), dtype="S20")
+        for g in verdict_folders(catalog):
+            rows = verdict_fold(catalog, g).rows_of(asked)
+            keys = rows.filter(pc.is_valid(rows["rule"]))["release_key"].to_pylist()
+            if keys:
+                named[g] = keys
+    return told, named
 
 
 def _results_shaken(catalog: str, place: Place) -> bool:

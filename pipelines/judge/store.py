@@ -99,6 +99,9 @@ class Place:
     judged_at: int = 0
     settled_line: int | None = None  # releases posted up to here were old enough to settle
     inputs: dict[str, str] = field(default_factory=dict)  # input file -> modification time
+    # release key (hex) -> a digest of the password a spot or an imported NZB names: a
+    # password told since takes back a `locked` verdict (pipelines.judge.run)
+    passwords: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -107,6 +110,7 @@ class Place:
             "judged_at": self.judged_at,
             "settled_line": self.settled_line,
             "inputs": self.inputs,
+            "passwords": self.passwords,
         }
 
 
@@ -127,6 +131,7 @@ def load_place(catalog: str) -> Place:
         int(doc.get("judged_at", 0)),
         doc.get("settled_line"),
         {str(k): str(v) for k, v in (doc.get("inputs") or {}).items()},
+        {str(k): str(v) for k, v in (doc.get("passwords") or {}).items()},
     )
 
 
