@@ -10,11 +10,10 @@ malformed) is logged under `_imports/log`; a second run over the same files adds
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from cli.commands import command
-from cli.commands.live_line import LiveLine
+from cli.commands.live_line import LiveLine, until_stopped
 
 
 def add_parser(sub: Any) -> None:
@@ -36,12 +35,12 @@ def run(args: argparse.Namespace) -> int:
         if s.nzbs % 50 == 0:
             line.show(f"import-nzb: {s.nzbs:,} NZBs, {s.outcomes['inserted']:,} inserted")
 
-    try:
-        summary = import_paths(args.paths, args.catalog, progress=tick)
-    except KeyboardInterrupt:
-        print("\nimport-nzb: stopped; logged batches stay, the next run goes on", file=sys.stderr)
+    summary = until_stopped(
+        line,
+        lambda: import_paths(args.paths, args.catalog, progress=tick),
+        "import-nzb: stopped; logged batches stay, the next run goes on",
+    )
+    if summary is None:
         return 130
-    finally:
-        line.close()
     print(summary.text())
     return 0

@@ -10,11 +10,10 @@ release is judged again. A live count while it judges, a summary at the end.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from cli.commands import command
-from cli.commands.live_line import LiveLine
+from cli.commands.live_line import LiveLine, until_stopped
 
 
 def add_parser(sub: Any) -> None:
@@ -31,13 +30,13 @@ def run(args: argparse.Namespace) -> int:
     from pipelines.judge.run import judge_catalog
 
     live = _Live(args.quiet)
-    try:
-        summary = judge_catalog(args.catalog, everything=args.all, progress=live.tick)
-    except KeyboardInterrupt:
-        print("\njudge: stopped; the next run judges the same changes", file=sys.stderr)
+    summary = until_stopped(
+        live,
+        lambda: judge_catalog(args.catalog, everything=args.all, progress=live.tick),
+        "judge: stopped; the next run judges the same changes",
+    )
+    if summary is None:
         return 130
-    finally:
-        live.close()
     print(summary.text())
     return 0
 

@@ -4,6 +4,10 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class LiveLine:
@@ -20,3 +24,16 @@ class LiveLine:
         """End the line, so the summary starts on its own."""
         if self.shown:
             print(file=sys.stderr)
+
+
+def until_stopped(line: LiveLine, work: Callable[[], T], stopped: str) -> T | None:
+    """A long command's work with its live line: what it returns, or None when Ctrl-C
+    stopped it (`stopped` said on stderr: what the next run does). The line is ended
+    either way, so the summary or the error starts on its own."""
+    try:
+        return work()
+    except KeyboardInterrupt:
+        print(f"\n{stopped}", file=sys.stderr)
+        return None
+    finally:
+        line.close()

@@ -10,11 +10,10 @@ count and a summary.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from cli.commands import command
-from cli.commands.live_line import LiveLine
+from cli.commands.live_line import LiveLine, until_stopped
 
 
 def add_parser(sub: Any) -> None:
@@ -31,13 +30,13 @@ def run(args: argparse.Namespace) -> int:
     from pipelines.merge.run import merge_catalog
 
     live = _Live(args.quiet)
-    try:
-        summary = merge_catalog(args.catalog, groups=args.group, progress=live.tick)
-    except KeyboardInterrupt:
-        print("\nmerge: stopped; what was merged stays, the next run goes on", file=sys.stderr)
+    summary = until_stopped(
+        live,
+        lambda: merge_catalog(args.catalog, groups=args.group, progress=live.tick),
+        "merge: stopped; what was merged stays, the next run goes on",
+    )
+    if summary is None:
         return 130
-    finally:
-        live.close()
     print(summary.text())
     return 0
 

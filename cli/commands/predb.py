@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from cli.commands import command
-from cli.commands.live_line import LiveLine
+from cli.commands.live_line import LiveLine, until_stopped
 
 
 def add_parser(sub: Any) -> None:
@@ -48,26 +48,24 @@ def _help(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from pipelines.predb.importer import import_files
+    from pipelines.predb.importer import ImportSummary, import_files
 
     live = LiveLine(args.quiet)
+
+    def tick(s: ImportSummary) -> None:
+        live.show(f"predb import: {s.lines:,} lines, {s.pres:,} new pres")
+
     try:
-        summary = import_files(
-            args.catalog, args.paths,
-            progress=lambda s: live.show(f"predb import: {s.lines:,} lines, {s.pres:,} new pres"),
-        )  # fmt: skip
+        summary = until_stopped(
+            live,
+            lambda: import_files(args.catalog, args.paths, progress=tick),
+            "predb import: stopped; batches written stay, the next import skips them",
+        )
     except FileNotFoundError as exc:
-        live.close()
         print(f"predb import: no such file: {exc.filename}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(
-            "\npredb import: stopped; batches written stay, the next import skips them",
-            file=sys.stderr,
-        )
+    if summary is None:
         return 130
-    finally:
-        live.close()
     print(summary.text())
     return 0
 
@@ -76,15 +74,15 @@ def run_scan(args: argparse.Namespace) -> int:
     from pipelines.predb.scan import scan_catalog
 
     live = LiveLine(args.quiet)
-    try:
-        summary = scan_catalog(
+    summary = until_stopped(
+        live,
+        lambda: scan_catalog(
             args.catalog, progress=lambda what, n: live.show(f"predb scan: {what} {n:,}")
-        )
-    except KeyboardInterrupt:
-        print("\npredb scan: stopped; claimed scans are given back by the reaper", file=sys.stderr)
+        ),
+        "predb scan: stopped; claimed scans are given back by the reaper",
+    )
+    if summary is None:
         return 130
-    finally:
-        live.close()
     print(summary.text())
     return 0
 
