@@ -13,10 +13,6 @@ sets the rate.
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipelines.nntpserver.ports import free_port, wait_port
+from bench.served import indexed_corpus, serve_nntp
 
 DAY = 86_400
 
@@ -65,31 +61,18 @@ def run_bench(
     rounds: int = 5,
     out: Any = sys.stdout,
 ) -> HealthFigures:
-    from pipelines.generate import GenerateConfig, generate_corpus
+    from pipelines.generate import GenerateConfig
     from pipelines.health.sweep import SweepSettings, health_provider, sweep
-    from pipelines.index.replay import replay
-    from pipelines.index.rules import Rules
     from pipelines.nntp.pool import ConnectionPool
     from pipelines.nntp.provider import Provider
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        print(f"generating {articles:,} articles ...", file=out, flush=True)
-        generate_corpus(str(root / "gen"), GenerateConfig(groups=1, articles=articles, seed=seed),
-                        progress=False)  # fmt: skip
-        corpus, catalog = str(root / "gen" / "corpus"), str(root / "catalog")
-        meta = json.loads((root / "gen" / "generate.json").read_text())
-        priority = tuple(g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"]))
-        print("indexing ...", file=out, flush=True)
-        replay(corpus, catalog, Rules(groups=priority), progress=False)
-        port = free_port()
-        cmd = [sys.executable, "-m", "cli.main", "serve-nntp", corpus, "--port", str(port),
-               "--lines-per-second", str(lines_per_second), "--faults", f"alag={lag}"]  # fmt: skip
-        server = subprocess.Popen(
-            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, process_group=0
-        )
-        try:
-            wait_port(port, 120)
+        catalog = str(root / "catalog")
+        config = GenerateConfig(groups=1, articles=articles, seed=seed)
+        corpus = indexed_corpus(root / "gen", catalog, config, say=out)
+        paced = ("--lines-per-second", str(lines_per_second), "--faults", f"alag={lag}")
+        with serve_nntp(corpus, *paced) as port:
             settings = SweepSettings()
             provider = Provider("127.0.0.1", port, connections=connections)
             pool = ConnectionPool(health_provider(provider, settings.stat_timeout))
@@ -105,12 +88,6 @@ def run_bench(
             seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
             second = sweep(catalog, pool, settings, now=clocks[-1])
             pool.close()
-        finally:
-            os.killpg(server.pid, signal.SIGINT)
-            try:
-                server.wait(30)
-            except subprocess.TimeoutExpired:
-                server.kill()
     return HealthFigures(
         connections=connections,
         lines_per_second=lines_per_second,

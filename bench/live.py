@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -42,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.served import stop
 from pipelines.nntpserver.ports import free_port, wait_port
 
 POLL = 2.0  # seconds between searches for the uploads not found yet
@@ -238,12 +238,8 @@ def run_bench(
             figures = follow.run(started, high)
         finally:
             for proc in (live, nntp):
-                if proc is not None and proc.poll() is None:
-                    os.killpg(proc.pid, signal.SIGINT)
-                    try:
-                        proc.wait(60)
-                    except subprocess.TimeoutExpired:
-                        proc.kill()
+                if proc is not None:
+                    stop(proc, 60)
         if follow is not None:
             follow.reader.join(5)
             figures.stage_lines = [line.rstrip() for line in follow.summary]

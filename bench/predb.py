@@ -327,30 +327,21 @@ def generated_shares(out: Path, cat: str) -> Counter[str]:
     return tally
 
 
-def _generated(base: Path, seed: int, articles: int) -> tuple[Path, str, tuple[str, ...]]:
-    """A generated corpus with pres (2 groups) under `base`: its folder, the catalog's
-    path (nothing indexed yet) and the groups in priority order."""
+def _config(seed: int, articles: int) -> Any:
     from pipelines.generate.config import GenerateConfig
-    from pipelines.generate.corpus import generate_corpus
 
-    out, cat = base / f"g{seed}", str(base / f"c{seed}")
-    config = GenerateConfig(groups=2, articles=articles, seed=seed, pres=True)
-    generate_corpus(str(out), config, progress=False)
-    meta = json.loads((out / "generate.json").read_text())
-    priority = tuple(g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"]))
-    return out, cat, priority
+    return GenerateConfig(groups=2, articles=articles, seed=seed, pres=True)
 
 
 def shares_bench(seeds: int, articles: int, where: str | None = None) -> list[str]:
     """`generated_shares` over several generated corpora (2 groups each)."""
-    from pipelines.index.replay import replay
-    from pipelines.index.rules import Rules
+    from bench.served import indexed_corpus
 
     total: Counter[str] = Counter()
     with tempfile.TemporaryDirectory() as tmp:
         for seed in range(seeds):
-            out, cat, priority = _generated(Path(where or tmp), seed, articles)
-            replay(str(out / "corpus"), cat, Rules(groups=priority), progress=False)
+            out, cat = Path(where or tmp) / f"g{seed}", str(Path(where or tmp) / f"c{seed}")
+            indexed_corpus(out, cat, _config(seed, articles))
             total += generated_shares(out, cat)
     lines = [
         f"predb on generated corpora ({seeds} seeds, {articles:,} articles a group, 2 groups):"
@@ -366,6 +357,8 @@ def pass_bench(seeds: int, articles: int, where: str | None = None) -> list[str]
     a cycle run (nothing indexed yet), then in the same process the header pass over the
     corpus's ranges and the cycle that reads what it wrote. CPU-s of each, per seed; the
     process warmed first by the same on a small corpus, so neither pays its imports."""
+    from bench.served import group_priority
+    from pipelines.generate.corpus import generate_corpus
     from pipelines.index.replay import replay
     from pipelines.index.rules import Rules
     from pipelines.predb.importer import import_files
@@ -376,7 +369,9 @@ def pass_bench(seeds: int, articles: int, where: str | None = None) -> list[str]
         base = Path(where or tmp)
         runs = [(-1, 20_000)] + [(seed, articles) for seed in range(seeds)]
         for seed, n in runs:
-            out, cat, priority = _generated(base / f"pass{n}", seed + 1, n)
+            out, cat = base / f"pass{n}" / f"g{seed + 1}", str(base / f"pass{n}" / f"c{seed + 1}")
+            generate_corpus(str(out), _config(seed + 1, n), progress=False)
+            priority = group_priority(out)
             import_files(cat, [str(out / "truth" / "pres.jsonl")])
             Scanner(cat).cycle()
             t = time.process_time()

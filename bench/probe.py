@@ -9,9 +9,6 @@ what a second run fetched (nothing, when the cache works).
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -21,7 +18,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from pipelines.nntpserver.ports import free_port, wait_port
+from bench.served import indexed_corpus, serve_nntp
 
 
 @dataclass
@@ -67,35 +64,20 @@ def run_bench(
     seed: int = 3,
     out: Any = sys.stdout,
 ) -> ProbeFigures:
-    from pipelines.generate import GenerateConfig, generate_corpus
-    from pipelines.index.replay import replay
-    from pipelines.index.rules import Rules
+    from pipelines.generate import GenerateConfig
     from pipelines.nntp.pool import ConnectionPool
     from pipelines.nntp.provider import Provider
     from pipelines.probe.fetch import PoolSource
     from pipelines.probe.run import probe_catalog
+    from pipelines.probe.spans import spans
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        print(f"generating {articles:,} articles with their bodies ...", file=out, flush=True)
+        catalog = str(root / "catalog")
         config = GenerateConfig(groups=2, articles=articles, seed=seed, mix="real")
-        generate_corpus(str(root / "gen"), config, progress=False)
-        corpus, catalog = str(root / "gen" / "corpus"), str(root / "catalog")
-        import json
-
-        meta = json.loads((root / "gen" / "generate.json").read_text())
-        priority = tuple(g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"]))
-        print("indexing ...", file=out, flush=True)
-        replay(corpus, catalog, Rules(groups=priority), progress=False)
-        port = free_port()
-        cmd = [sys.executable, "-m", "cli.main", "serve-nntp", corpus, "--port", str(port)]
-        if lines_per_second:
-            cmd += ["--lines-per-second", str(lines_per_second)]
-        server = subprocess.Popen(
-            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, process_group=0
-        )
-        try:
-            wait_port(port, 120)
+        corpus = indexed_corpus(root / "gen", catalog, config, say=out)
+        paced = ("--lines-per-second", str(lines_per_second)) if lines_per_second else ()
+        with serve_nntp(corpus, *paced) as port:
             pool = ConnectionPool(Provider("127.0.0.1", port, connections=connections))
             print(f"probing over {connections} connections ...", file=out, flush=True)
             started, cpu = time.perf_counter(), time.process_time()
@@ -103,16 +85,8 @@ def run_bench(
             seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
             second = probe_catalog(catalog, PoolSource(pool))
             # a second run finds nothing due; asking every span again reads the cache only
-            from pipelines.probe.spans import spans
-
             again = probe_catalog(catalog, PoolSource(pool), only=spans(catalog))
             pool.close()
-        finally:
-            os.killpg(server.pid, signal.SIGINT)
-            try:
-                server.wait(30)
-            except subprocess.TimeoutExpired:
-                server.kill()
         return _figures(root, catalog, connections, lines_per_second, first, seconds,
                         cpu_seconds, second.fetched + again.fetched)  # fmt: skip
 
