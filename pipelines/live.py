@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from pipelines.capture.prefetch import Capture
+from pipelines.corpus.fs import sweep_temporary
 from pipelines.index.replay import ReplaySummary, replay
 from pipelines.index.rules import Rules
 from pipelines.live_stages import StageCycle, Stages, StageSettings
@@ -66,6 +67,7 @@ class LiveSummary:
     problems: list[str] = field(default_factory=list)  # capture passes that failed
     stage_problems: list[str] = field(default_factory=list)
     stage_lines: list[str] = field(default_factory=list)  # each stage's totals
+    swept: int = 0  # temporary files a killed run left, removed at the start
 
     def format(self) -> str:
         lines = [
@@ -79,6 +81,8 @@ class LiveSummary:
         if self.stage_problems:
             lines.append(f"stage runs that failed and were retried: {len(self.stage_problems)} "
                          f"(last: {self.stage_problems[-1]})")  # fmt: skip
+        if self.swept:
+            lines.append(f"temporary files a killed run left, removed at the start: {self.swept}")
         if self.stopped:
             lines.append(f"stopped: {self.stopped}")
         return "\n".join(lines)
@@ -151,6 +155,8 @@ class Live:
     def run(self, cycles: int | None = None) -> LiveSummary:
         """Cycle every `interval` seconds until stopped (Ctrl-C, `stop`) or `cycles` ran."""
         started = time.perf_counter()
+        for root in (self.corpus, self.catalog):  # what a SIGKILL left mid-write
+            self.summary.swept += len(sweep_temporary(root))
         try:
             while not self._stop.is_set():
                 self.cycle()

@@ -36,11 +36,16 @@ def run(args: argparse.Namespace) -> int:
     from pipelines.process import set_up_process
 
     set_up_process()
+    from pipelines.corpus.fs import sweep_temporary
     from pipelines.index.replay import replay
     from pipelines.index.rules import Rules
 
     try:
         rules = Rules.load(args.rules)
+        swept = sweep_temporary(args.catalog)  # what a killed run left mid-write
+        if swept:
+            print(f"replay: removed {len(swept)} temporary files a killed run left",
+                  file=sys.stderr)  # fmt: skip
         replay(
             args.corpus,
             args.catalog,

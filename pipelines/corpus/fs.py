@@ -48,3 +48,33 @@ def atomic_open(fs: AbstractFileSystem, path: str) -> Iterator[Any]:
 
 def is_temporary(name: str) -> bool:
     return ".tmp-" in name
+
+
+STALE_AFTER = 3600.0  # seconds: no write holds its temporary file open this long
+
+
+def sweep_temporary(url: str, older_than: float = STALE_AFTER) -> list[str]:
+    """Remove the temporary files (`atomic_open`'s `.tmp-*`) under `url` that a killed
+    writer left: those untouched for `older_than` seconds (a write under way now, in
+    another process, keeps its file fresh). Readers skip them anyway; this keeps them
+    from piling up over restarts. Run once as a long process starts, not every cycle: it
+    walks the tree. The paths removed."""
+    import time
+
+    fs, root = open_fs(url)
+    if not fs.exists(root):
+        return []
+    cutoff = time.time() - older_than
+    gone = []
+    for path, info in fs.find(root, detail=True).items():
+        if not is_temporary(path.rsplit("/", 1)[-1]):
+            continue
+        mtime = info.get("mtime") or info.get("LastModified") or info.get("updated")
+        stamp = mtime.timestamp() if hasattr(mtime, "timestamp") else mtime
+        if stamp is not None and float(stamp) < cutoff:
+            try:
+                fs.rm(path)
+            except FileNotFoundError:
+                continue  # another process swept it first
+            gone.append(path)
+    return gone
