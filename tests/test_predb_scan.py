@@ -336,3 +336,34 @@ def test_a_size_told_later_gates_the_match(tmp_path: Path) -> None:
                 files("r", [title + ".rar"], 700 * MIB))  # fmt: skip
     assert Scanner(cat, DEFAULT, Clock(T0)).cycle().outcomes == {"size_mismatch": 1}
     assert _links(cat) == {}
+
+
+def test_what_a_cycle_has_taken_stays_small_over_many_batches(tmp_path: Path) -> None:
+    """A listener writes a batch every 30 seconds for months: the scan's memo and the
+    lookup's covers keep a watermark and the last hour's names, not every name; a batch
+    written after is still taken, and none is taken twice."""
+    from pipelines.predb import lookup as L
+    from pipelines.predb.store import NAMING_LAG_NS, DoneBatches, get_json
+
+    done = DoneBatches()
+    base = 1_800_000_000 * 10**9
+    names = [f"{base + i * 30 * 10**9:020d}-7.parquet" for i in range(3 * 2880)]  # 3 days
+    done.add(names)
+    assert all(n in done for n in names) and len(done.names) <= 121
+    late = f"{base + 3 * 86400 * 10**9 - NAMING_LAG_NS // 2:020d}-8.parquet"
+    assert late not in done  # renamed late, named within the last hour: still to take
+    assert DoneBatches(names[:5]).names == set(names[:5])  # an earlier memo's plain list
+
+    cat = str(tmp_path / "cat")
+    for i in range(40):
+        _import(tmp_path, cat, [{"title": f"Batch.Title.{i}.2020.720p.WEB.h264-B", "time": T0}],
+                live=True, at=T0 + i)  # fmt: skip
+    scanner = Scanner(cat, DEFAULT, Clock(T0 + 60))
+    assert scanner.cycle().entered == {"P1": 40}
+    memo = get_json(cat, "scan.json")
+    assert memo is not None and set(memo["events"]) == {"upto", "names"}
+    _import(tmp_path, cat, [{"title": "One.More.2021.720p.WEB.h264-B", "time": T0}], live=True)
+    assert Scanner(cat, DEFAULT, Clock(T0 + 120)).cycle().entered == {"P1": 1}
+    lookup = L.load(cat)
+    L.rebuild(lookup)
+    assert L.load(cat).n == 41 and not L.catch_up(L.load(cat))

@@ -28,7 +28,15 @@ import pyarrow.ipc as ipc
 from pipelines.corpus.fs import open_fs
 from pipelines.predb import keys as K
 from pipelines.predb.lines import NUKED
-from pipelines.predb.store import batches, get_json, predb_path, put_json, read_batches, write_ipc
+from pipelines.predb.store import (
+    DoneBatches,
+    batches,
+    get_json,
+    predb_path,
+    put_json,
+    read_batches,
+    write_ipc,
+)
 
 PRES = pa.schema(
     [
@@ -123,7 +131,7 @@ class Lookup:
     parts: list[Part] = field(default_factory=list)
     nukes: dict[int, Nuke] = field(default_factory=dict)  # rows whose nuke state changed since
     fills: dict[int, dict[str, Any]] = field(default_factory=dict)  # rows filled in since
-    covers: list[str] = field(default_factory=list)  # event batches folded
+    covers: DoneBatches = field(default_factory=DoneBatches)  # event batches folded
     generation: str = ""
     folded: int = 0  # events folded outside the generation
 
@@ -261,7 +269,7 @@ class Lookup:
                 self.nukes[row] = Nuke(rec["kind"], rec["reason"] or "", was.events + 1)
         self.folded += events.num_rows
         if batch is not None:
-            self.covers.append(batch)
+            self.covers.add([batch])
         return added
 
 
@@ -314,7 +322,7 @@ def load(catalog: str) -> Lookup:
         gen = gens[-1]
         pres = _mapped(predb_path(catalog, LOOKUP, gen, "pres.arrow"))
         k = _mapped(predb_path(catalog, LOOKUP, gen, "keys.arrow"))
-        covers = get_json(catalog, f"{LOOKUP}/{gen}/covers.json") or []
+        covers = get_json(catalog, f"{LOOKUP}/{gen}/covers.json")
         out.parts.append(
             Part(
                 pres,
@@ -323,7 +331,7 @@ def load(catalog: str) -> Lookup:
                 _np(k.column("variant")),
             )
         )
-        out.covers = list(covers)
+        out.covers = DoneBatches(covers)
         out.generation = gen
     catch_up(out)
     return out
@@ -331,8 +339,7 @@ def load(catalog: str) -> Lookup:
 
 def catch_up(lookup: Lookup) -> int:
     """Fold the event batches written since the lookup last looked; how many."""
-    done = set(lookup.covers)
-    todo = [b for b in batches(lookup.catalog, "events") if b not in done]
+    todo = [b for b in batches(lookup.catalog, "events") if b not in lookup.covers]
     for name in todo:
         lookup.absorb(read_batches(lookup.catalog, "pre_events", [name]), name)
     return len(todo)
@@ -371,7 +378,7 @@ def rebuild(lookup: Lookup) -> str:
     del order
     write_ipc(f"{folder}/pres.arrow", pres)
     write_ipc(f"{folder}/keys.arrow", k, one_batch=True)
-    put_json(lookup.catalog, f"{LOOKUP}/{gen}/covers.json", sorted(lookup.covers))
+    put_json(lookup.catalog, f"{LOOKUP}/{gen}/covers.json", lookup.covers.to_json())
     for old in _generations(lookup.catalog):
         if old != gen:
             shutil.rmtree(predb_path(lookup.catalog, LOOKUP, old), ignore_errors=True)

@@ -49,7 +49,14 @@ from pipelines.predb.match import (
 )
 from pipelines.predb.record import summarise, write_links, write_outcomes
 from pipelines.predb.settings import DEFAULT, PredbSettings
-from pipelines.predb.store import batches, get_json, predb_path, put_json, read_batches
+from pipelines.predb.store import (
+    DoneBatches,
+    batches,
+    get_json,
+    predb_path,
+    put_json,
+    read_batches,
+)
 
 MEMO = "scan.json"
 
@@ -164,10 +171,10 @@ class Scanner:
         queue = Q.load(self.catalog)
         outcomes: list[tuple[int, int, str, int]] = []  # row, plan, outcome, attempt
 
-        done_events = set(memo.get("events", []))
+        done_events = DoneBatches(memo.get("events"))
         new_batches = [b for b in batches(self.catalog, "events") if b not in done_events]
         self._enter(queue, lookup, new_batches, now, out, outcomes)
-        done_asks = set(memo.get("requests", []))
+        done_asks = DoneBatches(memo.get("requests"))
         new_asks = [b for b in batches(self.catalog, R.FOLDER, ".jsonl") if b not in done_asks]
         self._requested(queue, lookup, linked, new_asks, now, out)
         progress("entered", sum(out.entered.values()))
@@ -215,8 +222,9 @@ class Scanner:
             self.names = None  # merged on disk: mapped again next cycle
         Q.save(self.catalog, queue)
         stamps.save()
-        memo["events"] = sorted(done_events | set(new_batches))
-        memo["requests"] = sorted(done_asks | set(new_asks))
+        done_events.add(new_batches)
+        done_asks.add(new_asks)
+        memo["events"], memo["requests"] = done_events.to_json(), done_asks.to_json()
         put_json(self.catalog, MEMO, memo)
         if lookup.folded >= L.REBUILD_AT:
             L.rebuild(lookup)

@@ -118,3 +118,39 @@ def write_ipc(path: str, table: pa.Table, one_batch: bool = False) -> None:
     with pa.OSFile(tmp, "wb") as sink, ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table, max_chunksize=max(table.num_rows, 1) if one_batch else 1 << 20)
     os.replace(tmp, path)
+
+
+# a batch is named when it is written, a moment before its rename: no batch appears with
+# a name older than this much before the newest one seen
+NAMING_LAG_NS = 3600 * 10**9
+
+
+class DoneBatches:
+    """The batches a reader has taken, kept small: every name up to a watermark (an hour
+    before the newest taken, `NAMING_LAG_NS`), and the names taken after it. A listener
+    writes a batch every 30 seconds for months: a plain list of them would grow without
+    end and be read and written again every cycle."""
+
+    def __init__(self, doc: Any = None) -> None:
+        if isinstance(doc, list):  # the plain list of earlier versions
+            doc = {"names": doc}
+        doc = doc or {}
+        self.upto = str(doc.get("upto", ""))
+        self.names: set[str] = set(doc.get("names", []))
+        self._compact()
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and (name <= self.upto or name in self.names)
+
+    def add(self, names: list[str] | set[str]) -> None:
+        self.names.update(names)
+        self._compact()
+
+    def _compact(self) -> None:
+        newest = max(self.names, default="")
+        if newest[:20].isdigit():
+            self.upto = max(self.upto, f"{int(newest[:20]) - NAMING_LAG_NS:020d}")
+        self.names = {n for n in self.names if n > self.upto}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"upto": self.upto, "names": sorted(self.names)}
