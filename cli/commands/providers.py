@@ -42,3 +42,52 @@ def provider_set_of(args: argparse.Namespace, command: str) -> Any:
     except ProvidersError as exc:
         print(f"{command}: {exc}", file=sys.stderr)
         return None
+
+
+def add_parser(sub: Any) -> None:
+    from cli.commands import command
+    from cli.commands.capture import add_server_arguments
+
+    p = command(
+        sub, "providers", _action, help="the news providers: check them",
+        description="Subcommands over the providers settings file (docs/PROVIDERS.md).",
+    )  # fmt: skip
+    actions = p.add_subparsers(dest="action", required=True)
+    c = actions.add_parser(
+        "check",
+        help="greeting, compression, retention, speed, and which providers share a backbone",
+        description=(__doc__ or "").split("\n\n")[0].replace("\n", " "),
+    )
+    add_server_arguments(c)
+    c.add_argument("--connections", type=int, default=1, help=argparse.SUPPRESS)
+    c.add_argument("--group", action="append", required=True, help="a group to check (repeatable)")
+    c.add_argument("--catalog", help="store the report here for the status page")
+    c.add_argument("--json", action="store_true", help="print the report as JSON")
+    c.set_defaults(providers_run=run_check)
+
+
+def _action(args: argparse.Namespace) -> int:
+    return int(args.providers_run(args))
+
+
+def run_check(args: argparse.Namespace) -> int:
+    import json
+
+    from pipelines.providers.report import check_all, report_text
+
+    providers = provider_set_of(args, "providers check")
+    if providers is None:
+        return 2
+    report = check_all(list(providers), args.group)
+    if args.catalog:
+        from pipelines.providers.status import write_check
+
+        write_check(args.catalog, report)
+    print(json.dumps(report, indent=1) if args.json else report_text(report))
+    return 0 if all(p["state"] == "ok" for p in report["providers"]) else 1
+
+
+if __name__ == "__main__":
+    from cli.commands import run_alone
+
+    sys.exit(run_alone(add_parser))
