@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 
@@ -42,6 +43,48 @@ def provider_set_of(args: argparse.Namespace, command: str) -> Any:
     except ProvidersError as exc:
         print(f"{command}: {exc}", file=sys.stderr)
         return None
+
+
+def body_pools_of(
+    args: argparse.Namespace, command: str, adapt: Callable[[Any], Any] | None = None
+) -> Any:
+    """The `BodyPools` of the body providers the server options name (each adapted by
+    `adapt`), their rests stored in `args.catalog` for the status page; None, the
+    problem printed, when there are none."""
+    from pipelines.providers.failover import open_body_pools
+    from pipelines.providers.resting import Resting
+    from pipelines.providers.status import rest_recorder
+
+    providers = provider_set_of(args, command)
+    if providers is None:
+        return None
+    bodies = providers.for_bodies()
+    if not bodies:
+        print(f"{command}: no provider for bodies (role bodies or both)", file=sys.stderr)
+        return None
+    catalog = getattr(args, "catalog", None)
+    resting = Resting(record=rest_recorder(catalog)) if catalog else None
+    return open_body_pools(bodies, resting, adapt)
+
+
+def live_bodies(args: argparse.Namespace, capture_pools: list[Any]) -> Any:
+    """The body providers' pools for `live`: capture's pool where the provider is the
+    same account (one pool per account: its connection limit holds across the stages),
+    a pool of its own for a provider of bodies only; rests stored in the catalog."""
+    from pipelines.nntp.pool import ConnectionPool
+    from pipelines.providers.failover import BodyPools
+    from pipelines.providers.resting import Resting
+    from pipelines.providers.status import rest_recorder
+
+    providers = provider_set_of(args, "live")
+    shared = {p.provider.label: p for p in capture_pools}
+    bodies = providers.for_bodies() if providers is not None else []
+    pools = [shared.get(p.label) or ConnectionPool(p) for p in bodies] or capture_pools[:1]
+    return BodyPools(
+        pools=pools,
+        owned=[p for p in pools if p not in capture_pools],
+        resting=Resting(record=rest_recorder(args.catalog)),
+    )
 
 
 def add_parser(sub: Any) -> None:

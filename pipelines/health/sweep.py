@@ -129,6 +129,7 @@ class _Pass:
         progress: Progress | None,
     ) -> None:  # fmt: skip
         self.pools = pools
+        pools.start_pass()
         self.settings = settings
         self.summary = summary
         self.now = now

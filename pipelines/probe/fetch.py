@@ -78,6 +78,7 @@ class PoolSource:
 
     def __init__(self, pools: ConnectionPool | BodyPools, connections: int | None = None) -> None:
         self.pools = BodyPools.of(pools)
+        self.pools.start_pass()
         total = self.pools.connections
         self.threads = max(1, min(connections or total, total))
         self.counts = FetchCounts()
