@@ -132,3 +132,32 @@ def test_the_commands_take_the_file_or_the_flags(
     monkeypatch.delenv("BLOCK_PASS")
     assert provider_set_of(_args([]), "health") is None
     assert "BLOCK_PASS is not set" in capsys.readouterr().err
+
+
+def test_the_dagster_resource_reads_the_same_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assets.resources import NNTPResource
+
+    (tmp_path / "secret.txt").write_text("s")
+    path = tmp_path / "providers.toml"
+    path.write_text(GOOD)
+    monkeypatch.setenv("BLOCK_PASS", "pw")
+    monkeypatch.delenv("USENET_INDEXER_NNTP_HOST", raising=False)
+    assert not NNTPResource().configured()
+    nntp = NNTPResource(providers_file=str(path))
+    assert nntp.configured() and nntp.account_connections() == 30
+    # capture and spots: the first provider for headers, with a share of its connections
+    first = nntp.provider(4)
+    assert (first.name, first.connections, first.password) == ("main", 4, "s")
+    pools = nntp.body_pools(4, str(tmp_path / "cat"))
+    try:  # bodies and health: every body provider with its own limit, in priority order
+        assert [(p.provider.name, p.size) for p in pools.pools] == [("main", 30), ("block", 8)]
+    finally:
+        pools.close()
+    # without the file: the one account, as before
+    one = NNTPResource(host="news.example", connections=6).body_pools(2, str(tmp_path / "c"))
+    try:
+        assert [(p.provider.host, p.size) for p in one.pools] == [("news.example", 2)]
+    finally:
+        one.close()
