@@ -43,6 +43,7 @@ COMMANDS = [
     "cli.commands.ids",
     "cli.commands.bench_ids",
     "cli.commands.providers",
+    "cli.commands.bench_providers",
 ]
 
 
