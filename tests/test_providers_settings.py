@@ -161,3 +161,25 @@ def test_the_dagster_resource_reads_the_same_file(
         assert [(p.provider.host, p.size) for p in one.pools] == [("news.example", 2)]
     finally:
         one.close()
+
+
+def test_live_shares_capture_pools_with_the_body_providers_of_the_same_account(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cli.commands.providers import live_bodies
+    from pipelines.nntp.pool import ConnectionPool
+
+    (tmp_path / "secret.txt").write_text("s")
+    path = tmp_path / "providers.toml"
+    path.write_text(GOOD)
+    monkeypatch.setenv("BLOCK_PASS", "pw")
+    args = _args(["--providers", str(path)])
+    args.catalog = str(tmp_path / "cat")
+    ps = load_providers(path, {"BLOCK_PASS": "pw"})
+    capture = [ConnectionPool(p) for p in ps.for_headers()]  # main, headers-only
+    bodies = live_bodies(args, capture)
+    # main's pool is capture's (one pool per account); block, bodies only, has its own
+    assert [p.provider.name for p in bodies.pools] == ["main", "block"]
+    assert bodies.pools[0] is capture[0] and bodies.pools[1] not in capture
+    bodies.close()  # closes block's pool only
+    assert not capture[0]._closed and bodies.pools[1]._closed
