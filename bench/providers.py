@@ -20,7 +20,6 @@ catalog:
 from __future__ import annotations
 
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -154,7 +153,7 @@ def _servers(*setups: tuple[str, list[str]], rate: float) -> Iterator[list[int]]
         yield ports
     finally:
         for proc in procs:
-            proc.send_signal(signal.SIGINT)
+            proc.terminate()
             try:
                 proc.wait(30)
             except subprocess.TimeoutExpired:
