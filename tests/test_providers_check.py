@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from bench.providers import renumbered
 from pipelines.generate import GenerateConfig
 from pipelines.nntpserver.ports import free_port
 from pipelines.providers.fingerprint import DIFFERENT, SAME_ARTICLES, SAME_NUMBERING
 from pipelines.providers.status import providers_status
 from tests.corpora import generate
-from tests.provider_servers import options, renumbered, servers
+from tests.provider_servers import options, servers
 
 CONFIG = GenerateConfig(groups=1, articles=3_000, seed=4, range_size=2_000, chunk=1_000)
 

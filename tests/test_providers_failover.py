@@ -11,6 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from bench.providers import renumbered
 from pipelines.articles.store import open_bodies
 from pipelines.generate import GenerateConfig
 from pipelines.nntp.errors import AuthError
@@ -20,7 +21,7 @@ from pipelines.probe.run import probe_catalog
 from pipelines.providers.failover import BodyPools
 from pipelines.providers.resting import FOREVER, Resting
 from tests.corpora import Generated, replayed
-from tests.provider_servers import options, provider, renumbered, servers
+from tests.provider_servers import options, provider, servers
 
 IGNORED = ("probed_at", "fetched")
 CONFIG = GenerateConfig(groups=1, articles=8_000, seed=11, range_size=4_000, chunk=2_000)

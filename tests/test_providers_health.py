@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.providers import renumbered
 from pipelines.health.cadence import DEFAULT
 from pipelines.health.sample import sample
 from pipelines.health.store import latest_health
@@ -19,7 +20,7 @@ from pipelines.providers.failover import BodyPools
 from pipelines.providers.resting import Resting
 from pipelines.providers.status import providers_status
 from tests.health_data import World, copy_catalog, health_world, releases_of, verdicts
-from tests.provider_servers import options, provider, renumbered, servers
+from tests.provider_servers import options, provider, servers
 
 DAY = 86_400
 

@@ -18,7 +18,8 @@ the pool:
   an unstamped release would lead every batch while the rest went unchecked.
 
 With several providers (`docs/PROVIDERS.md`) each sampled segment is STATted on every
-provider that is not resting, in priority order, and the row keeps what each answered
+provider that is not resting, all at once (a connection of each), and the row keeps what
+each answered
 (`providers`, `provider_missing`). The release's verdict is the best provider's: it is
 healthy when some provider serves all of it. A provider's transport failure costs the
 release only when no other provider serves it whole (it might have); a provider that
@@ -36,6 +37,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -134,14 +136,20 @@ class _Pass:
         self.summary = summary
         self.now = now
         self.progress = progress
-        # a check holds a connection of one provider at a time, each in turn: as many
-        # checks as the smallest account has connections never wait on each other
+        # a check holds a connection of each provider at once: as many checks as the
+        # smallest account has connections never wait on each other
         smallest = min(p.size for p in pools.pools)
         self.threads = max(1, min(settings.connections or smallest, smallest))
         self.lock = threading.Lock()
         self.in_a_row = 0
         self.fatal: BaseException | None = None
         self.refused: dict[str, AuthError] = {}
+        extra = self.threads * (len(pools.pools) - 1)  # a thread per check per other provider
+        self.helpers = ThreadPoolExecutor(extra, "health-stat") if extra else None
+
+    def close(self) -> None:
+        if self.helpers is not None:
+            self.helpers.shutdown(wait=True)
 
     @property
     def ended(self) -> bool:
@@ -193,8 +201,12 @@ class _Pass:
             return
         answers: dict[str, Answer] = {}
         unanswered = False  # a provider that may serve it gave no answer
-        for pool in self.pools.available():
-            answer = self._ask(pool, ids)
+        ask = self.pools.available()
+        # the other providers' STATs at the same time as the first's, on their own
+        # connections: a check waits for the slowest provider, not for their sum
+        others = [self.helpers.submit(self._ask, p, ids) for p in ask[1:]] if self.helpers else []
+        first = [self._ask(ask[0], ids)] if ask else []
+        for pool, answer in zip(ask, first + [f.result() for f in others], strict=True):
             if answer is None:
                 unanswered = unanswered or pool.provider.label not in self.refused
             else:
@@ -311,6 +323,7 @@ def sweep(
         summary.seconds = time.monotonic() - started
         return summary
     views = CatalogViews(catalog)
+    checks: _Pass | None = None
     try:
         checks = _Pass(BodyPools.of(pool), settings, summary, now, progress)
         sweep_id = time.time_ns()
@@ -326,6 +339,8 @@ def sweep(
         if checks.fatal is not None:
             raise checks.fatal
     finally:
+        if checks is not None:
+            checks.close()
         views.close()
         summary.seconds = time.monotonic() - started
     return summary
