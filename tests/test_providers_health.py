@@ -136,3 +136,30 @@ def test_the_health_command_reads_the_settings_file(
     assert "healthy" in set(found.values())
     rests = providers_status(catalog)["rests"]
     assert [r["provider"] for r in rests] == ["locked"] and rests[0]["seconds"] is None
+
+
+def test_a_provider_whose_retention_ends_before_a_release_is_not_asked_for_it(
+    world: tuple[World, str], tmp_path: Path
+) -> None:
+    from pipelines.corpus.reader import CorpusReader
+    from pipelines.providers.report import check_all
+    from pipelines.providers.status import oldest_articles, write_check
+
+    w, other = world
+    catalog = copy_catalog(w, tmp_path / "cat")
+    group = CorpusReader(w.corpus).groups()[0]
+    with servers((w.corpus, options()), (other, options())) as (a, b):
+        providers = [provider(a, "first"), provider(b, "second")]
+        write_check(catalog, check_all(providers, [group]))
+        oldest = oldest_articles(catalog)[("second", group)]
+        pools = _pools(providers)
+        summary = sweep(catalog, pools, SweepSettings(), now=w.now)
+        pools.close()
+    assert summary.ended == DONE and summary.skipped == 0
+    rows = latest_health(catalog).to_pylist()
+    beyond = [r for r in rows if r["posted_last"] < oldest]
+    within = [r for r in rows if r["posted_last"] >= oldest]
+    assert beyond and within
+    assert all(r["providers"] == ["first"] for r in beyond)  # the second not asked
+    assert all(r["providers"] == ["first", "second"] for r in within)
+    assert {r["verdict"] for r in rows} == {"healthy"}

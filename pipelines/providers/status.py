@@ -95,6 +95,18 @@ def recent_rests(catalog: str, count: int = RECENT) -> list[dict[str, Any]]:
     return out
 
 
+def oldest_articles(catalog: str) -> dict[tuple[str, str], int]:
+    """(provider, group) -> the posting time of the oldest article the newest check found
+    there: what it could still serve (its retention then; the window only moves on)."""
+    check = newest_check(catalog) or {}
+    out: dict[tuple[str, str], int] = {}
+    for p in check.get("providers", []):
+        for g in p.get("groups", []) if isinstance(p, dict) else []:
+            if isinstance(g, dict) and isinstance(g.get("oldest"), int):
+                out[(str(p.get("name")), str(g.get("group")))] = g["oldest"]
+    return out
+
+
 def providers_status(catalog: str) -> dict[str, Any]:
     """What the status page shows: the newest check (or None) and the recent rests."""
     return {"check": newest_check(catalog), "rests": recent_rests(catalog)}
