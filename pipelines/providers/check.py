@@ -135,13 +135,18 @@ def _group(client: NNTPClient, group: str, now: float, out: ProviderCheck) -> Gr
     return check
 
 
+def overview_fields(client: NNTPClient, first: int, last: int) -> list[list[bytes]]:
+    """The overview lines of articles first..last of the current group, split in fields."""
+    reply = client.over(first, last)
+    if not reply.payload:
+        return []
+    lines = inflate(reply.payload).data.split(b"\r\n")
+    return [line.split(b"\t") for line in lines if line]
+
+
 def _oldest(client: NNTPClient, low: int, high: int) -> int | None:
     """The posting time of the first article the overview lists from the low mark."""
-    reply = client.over(low, min(high, low + OLDEST_SPAN - 1))
-    if not reply.payload:
-        return None
-    for line in inflate(reply.payload).data.split(b"\r\n"):
-        fields = line.split(b"\t")
+    for fields in overview_fields(client, low, min(high, low + OLDEST_SPAN - 1)):
         if len(fields) > 3:
             try:
                 when = parsedate_to_datetime(fields[3].decode("utf-8", "replace"))

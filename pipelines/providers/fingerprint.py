@@ -2,8 +2,9 @@
 
 Article numbers belong to a backbone: two accounts on one backbone give the same
 message-id for the same number in a group. So for each group the reference provider (the
-first in priority that carries it) is asked, by number, for the message-ids of `SAMPLE`
-articles spread over its range, and every other provider is asked the same numbers:
+first in priority that carries it) lists, by overview, `SAMPLE` articles spread over its
+range with their message-ids, and every other provider is asked the same numbers by
+STAT:
 - same numbering: at least `AGREE` of the numbers both answered give the same message-id;
 - otherwise, where the numbering differs, each provider is asked the reference's
   message-ids by STAT: `AGREE` or more found means the same articles under other numbers
@@ -23,8 +24,10 @@ from typing import Any
 from pipelines.nntp.client import NNTPClient
 from pipelines.nntp.errors import NNTPError, NoArticle, NoSuchGroup
 from pipelines.nntp.provider import Provider
+from pipelines.providers.check import overview_fields
 
 SAMPLE = 24  # numbers asked per group
+LOOK_AHEAD = 200  # articles of overview read from each sampled point for its first article
 AGREE = 0.9  # share of the sample that must agree
 
 SAME_NUMBERING = "same numbering"
@@ -117,13 +120,21 @@ def fingerprint(
 
 
 def _reference_samples(client: NNTPClient, groups: Sequence[str]) -> dict[str, dict[int, str]]:
+    """Per group the reference carries, (number, message-id) of the first article its
+    overview lists from each of `SAMPLE` points spread over its range (numbering has
+    gaps: a point itself is often no article)."""
     samples: dict[str, dict[int, str]] = {}
     for group in groups:
         try:
             info = client.group(group)
         except NoSuchGroup:
             continue
-        found = ids_by_number(client, group, sample_numbers(info.low, info.high))
+        found: dict[int, str] = {}
+        for point in sample_numbers(info.low, info.high):
+            for fields in overview_fields(client, point, min(info.high, point + LOOK_AHEAD)):
+                if len(fields) > 4 and fields[0].isdigit():
+                    found[int(fields[0])] = fields[4].decode("utf-8", "surrogateescape")
+                    break
         if found:
             samples[group] = found
     return samples
