@@ -100,6 +100,15 @@ def test_a_missing_file_and_secrets_file_are_clear_errors(tmp_path: Path) -> Non
         load_providers(path, {})
 
 
+def _good_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """GOOD as a file, its secrets file beside it and its variable set."""
+    (tmp_path / "secret.txt").write_text("s")
+    path = tmp_path / "providers.toml"
+    path.write_text(GOOD)
+    monkeypatch.setenv("BLOCK_PASS", "pw")
+    return path
+
+
 def _args(argv: list[str]) -> argparse.Namespace:
     from cli.commands.capture import add_server_arguments
 
@@ -115,10 +124,7 @@ def test_the_commands_take_the_file_or_the_flags(
     from cli.commands.capture import providers_of
     from cli.commands.providers import provider_set_of
 
-    (tmp_path / "secret.txt").write_text("s")
-    path = tmp_path / "providers.toml"
-    path.write_text(GOOD)
-    monkeypatch.setenv("BLOCK_PASS", "pw")
+    path = _good_file(tmp_path, monkeypatch)
     headers = providers_of(_args(["--providers", str(path)]), "capture")
     assert headers is not None and [p.name for p in headers] == ["main", "headers-only"]
     # today's flags: one server is a set of one
@@ -139,10 +145,7 @@ def test_the_dagster_resource_reads_the_same_file(
 ) -> None:
     from assets.resources import NNTPResource
 
-    (tmp_path / "secret.txt").write_text("s")
-    path = tmp_path / "providers.toml"
-    path.write_text(GOOD)
-    monkeypatch.setenv("BLOCK_PASS", "pw")
+    path = _good_file(tmp_path, monkeypatch)
     monkeypatch.delenv("USENET_INDEXER_NNTP_HOST", raising=False)
     assert not NNTPResource().configured()
     nntp = NNTPResource(providers_file=str(path))
@@ -169,10 +172,7 @@ def test_live_shares_capture_pools_with_the_body_providers_of_the_same_account(
     from cli.commands.providers import live_bodies
     from pipelines.nntp.pool import ConnectionPool
 
-    (tmp_path / "secret.txt").write_text("s")
-    path = tmp_path / "providers.toml"
-    path.write_text(GOOD)
-    monkeypatch.setenv("BLOCK_PASS", "pw")
+    path = _good_file(tmp_path, monkeypatch)
     args = _args(["--providers", str(path)])
     args.catalog = str(tmp_path / "cat")
     ps = load_providers(path, {"BLOCK_PASS": "pw"})
