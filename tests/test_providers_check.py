@@ -42,8 +42,9 @@ def test_the_check_reports_each_provider_and_the_backbones_they_share(
                  (shorter, options()), (corpus, options(user="u", password="right"))
                  ) as (main, twin, other, short, locked):  # fmt: skip
         down = free_port()
-        blocks = [("main", main.port, ""), ("twin", twin.port, ""), ("resold", other.port, ""),
-                  ("short", short.port, ""), ("down", down, ""),
+        blocks = [("main", main.port, 'backbone = "x"\n'), ("twin", twin.port, 'backbone = "y"\n'),
+                  ("resold", other.port, ""), ("short", short.port, 'backbone = "x"\n'),
+                  ("down", down, ""),
                   ("locked", locked.port, 'user = "u"\npassword_env = "CHECK_PASS"\n')]  # fmt: skip
         settings.write_text("".join(
             f'[[provider]]\nname = "{n}"\nhost = "127.0.0.1"\nport = {p}\n'
@@ -85,5 +86,11 @@ def test_the_check_reports_each_provider_and_the_backbones_they_share(
     # the text says the same, and the status page's file holds the report
     assert "DOWN: cannot connect" in text.stdout and "REFUSED" in text.stdout
     assert "backbone: main, twin, resold" in text.stdout
+    # the settings put twin on another backbone and short on main's: both said
+    assert report["mismatches"] == [
+        "twin and main: the settings say other backbones, the answers say same numbering",
+        "short and main: the settings say the same backbone, the answers say different",
+    ]
+    assert "check the settings: twin and main" in text.stdout
     stored = providers_status(str(tmp_path / "cat"))["check"]
     assert stored is not None and stored["fingerprint"] == report["fingerprint"]

@@ -77,6 +77,7 @@ def test_the_status_page_shows_the_check_and_the_rests(catalog: str) -> None:
              "groups": []},
         ],
         "fingerprint": {"pairs": [], "backbones": [["main"], ["down"]]},
+        "mismatches": ["down and main: the settings say the same backbone, the answers differ"],
     })  # fmt: skip
     record = rest_recorder(catalog)
     record(Rest("down", 1_700_000_100, 60.0, 8, "ServiceGone: cannot connect"))
@@ -88,6 +89,11 @@ def test_the_status_page_shows_the_check_and_the_rests(catalog: str) -> None:
     ]
     assert states == ["ok", "down: cannot connect"]
     assert "12.5 days" in doc.xpath("//table[@id='providers']")[0].text_content()
+    assert (
+        doc.xpath("//p[@class='provider-mismatch']")[0]
+        .text_content()
+        .startswith("Check the settings: down and main")
+    )
     assert [tr.text_content() for tr in doc.xpath("//tr[@class='backbone']/td[2]")] == [
         "main",
         "down",

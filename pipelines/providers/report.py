@@ -10,7 +10,13 @@ from typing import Any
 from pipelines.nntp.client import NNTPClient
 from pipelines.nntp.provider import Provider
 from pipelines.providers.check import check_provider
-from pipelines.providers.fingerprint import fingerprint
+from pipelines.providers.fingerprint import (
+    SAME_ARTICLES,
+    SAME_NUMBERING,
+    UNKNOWN,
+    Fingerprint,
+    fingerprint,
+)
 
 
 def _connect(provider: Provider) -> NNTPClient:
@@ -29,7 +35,25 @@ def check_all(providers: Sequence[Provider], groups: Sequence[str]) -> dict[str,
         "groups": list(groups),
         "providers": [c.to_json() for c in checks],
         "fingerprint": prints.to_json(),
+        "mismatches": mismatches(providers, prints),
     }
+
+
+def mismatches(providers: Sequence[Provider], prints: Fingerprint) -> list[str]:
+    """Where the settings file's `backbone` says otherwise than the answers: two
+    providers it puts on one backbone that answered differently, or on two that share."""
+    by_name = {p.label: p for p in providers}
+    out = []
+    for pair in prints.pairs:
+        a, b = by_name[pair.reference], by_name[pair.other]
+        if not (a.backbone and b.backbone) or pair.relation == UNKNOWN:
+            continue
+        same = pair.relation in (SAME_NUMBERING, SAME_ARTICLES)
+        if same != (a.backbone == b.backbone):
+            said = "the same backbone" if a.backbone == b.backbone else "other backbones"
+            out.append(f"{b.label} and {a.label}: the settings say {said}, "
+                       f"the answers say {pair.relation}")  # fmt: skip
+    return out
 
 
 def report_text(report: dict[str, Any]) -> str:
@@ -65,4 +89,5 @@ def report_text(report: dict[str, Any]) -> str:
                      f"{pair['relation']} ({evidence})")  # fmt: skip
     for backbone in report["fingerprint"]["backbones"]:
         lines.append(f"backbone: {', '.join(backbone)}")
+    lines += [f"check the settings: {m}" for m in report.get("mismatches", [])]
     return "\n".join(lines)
