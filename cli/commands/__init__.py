@@ -42,6 +42,8 @@ COMMANDS = [
     "cli.commands.bench_spots",
     "cli.commands.ids",
     "cli.commands.bench_ids",
+    "cli.commands.providers",
+    "cli.commands.bench_providers",
 ]
 
 

@@ -137,7 +137,11 @@ def run(args: argparse.Namespace) -> int:
         Progress([f"{p.provider.label}#{i}" for i, p in enumerate(pools.slots())], show=False),
         consumed=IndexedRanges(args.catalog),
     )
-    live = Live(capture, args.corpus, args.catalog, rules, args.interval, sys.stdout, stages)
+    from cli.commands.providers import live_bodies
+
+    bodies = live_bodies(args, pools.pools)  # capture's pools, and the body-only providers'
+    live = Live(capture, args.corpus, args.catalog, rules, args.interval, sys.stdout, stages,
+                bodies)  # fmt: skip
     code = 0
     try:
         summary = live.run(args.cycles)
