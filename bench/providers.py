@@ -169,23 +169,16 @@ def run_bench(
     seed: int = 3,
     out: Any = sys.stdout,
 ) -> ProvidersFigures:
-    from pipelines.generate import GenerateConfig, generate_corpus
-    from pipelines.index.replay import replay
-    from pipelines.index.rules import Rules
+    from bench.served import indexed_corpus
+    from pipelines.generate import GenerateConfig
     from pipelines.nntpserver.ports import free_port
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        print(f"generating {articles:,} articles with their bodies ...", file=out, flush=True)
+        catalog = root / "catalog"
         config = GenerateConfig(groups=2, articles=articles, seed=seed, mix="real")
-        generate_corpus(str(root / "gen"), config, progress=False)
-        corpus, catalog = str(root / "gen" / "corpus"), root / "catalog"
-        import json
-
-        meta = json.loads((root / "gen" / "generate.json").read_text())
-        priority = tuple(g["name"] for g in sorted(meta["groups"], key=lambda g: g["priority"]))
-        print("indexing, and the second backbone's copy ...", file=out, flush=True)
-        replay(corpus, str(catalog), Rules(groups=priority), progress=False)
+        corpus = indexed_corpus(root / "gen", str(catalog), config, say=out)
+        print("the second backbone's copy ...", file=out, flush=True)
         other = renumbered(corpus, root / "other", offset=10_000_000)
         store = open_bodies(corpus)
         assert store is not None
