@@ -28,6 +28,7 @@ from pipelines.catalog.partitions import is_local
 from pipelines.corpus.fs import open_fs
 from pipelines.corpus.layout import RangeRef
 from pipelines.corpus.reader import CorpusReader, RangeInfo
+from pipelines.index.backbones import CorpusBackbones, start_fill
 from pipelines.index.range_indexer import RangeResult, index_range
 from pipelines.index.rules import Rules
 from pipelines.index.schedule import (
@@ -51,6 +52,7 @@ class ReplaySummary:
     tails: list[TailResult] = field(default_factory=list)
     seconds: float = 0.0
     results: list[RangeResult] = field(default_factory=list)
+    filled: dict[str, int] = field(default_factory=dict)  # the fill's outcomes (fill.py)
 
     @property
     def ranges_indexed(self) -> int:
@@ -59,6 +61,8 @@ class ReplaySummary:
     def add(self, r: RangeResult) -> None:
         self.totals.add(r)
         self.results.append(r)
+        for outcome, n in r.filled.items():
+            self.filled[outcome] = self.filled.get(outcome, 0) + n
 
     def text(self) -> str:
         t = self.totals
@@ -72,6 +76,9 @@ class ReplaySummary:
             f"{t.pending:,} pending (no usable name)",
             f"dropped by rule: {drops}; bad lines {t.bad_lines:,}",
         ]
+        if self.filled:
+            fill = ", ".join(f"{k} {v:,}" for k, v in sorted(self.filled.items()))
+            lines.append(f"from other backbones: {fill}")
         lines += [t.text() for t in self.tails]
         lines += [f"stopped: {s}" for s in self.stopped]
         return "\n".join(lines)
@@ -98,8 +105,8 @@ def replay(
 ) -> ReplaySummary:
     """Index the due complete ranges of the chosen groups; then (`tail`) the part stored so
     far of each group's growing newest range (`pipelines.index.tail`)."""
-    reader = CorpusReader(corpus)
-    corpus_groups = reader.groups()
+    backbones = CorpusBackbones(corpus)  # each group from its primary backbone
+    corpus_groups = backbones.groups()
     priority = rules.priority(corpus_groups)
     chosen = [g for g in priority if g in corpus_groups and (not groups or g in groups)]
     missing = sorted(set(groups or ()) - set(corpus_groups))
@@ -110,8 +117,9 @@ def replay(
     # idle still: its ranges' manifests and logs and its tail's window are not read again
     memos = Stamps(catalog, "replay")
     extra = f"{rules.fingerprint}|{tail}|{','.join(priority)}"
-    seen = {g: _stamp(memos, reader, catalog, g, extra) for g in chosen}
-    plans = {g: plan(reader, g) for g in chosen if not seen[g].same}
+    readers = {g: backbones.reader(catalog, g) for g in chosen}
+    seen = {g: _stamp(memos, readers[g], catalog, g, extra) for g in chosen}
+    plans = {g: plan(readers[g], g) for g in chosen if not seen[g].same}
     if any(ranges for ranges, _ in plans.values()):
         # a first pass after an install compiles the kernels apart (its peak memory)
         compile_apart(sys.stderr if progress else None)
@@ -125,7 +133,8 @@ def replay(
             _replay_idle(summary, group, seen[group].memo)
             continue
         ranges, stopped = plans[group]
-        indexed = _replay_group(reader, catalog, rules, priority, ranges, summary, bar)
+        reader, others = readers[group], backbones.others(catalog, group)
+        indexed = _replay_group(reader, catalog, rules, priority, ranges, summary, bar, others)
         resumed = [info for info in ranges if info.ref not in indexed]
         summary.ranges_resumed += len(resumed)
         bar.update(sum(_lines(info) for info in resumed))
@@ -194,6 +203,7 @@ def _replay_group(
     ranges: list[RangeInfo],
     summary: ReplaySummary,
     bar: tqdm,
+    others: list[tuple[str, CorpusReader]] | None = None,
 ) -> set[RangeRef]:
     """Index the group's due ranges in order, as the scheduler names them; which."""
     schedule = GroupSchedule(catalog, [i.ref for i in ranges], rules)
@@ -215,8 +225,9 @@ def _replay_group(
                 schedule.indexed(exc.before)
                 continue
         bar.set_postfix_str(f"{due.ref.group} {due.ref.name}")
+        fill = start_fill(catalog, due.ref, before, others or [])
         result, window = index_range(
-            reader, ranges[i], catalog, rules, priority, window, on_chunk=bar.update
+            reader, ranges[i], catalog, rules, priority, window, on_chunk=bar.update, fill=fill
         )
         summary.add(result)
         schedule.indexed(due.ref)

@@ -1,0 +1,267 @@
+"""The header pass's fill: articles the primary backbone lacks, from the other backbones.
+
+A group is read from one backbone, its primary: the catalog's article numbers are the
+primary's. Each chunk of the primary is read as always; before it is parsed, the other
+backbones' lines of the same articles are read in step (`fill_stream`, each backbone
+once, forward, from where the last range left it) and matched by message-id (the
+kernels' 64-bit hash):
+
+- a line whose message-id is in the primary's chunk is an *anchor*: the same article on
+  both; its two numbers give the offset between the backbones' numbering there;
+- a line whose message-id the primary has not (nor in its chunk before, nor filled
+  already) is an article the primary lacks (its retention is shorter, or a take-down):
+  it takes the primary's number the offset gives, the number the primary left free for
+  it, and joins the chunk in article order. So a release missing a part on the primary
+  is whole when another backbone has it, and the catalog is the one a provider holding
+  everything would give;
+- the other backbone is read up to the first line whose number falls past the chunk:
+  what follows belongs to the next chunk.
+
+Counted, never raised: a line whose number falls before the chunk (the other backbone
+sends it later than the primary did: `late`), or on a number the primary holds
+(numbering drifted between anchors: `unplaced`); an article the primary sends after it
+was filled is not indexed again (`filled_earlier`); a backbone not captured as far as
+the chunk (`behind`). The first anchor of a backbone is found in its lines at the cursor
+or, once a range, by a search forward bounded by twice the range's size (a backbone
+with a longer retention starts far before the primary).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+
+from kernels import scan as sc
+from pipelines.corpus.layout import RangeRef
+from pipelines.corpus.reader import Chunk, CorpusReader, RangeReport
+from pipelines.index.fill_state import FillState, SourceState, load_state, save_state
+from pipelines.index.fill_stream import BackboneStream, Batch, message_id_hashes
+
+_NONE = np.zeros(0, np.uint64)
+
+
+class Fill:
+    """One range's fill from the other backbones (priority order) of its group."""
+
+    def __init__(
+        self, ref: RangeRef, sources: list[tuple[str, CorpusReader]], state: FillState
+    ) -> None:
+        self.ref = ref
+        self.state = state
+        self.readers = dict(sources)
+        self.streams = {
+            name: BackboneStream(reader, ref.group, state.source(name).cursor)
+            for name, reader in sources
+        }
+        self.filled_before = state.filled  # the previous range's fills (sorted)
+        self.filled_now: list[np.ndarray] = []
+        self.counts: Counter[str] = Counter()
+        self._searched: set[str] = set()
+
+    @classmethod
+    def start(
+        cls,
+        catalog: str,
+        ref: RangeRef,
+        before: RangeRef | None,
+        sources: list[tuple[str, CorpusReader]],
+    ) -> Fill:
+        """The fill of `ref`, from the state the range `before` it left."""
+        state = None
+        if before is not None:
+            state = load_state(catalog, before.group, before.first, before.last)
+        return cls(ref, sources, state or FillState())
+
+    def save(self, catalog: str) -> int:
+        """Record where the fill stands after the range (before its window snapshot)."""
+        self.state.filled = np.sort(np.concatenate([_NONE, *self.filled_now]))
+        for name, stream in self.streams.items():
+            self.state.source(name).cursor = stream.cursor
+            self.counts[f"chunks_read:{name}"] += stream.report.chunks_read
+        self.state.counts = dict(self.counts)
+        return save_state(catalog, self.ref.group, self.ref.first, self.ref.last, self.state)
+
+    def chunks(self, chunks: Iterable[Chunk], report: RangeReport) -> Iterator[Chunk]:
+        """The primary's chunks with the other backbones' articles it lacks put in."""
+        for chunk in chunks:
+            yield self._fill_chunk(chunk, report)
+
+    # -- one chunk -------------------------------------------------------------------
+
+    def _fill_chunk(self, chunk: Chunk, report: RangeReport) -> Chunk:
+        idx = chunk.lines
+        ok = np.flatnonzero(idx.status == sc.OK)
+        hashes = message_id_hashes(chunk, ok)
+        order = np.argsort(hashes, kind="stable")
+        primary = _Primary(hashes[order], idx.number[ok][order], chunk.first, chunk.last)
+        filled = np.concatenate([self.filled_before, *self.filled_now])
+        again = np.isin(hashes, filled)  # filled from another backbone in an earlier chunk
+        fills: dict[int, bytes] = {}
+        taken: list[int] = []
+        if chunk.whole:
+            for name in list(self.streams):
+                self._from_source(name, primary, filled, fills, taken)
+        self.state.recent = primary.hashes
+        if not fills and not again.any():
+            return chunk
+        self.counts["filled"] += len(fills)
+        self.counts["filled_earlier"] += int(again.sum())
+        self.filled_now.append(np.asarray(taken, np.uint64))
+        merged = _merge(chunk, set(ok[again].tolist()), fills)
+        _recount(report, idx, merged.lines)
+        return merged
+
+    def _from_source(
+        self,
+        name: str,
+        primary: _Primary,
+        filled: np.ndarray,
+        fills: dict[int, bytes],
+        taken: list[int],
+    ) -> None:
+        src = self.state.source(name)
+        if src.offset is None and not self._seed(name, primary):
+            return
+        stream = self.streams[name]
+        while (batch := stream.peek()) is not None:
+            done = self._take(src, batch, primary, filled, fills, taken)
+            stream.take(done)
+            if batch.left:
+                return  # the rest belongs to a later chunk
+        self.counts[f"behind:{name}"] = 1  # not stored as far as this chunk yet
+
+    def _take(
+        self,
+        src: SourceState,
+        batch: Batch,
+        primary: _Primary,
+        filled: np.ndarray,
+        fills: dict[int, bytes],
+        taken: list[int],
+    ) -> int:
+        """Place the batch's lines up to the first past the chunk; how many it took."""
+        assert src.offset is not None
+        numbers = batch.number[batch.pos :]
+        hashes = batch.hashes[batch.pos :]
+        at, anchor = primary.find(hashes)
+        offsets = primary.number[at] - numbers
+        last = np.maximum.accumulate(np.where(anchor, np.arange(len(numbers)), -1))
+        offsets = np.where(last >= 0, offsets[np.maximum(last, 0)], src.offset)
+        target = numbers + offsets
+        past = np.flatnonzero(target > primary.last)
+        stop = int(past[0]) if len(past) else len(numbers)
+        if anchor[:stop].any():
+            src.offset = int(offsets[np.flatnonzero(anchor[:stop])[-1]])
+        known = anchor[:stop] | np.isin(hashes[:stop], self.state.recent)
+        known |= np.isin(hashes[:stop], filled) | np.isin(hashes[:stop], taken)
+        for i in np.flatnonzero(~known):
+            number = int(target[i])
+            if number < primary.first:
+                self.counts["late"] += 1
+            elif number in fills or primary.holds(number):
+                self.counts["unplaced"] += 1
+            else:
+                fills[number] = batch.line(batch.pos + int(i), number)
+                taken.append(int(hashes[i]))
+        return stop
+
+    # -- the offset between the backbones ---------------------------------------------
+
+    def _seed(self, name: str, primary: _Primary) -> bool:
+        """Find the backbone's first anchor: in its lines at the cursor, else (once a
+        range) searching forward. Its lines before the range's first article are skipped:
+        no primary number is left for them."""
+        if not len(primary.hashes):
+            return False
+        stream, src = self.streams[name], self.state.source(name)
+        offset = _first_anchor(stream.peek(), primary)
+        if offset is None and name not in self._searched:
+            self._searched.add(name)
+            offset, src.seek = self._search(name, max(stream.cursor, src.seek or 0), primary)
+        if offset is None:
+            return False
+        src.offset, src.seek = offset, None
+        start = self.ref.first - offset
+        if start > stream.cursor:
+            self.counts[f"chunks_read:{name}"] += stream.report.chunks_read
+            self.streams[name] = BackboneStream(self.readers[name], self.ref.group, start)
+        return True
+
+    def _search(self, name: str, start: int, primary: _Primary) -> tuple[int | None, int]:
+        reach = start + 2 * (self.ref.last - self.ref.first + 1)
+        scan = BackboneStream(self.readers[name], self.ref.group, start)
+        offset = None
+        while (batch := scan.peek()) is not None and scan.cursor <= reach:
+            offset = _first_anchor(batch, primary)
+            if offset is not None:
+                break
+            scan.take(batch.left)
+        self.counts[f"chunks_read:{name}"] += scan.report.chunks_read
+        return offset, scan.cursor
+
+
+class _Primary:
+    """The primary chunk's good lines by message-id hash."""
+
+    def __init__(self, hashes: np.ndarray, number: np.ndarray, first: int, last: int) -> None:
+        self.hashes, self.number, self.first, self.last = hashes, number, first, last
+        self._held = set(number.tolist()) if len(number) else set()
+
+    def find(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where each hash is among the primary's (clipped) and whether it is there."""
+        if not len(self.hashes):
+            return np.zeros(len(hashes), np.int64), np.zeros(len(hashes), np.bool_)
+        at = np.minimum(np.searchsorted(self.hashes, hashes), len(self.hashes) - 1)
+        return at, self.hashes[at] == hashes
+
+    def holds(self, number: int) -> bool:
+        return number in self._held
+
+
+def _first_anchor(batch: Batch | None, primary: _Primary) -> int | None:
+    """The offset at the batch's first line the primary's chunk also holds."""
+    if batch is None:
+        return None
+    at, anchor = primary.find(batch.hashes[batch.pos :])
+    hits = np.flatnonzero(anchor)
+    if not len(hits):
+        return None
+    i = int(hits[0])
+    return int(primary.number[at[i]]) - int(batch.number[batch.pos + i])
+
+
+def _merge(chunk: Chunk, dropped: set[int], fills: dict[int, bytes]) -> Chunk:
+    """The chunk's lines but `dropped`, with `fills` (number -> line) in article order."""
+    idx = chunk.lines
+    # a bad line keeps its place after the good line before it
+    keys = np.maximum.accumulate(np.where(idx.number >= 0, idx.number, -1))
+    data = chunk.data
+    rows = [
+        (int(keys[i]), 0, bytes(data[int(idx.line_start[i]) : int(idx.line_end[i])]) + b"\r\n")
+        for i in range(len(idx))
+        if i not in dropped
+    ]
+    rows += [(number, 1, line) for number, line in fills.items()]
+    rows.sort(key=lambda r: (r[0], r[1]))
+    text = b"".join(r[2] for r in rows)
+    lines = sc.scan_chunk(text, chunk.first, chunk.last, terminated=True)
+    return Chunk(chunk.ref, chunk.file, chunk.first, chunk.last, text, lines, chunk.whole)
+
+
+def _recount(report: RangeReport, old: sc.LineIndex, new: sc.LineIndex) -> None:
+    """The range's line counts with the merged chunk's lines instead of the primary's."""
+    before, after = RangeReport("", 0, 0), RangeReport("", 0, 0)
+    before.count_lines(old)
+    after.count_lines(new)
+    report.lines += after.lines - before.lines
+    report.lines_ok += after.lines_ok - before.lines_ok
+    report.non_utf8_lines += after.non_utf8_lines - before.non_utf8_lines
+    for name in set(before.bad_lines) | set(after.bad_lines):
+        n = report.bad_lines.get(name, 0) + after.bad_lines.get(name, 0)
+        n -= before.bad_lines.get(name, 0)
+        if n:
+            report.bad_lines[name] = n
+        else:
+            report.bad_lines.pop(name, None)

@@ -1,0 +1,127 @@
+"""Another backbone's overview lines of one group, in its article order, from a cursor.
+
+The fill reads each other backbone once, forward, in step with the primary: from the
+cursor the last range left, chunk by chunk, never re-reading what it has taken. A chunk's
+good lines come as a `Batch`: their numbers, message-id hashes and where each line lies.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from kernels import scan as sc
+from kernels.hashing import hash_spans
+from pipelines.corpus.reader import Chunk, CorpusReader, RangeReport
+
+
+def message_id_hashes(chunk: Chunk, rows: np.ndarray) -> np.ndarray:
+    """The 64-bit hash of each given line's Message-ID field (the kernels' one hash)."""
+    idx = chunk.lines
+    return hash_spans(
+        chunk.data,
+        idx.field_start[rows, sc.F_MESSAGE_ID],
+        idx.field_end[rows, sc.F_MESSAGE_ID],
+    )
+
+
+@dataclass
+class Batch:
+    """One chunk's good lines at or past the cursor, by article number."""
+
+    chunk: Chunk
+    rows: np.ndarray  # line indices into chunk.lines, by number
+    number: np.ndarray  # int64
+    hashes: np.ndarray  # uint64
+    pos: int = 0  # lines before pos are taken
+
+    @property
+    def left(self) -> int:
+        return len(self.rows) - self.pos
+
+    def line(self, i: int, number: int) -> bytes:
+        """Line i (of rows) as an overview line of article `number` (CRLF ended), the
+        group's own number in its Xref too (the other groups' stay the backbone's: the
+        catalog keeps only their names)."""
+        idx, row = self.chunk.lines, int(self.rows[i])
+        rest_from = int(idx.field_end[row, sc.F_NUMBER])
+        end = int(idx.line_end[row])
+        rest = bytes(self.chunk.data[rest_from:end])
+        if idx.n_fields[row] > sc.F_XREF:
+            at = int(idx.field_start[row, sc.F_XREF]) - rest_from
+            to = int(idx.field_end[row, sc.F_XREF]) - rest_from
+            xref = _own_number(rest[at:to], self.chunk.ref.group.encode(), number)
+            rest = rest[:at] + xref + rest[to:]
+        return b"%d" % number + rest + b"\r\n"
+
+
+def _own_number(xref: bytes, group: bytes, number: int) -> bytes:
+    pattern = re.compile(rb"(?<=[ \t])" + re.escape(group) + rb":\d+")
+    return pattern.sub(group + b":%d" % number, xref, count=1)
+
+
+def _batch(chunk: Chunk, cursor: int) -> Batch:
+    idx = chunk.lines
+    rows = np.flatnonzero((idx.status == sc.OK) & (idx.number >= cursor))
+    rows = rows[np.argsort(idx.number[rows], kind="stable")]
+    return Batch(chunk, rows, idx.number[rows], message_id_hashes(chunk, rows))
+
+
+class BackboneStream:
+    """A group's lines on one other backbone from `cursor` on (None: from its start)."""
+
+    def __init__(self, reader: CorpusReader, group: str, cursor: int | None) -> None:
+        self.reader = reader
+        self.group = group
+        self.cursor = cursor if cursor is not None else 0
+        self.report = RangeReport(group, self.cursor, self.cursor)  # problems met reading
+        self._chunks: Iterator[Chunk] | None = None
+        self._batch: Batch | None = None
+        self.ended = False  # no more stored lines (for now: capture may add more)
+
+    def peek(self) -> Batch | None:
+        """The batch holding the next line not taken; None at the end of what is stored."""
+        while self._batch is None or not self._batch.left:
+            if self._batch is not None:  # every line of that chunk taken
+                self.cursor = max(self.cursor, self._batch.chunk.last + 1)
+                self._batch = None
+            chunk = next(self._stored_chunks(), None)
+            if chunk is None:
+                self.ended = True
+                return None
+            self._batch = _batch(chunk, self.cursor)
+        return self._batch
+
+    def take(self, n: int) -> None:
+        """Take the next n lines of the current batch; the cursor moves past them."""
+        batch = self._batch
+        assert batch is not None and n <= batch.left
+        batch.pos += n
+        if batch.left:
+            self.cursor = int(batch.number[batch.pos])
+        else:
+            self.cursor = max(self.cursor, batch.chunk.last + 1)
+
+    def _stored_chunks(self) -> Iterator[Chunk]:
+        if self._chunks is None:
+            self._chunks = self._read_from(self.cursor)
+        return self._chunks
+
+    def _read_from(self, cursor: int) -> Iterator[Chunk]:
+        """The stored chunks holding articles from cursor on, in order: complete ranges
+        and, last, the growing one as far as it is stored."""
+        for ref in self.reader.range_refs(self.group):
+            if ref.last < cursor:
+                continue
+            info = self.reader.range_info(ref)
+            if info.manifest is None:
+                return  # a range with no manifest (still being written): stop before it
+            holding = [c for c in info.manifest.chunks if c.last >= cursor]
+            if holding:
+                after = holding[0].first - 1
+                yield from self.reader.read_range(info, self.report, after=after)
+            if not info.manifest.complete:
+                return  # the growing range: what follows is not stored yet
