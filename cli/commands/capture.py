@@ -57,6 +57,12 @@ def add_parser(sub: Any) -> None:
 def add_server_arguments(p: Any) -> None:
     """The news server options `capture` and `live` share."""
     p.add_argument(
+        "--providers",
+        metavar="FILE",
+        help="the providers settings file (docs/PROVIDERS.md; default $USENET_INDEXER_PROVIDERS "
+        "when no --server or --provider is given)",
+    )
+    p.add_argument(
         "--server",
         action="append",
         default=[],
@@ -86,7 +92,21 @@ def add_server_arguments(p: Any) -> None:
 
 
 def providers_of(args: argparse.Namespace, command: str) -> list[Any] | None:
-    """The providers the server options name; None (the problem printed) when they cannot."""
+    """The providers the server options name (of a settings file, those for headers);
+    None (the problem printed) when they cannot."""
+    from cli.commands.providers import provider_set_of
+
+    providers = provider_set_of(args, command)
+    if providers is None or not providers.source:
+        return None if providers is None else list(providers)
+    if not providers.for_headers():
+        print(f"{command}: {providers.source} has no provider for headers", file=sys.stderr)
+        return None
+    return providers.for_headers()
+
+
+def _flag_providers(args: argparse.Namespace, command: str) -> list[Any] | None:
+    """The providers of the one-server flags (`--server`, `--provider`)."""
     from pipelines.nntp.provider import Provider, parse_provider, parse_server
 
     password = None

@@ -243,6 +243,11 @@ RELEASE_HEALTH = pa.schema(
         ("segments", pa.int32()),  # STATs sent
         ("missing", pa.int32()),  # answered 430 (or 420/423)
         ("posted_last", pa.int64()),  # the release's, when checked (its age sets the cadence)
+        # per provider that answered (issue 29), in priority order: its name and how many
+        # sampled STATs it answered 430; the verdict and `missing` are the best provider's
+        # (a release is healthy when some provider serves all of it). Null in older rows.
+        ("providers", pa.list_(pa.string())),
+        ("provider_missing", pa.list_(pa.int32())),
     ]
 )
 HEALTH_TABLES: dict[str, pa.Schema] = {"release_health": RELEASE_HEALTH}

@@ -106,7 +106,7 @@ def read_health(
     for path in _paths(fs, health_folder(root), group):
         try:
             t = read_parquet(fs, path, None if keys is None else schema.names)
-            t = t.select(schema.names).cast(schema)
+            t = _with_columns(t, schema)
         except _READ_ERRORS as exc:
             damaged.append(f"{path}: {type(exc).__name__}: {exc}")
             continue
@@ -115,6 +115,18 @@ def read_health(
         tables.append(t)
     rows = pa.concat_tables(tables) if tables else schema.empty_table()
     return HealthFiles(rows, len(tables), damaged)
+
+
+# the columns a file written before issue 29 lacks (read as null)
+_ADDED = frozenset({"providers", "provider_missing"})
+
+
+def _with_columns(t: pa.Table, schema: pa.Schema) -> pa.Table:
+    """`t` as `schema`: a column added since the file was written is null."""
+    for name in schema.names:
+        if name not in t.column_names and name in _ADDED:
+            t = t.append_column(name, pa.nulls(t.num_rows, schema.field(name).type))
+    return t.select(schema.names).cast(schema)
 
 
 _CHECKS = pa.schema([RELEASE_HEALTH.field(c) for c in ("release_key", "checked_at", "posted_last")])

@@ -17,6 +17,14 @@ the pool:
   is stamped, a row with a null verdict. The server would answer the same next pass, and
   an unstamped release would lead every batch while the rest went unchecked.
 
+With several providers (`docs/PROVIDERS.md`) each sampled segment is STATted on every
+provider that is not resting, in priority order, and the row keeps what each answered
+(`providers`, `provider_missing`). The release's verdict is the best provider's: it is
+healthy when some provider serves all of it. A provider's transport failure costs the
+release only when no other provider serves it whole (it might have); a provider that
+refuses the credentials is rested for the run, and the sweep stops with that error only
+when every provider refused them.
+
 Resumable: each batch's rows are written when the batch ends (`store.write_batch`), and
 candidates leave out what is stored, so a stopped sweep goes on where it stopped.
 """
@@ -38,10 +46,11 @@ from pipelines.health.check import Answer, stat_sample
 from pipelines.health.due import due_now
 from pipelines.health.sample import ReleaseSegments, sample
 from pipelines.health.store import write_batch
-from pipelines.health.verdicts import VERDICTS, verdict
+from pipelines.health.verdicts import HEALTHY, VERDICTS, verdict
 from pipelines.nntp.errors import AuthError, NNTPError, PoolBusy
 from pipelines.nntp.pool import ConnectionPool
 from pipelines.nntp.provider import Provider
+from pipelines.providers.failover import BodyPools
 
 STAMPED = "stamped"  # a row with a null verdict
 SKIPPED = "skipped"  # transport: no row
@@ -77,6 +86,7 @@ class SweepSummary:
     ended: str = DONE
     seconds: float = 0.0
     damaged: list[str] = field(default_factory=list)
+    served: dict[str, int] = field(default_factory=dict)  # releases each provider serves whole
 
     @property
     def checked(self) -> int:
@@ -92,6 +102,10 @@ class SweepSummary:
             f"{self.stats:,} STATs in {self.seconds:.1f} s ({rate:,.1f}/s)",
             f"ended: {self.ended}",
         ]
+        if len(self.served) > 1:
+            lines.append(
+                "served whole: " + ", ".join(f"{n:,} by {p}" for p, n in self.served.items())
+            )
         lines += [f"damaged health file skipped: {d}" for d in self.damaged]
         return "\n".join(lines)
 
@@ -111,18 +125,22 @@ class _Pass:
     """One batch's checks, a thread per connection; what ends the pass is shared."""
 
     def __init__(
-        self, pool: ConnectionPool, settings: SweepSettings, summary: SweepSummary, now: int,
+        self, pools: BodyPools, settings: SweepSettings, summary: SweepSummary, now: int,
         progress: Progress | None,
     ) -> None:  # fmt: skip
-        self.pool = pool
+        self.pools = pools
         self.settings = settings
         self.summary = summary
         self.now = now
         self.progress = progress
-        self.threads = max(1, min(settings.connections or pool.size, pool.size))
+        # a check holds a connection of one provider at a time, each in turn: as many
+        # checks as the smallest account has connections never wait on each other
+        smallest = min(p.size for p in pools.pools)
+        self.threads = max(1, min(settings.connections or smallest, smallest))
         self.lock = threading.Lock()
         self.in_a_row = 0
         self.fatal: BaseException | None = None
+        self.refused: dict[str, AuthError] = {}
 
     @property
     def ended(self) -> bool:
@@ -170,29 +188,62 @@ class _Pass:
     def _one(self, c: Candidate, release: ReleaseSegments, rows: list[dict[str, Any]]) -> None:
         ids = sample(release, self.settings.cadence.between(self.now - c.posted_last))
         if not ids:  # no segments stored: nothing to ask, stamped so it does not lead
-            self._done(c, rows, None, Answer(0, 0, 0, 0))
+            self._done(c, rows, None, Answer(0, 0, 0, 0), {})
             return
+        answers: dict[str, Answer] = {}
+        unanswered = False  # a provider that may serve it gave no answer
+        for pool in self.pools.available():
+            answer = self._ask(pool, ids)
+            if answer is None:
+                unanswered = unanswered or pool.provider.label not in self.refused
+            else:
+                answers[pool.provider.label] = answer
+        if self.refused and len(self.refused) == len(self.pools.pools):
+            raise next(iter(self.refused.values()))
+        usable = {n: a for n, a in answers.items() if not a.unusable}
+        found = {
+            n: verdict(a.sent, a.missing, a.ends_missing, release.recovery)
+            for n, a in usable.items()
+        }  # fmt: skip
+        best = min(found, key=lambda n: (VERDICTS.index(found[n]), usable[n].missing), default="")
+        if (unanswered and found.get(best) != HEALTHY) or not answers:
+            self._transport()  # the provider that gave no answer may serve it whole
+            return
+        answer = usable[best] if best else next(iter(answers.values()))
+        self._done(c, rows, found.get(best), answer, usable)
+
+    def _ask(self, pool: ConnectionPool, ids: list[str]) -> Answer | None:
+        """The sample's STATs on one provider; None when it gave no usable reply."""
+        name = pool.provider.label
+        resting = self.pools.resting
         try:
-            client = self.pool.acquire(timeout=self.settings.lease_wait)
-        except (PoolBusy, AuthError):
+            client = pool.acquire(timeout=self.settings.lease_wait)
+        except PoolBusy:
             raise
-        except (NNTPError, OSError):  # a new connection that failed to open: transport
-            self._transport()
-            return
+        except AuthError as exc:
+            self._refuse(name, exc)
+            return None
+        except (NNTPError, OSError) as exc:  # a new connection that failed to open
+            resting.failed(name, f"{type(exc).__name__}: {exc}")
+            return None
         try:
             answer = stat_sample(client, ids, self.settings.stat_timeout)
-        except AuthError:
-            self.pool.release(client)
-            raise
-        except (NNTPError, OSError):
-            self.pool.release(client, broken=True)
-            self._transport()
-            return
-        self.pool.release(client, broken=answer.unusable > 0)
-        found = None if answer.unusable else verdict(
-            answer.sent, answer.missing, answer.ends_missing, release.recovery
-        )  # fmt: skip
-        self._done(c, rows, found, answer)
+        except AuthError as exc:
+            pool.release(client)
+            self._refuse(name, exc)
+            return None
+        except (NNTPError, OSError) as exc:
+            pool.release(client, broken=True)
+            resting.failed(name, f"{type(exc).__name__}: {exc}")
+            return None
+        pool.release(client, broken=answer.unusable > 0)
+        resting.answered(name)
+        return answer
+
+    def _refuse(self, name: str, exc: AuthError) -> None:
+        with self.lock:
+            self.refused[name] = exc
+        self.pools.resting.refused(name, str(exc))
 
     def _transport(self) -> None:
         with self.lock:
@@ -203,15 +254,20 @@ class _Pass:
         if self.progress is not None:
             self.progress(SKIPPED)
 
-    def _done(self, c: Candidate, rows: list[Any], found: str | None, answer: Answer) -> None:
+    def _done(
+        self, c: Candidate, rows: list[Any], found: str | None, answer: Answer,
+        by_provider: dict[str, Answer],
+    ) -> None:  # fmt: skip
         with self.lock:
             if answer.sent:  # the server answered: the connections work
                 self.in_a_row = 0
-            self.summary.stats += answer.sent
+            self.summary.stats += sum(a.sent for a in by_provider.values()) or answer.sent
             if found is None:
                 self.summary.stamped += 1
             else:
                 self.summary.verdicts[found] += 1
+            for name, a in by_provider.items():
+                self.summary.served[name] = self.summary.served.get(name, 0) + (a.missing == 0)
             rows.append(
                 {
                     "release_key": c.release_key,
@@ -221,6 +277,8 @@ class _Pass:
                     "segments": answer.sent,
                     "missing": answer.missing,
                     "posted_last": c.posted_last,
+                    "providers": list(by_provider) if by_provider else None,
+                    "provider_missing": [a.missing for a in by_provider.values()] or None,
                 }
             )
         if self.progress is not None:
@@ -229,14 +287,15 @@ class _Pass:
 
 def sweep(
     catalog: str,
-    pool: ConnectionPool,
+    pool: ConnectionPool | BodyPools,
     settings: SweepSettings | None = None,
     now: int | None = None,
     progress: Progress | None = None,
 ) -> SweepSummary:
-    """Check the releases due at `now` (default: the clock) over `pool`; store a row per
-    release that got an answer. AuthError when the server refuses the credentials (what
-    was checked before, the batch in hand included, is stored)."""
+    """Check the releases due at `now` (default: the clock) over `pool` (one provider's,
+    or the body providers' `BodyPools`); store a row per release that got an answer.
+    AuthError when every provider refuses the credentials (what was checked before, the
+    batch in hand included, is stored)."""
     settings = settings or SweepSettings()
     started = time.monotonic()
     now = int(time.time()) if now is None else now
@@ -252,7 +311,7 @@ def sweep(
         return summary
     views = CatalogViews(catalog)
     try:
-        checks = _Pass(pool, settings, summary, now, progress)
+        checks = _Pass(BodyPools.of(pool), settings, summary, now, progress)
         sweep_id = time.time_ns()
         for start in range(0, len(todo), settings.batch_size):
             batch = todo[start : start + settings.batch_size]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 TLS_MODES = ("none", "implicit", "starttls")
+ROLES = ("headers", "bodies", "both")  # what a provider is asked for
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,9 @@ class Provider:
     cut_grace: float = 1.0  # quiet seconds after a '.\r\n' that mean a cut compressed reply
     tls_verify: bool = True
     name: str = ""
+    priority: int = 0  # lower first: bodies and STATs are asked of providers in this order
+    role: str = "both"  # 'headers' (overview), 'bodies' (articles, STAT) or 'both'
+    backbone: str = ""  # the backbone it resells ('' unknown: counted as its own)
 
     def __post_init__(self) -> None:
         if self.tls not in TLS_MODES:
@@ -30,10 +34,20 @@ class Provider:
             raise ValueError("a provider needs at least one connection")
         if self.compression not in ("auto", "plain", "xfeature", "xzver", "deflate"):
             raise ValueError(f"unknown compression {self.compression!r}")
+        if self.role not in ROLES:
+            raise ValueError(f"role must be one of {ROLES}, not {self.role!r}")
 
     @property
     def label(self) -> str:
         return self.name or f"{self.host}:{self.port}"
+
+    @property
+    def serves_headers(self) -> bool:
+        return self.role in ("headers", "both")
+
+    @property
+    def serves_bodies(self) -> bool:
+        return self.role in ("bodies", "both")
 
 
 def parse_server(spec: str, tls: bool = False) -> tuple[str, int]:

@@ -1,14 +1,17 @@
-"""Fetching the articles a probe reads: from a news server's connection pool, or from a
-stored folder of bodies (offline replay).
+"""Fetching the articles a probe reads: from the news providers' connection pools, or from
+a stored folder of bodies (offline replay).
 
 Each article ends one of three ways, kept apart because they mean different things:
 - a body: inspected here, in the fetching thread (the decode is C; the rest is small);
-- missing: the server answered 420/423/430: a result, stored like any other;
-- transport: the connection failed twice (a fresh one the second time), or the pass
-  was stopped: no result, the release waits for the next run.
-A run of `GIVE_UP_AFTER` transport failures in a row ends the fetching: a server that is
-down does not get every remaining article asked of it. Wrong credentials stop the run
-with their error.
+- missing: every provider asked answered 420/423/430: a result, stored like any other;
+- transport: no provider gave an answer (each failed twice, a fresh connection the second
+  time), or the pass was stopped: no result, the release waits for the next run.
+The providers are asked in priority order: a 430 or a dropped connection on one moves to
+the next (`docs/PROVIDERS.md`). A provider whose fetches fail `GIVE_UP_AFTER` times in a
+row is rested (`pipelines/providers/resting.py`), and when every provider rests the
+fetching ends: a server that is down does not get every remaining article asked of it.
+Wrong credentials rest their provider for the run; when no provider is left for that
+reason, the run stops with their error.
 """
 
 from __future__ import annotations
@@ -25,8 +28,8 @@ from pipelines.probe import inspection as ins
 from pipelines.probe.inspect import inspect_body
 from pipelines.probe.inspection import Inspection
 from pipelines.probe.source import OnResult
+from pipelines.providers.failover import BodyPools
 
-GIVE_UP_AFTER = 8  # transport failures in a row that end a pass
 ATTEMPTS = 2  # per article: the second on a fresh connection
 
 
@@ -70,16 +73,29 @@ class StoreSource:
 
 
 class PoolSource:
-    """Bodies over a provider's connection pool, one thread per connection."""
+    """Bodies over the providers' connection pools, in priority order; a thread per
+    connection of them all (at most `connections`), never more than a provider allows."""
 
-    def __init__(self, pool: ConnectionPool, connections: int | None = None) -> None:
-        self.pool = pool
-        self.threads = max(1, min(connections or pool.size, pool.size))
+    def __init__(self, pools: ConnectionPool | BodyPools, connections: int | None = None) -> None:
+        self.pools = BodyPools.of(pools)
+        total = self.pools.connections
+        self.threads = max(1, min(connections or total, total))
         self.counts = FetchCounts()
-        self.gave_up = False
+        self.served: dict[str, int] = dict.fromkeys(self.pools.names, 0)  # bodies by provider
+        self.failed_over = 0  # articles a provider after the first answered
         self._lock = threading.Lock()
-        self._failures_in_a_row = 0
-        self.fatal: BaseException | None = None
+        self._refused: dict[str, AuthError] = {}
+
+    @property
+    def gave_up(self) -> bool:
+        return self.pools.all_resting
+
+    @property
+    def fatal(self) -> AuthError | None:
+        """Refused credentials, when every provider refused them."""
+        if len(self._refused) < len(self.pools.pools):
+            return None
+        return next(iter(self._refused.values()))
 
     def fetch(self, message_ids: Iterable[str], on_result: OnResult) -> None:
         work: queue.Queue[str | None] = queue.Queue()
@@ -107,47 +123,60 @@ class PoolSource:
             mid = work.get()
             if mid is None:
                 return
-            if self.gave_up or self.fatal is not None:
-                self._deliver(on_result, mid, None)
-                continue
-            try:
-                result = self._one(mid)
-            except AuthError as exc:  # credentials: no other article will do better
-                self.fatal = exc
-                result = None
+            result = None if self.gave_up else self._one(mid)
             self._deliver(on_result, mid, result)
 
     def _one(self, mid: str) -> Inspection | None:
+        """The article from the first provider that has it; missing when every provider
+        asked answered 430 (one rested meanwhile counts as not asked); None when a
+        provider that may have it gave no answer."""
+        resting = self.pools.resting
+        ask = self.pools.available()
+        missing: set[str] = set()
+        moved = False  # a provider before the one that answered had no answer or a 430
         for _ in range(ATTEMPTS):
-            try:
-                with self.pool.connection() as client:
-                    body = client.body(f"<{mid}>")
-            except NoArticle as exc:
-                self._note(ok=True, missing=True)
-                return missing_result(str(exc))
-            except AuthError:
-                raise
-            except (NNTPError, OSError):
-                continue  # the pool replaced a broken connection; try once more
-            self._note(ok=True, size=len(body))
-            return inspect_body(body)
-        self._note(ok=False)
+            failed: list[ConnectionPool] = []
+            for pool in ask:
+                name = pool.provider.label
+                try:
+                    with pool.connection() as client:
+                        body = client.body(f"<{mid}>")
+                except NoArticle:
+                    resting.answered(name)
+                    missing.add(name)
+                    moved = True
+                    continue
+                except AuthError as exc:  # no other article will do better on this one
+                    with self._lock:
+                        self._refused[name] = exc
+                    resting.refused(name, str(exc))
+                    moved = True
+                    continue
+                except (NNTPError, OSError) as exc:  # the pool replaced the connection
+                    resting.failed(name, f"{type(exc).__name__}: {exc}")
+                    failed.append(pool)
+                    moved = True
+                    continue
+                resting.answered(name)
+                self._note_body(name, len(body), moved)
+                return inspect_body(body)
+            # once more, on a fresh connection, where no answer came
+            ask = [p for p in failed if not resting.resting(p.provider.label)]
+            if not ask:
+                break
+        with self._lock:
+            if missing and not ask:
+                self.counts.missing += 1
+                return missing_result(f"430 on {', '.join(sorted(missing))}")
+            self.counts.transport += 1
         return None
 
-    def _note(self, ok: bool, missing: bool = False, size: int = 0) -> None:
+    def _note_body(self, name: str, size: int, failed_over: bool) -> None:
         with self._lock:
-            if not ok:
-                self.counts.transport += 1
-                self._failures_in_a_row += 1
-                if self._failures_in_a_row >= GIVE_UP_AFTER:
-                    self.gave_up = True
-                return
-            self._failures_in_a_row = 0
-            if missing:
-                self.counts.missing += 1
-            else:
-                self.counts.bodies += 1
-                self.counts.bytes_in += size
+            self.counts.bodies += 1
+            self.counts.bytes_in += size
+            self.served[name] += 1
+            self.failed_over += failed_over
 
     def _deliver(self, on_result: OnResult, mid: str, result: Inspection | None) -> None:
         with self._lock:
