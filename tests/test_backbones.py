@@ -3,12 +3,14 @@ message-id from the others (`pipelines/index/fill.py`)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
 
 from bench.backbone_split import SplitSettings, split_corpus
 from pipelines.corpus.backbones import backbone_root, corpus_backbones
+from pipelines.corpus.manifest import RangeManifest
 from pipelines.corpus.reader import CorpusReader
 from pipelines.generate import GenerateConfig
 from pipelines.index.replay import replay
@@ -100,3 +102,87 @@ def test_a_corpus_of_one_unnamed_backbone_reads_as_before(whole: tuple[Path, Pat
     reader = CorpusReader(str(corpus))
     (group,) = reader.groups()
     assert all(i.complete and i.manifest.backbone == "" for i in reader.ranges(group))
+
+
+def _cut_b(split: Path, cut: int, fetched_at: str, aside: Path) -> dict[Path, bytes]:
+    """Backbone b as its capture leaves it stored through its article `cut`: later ranges
+    moved aside, the one holding `cut` listing its chunks up to it (written `fetched_at`).
+    Returns the manifests it rewrote, to put back."""
+    (group,) = CorpusReader(str(split / "@b")).groups()
+    kept = {}
+    aside.mkdir()
+    for folder in _ranges(split / "@b"):
+        manifest = RangeManifest.loads((folder / "range.json").read_bytes())
+        if manifest.first > cut:
+            folder.rename(aside / folder.name)
+        elif manifest.last > cut:
+            kept[folder] = (folder / "range.json").read_bytes()
+            chunks = tuple(c for c in manifest.chunks if c.last <= cut)
+            extra = {"backbone": "b", "fetched_at": fetched_at}
+            cut_manifest = RangeManifest(group, manifest.first, manifest.last, False, chunks,
+                                         extra=extra)  # fmt: skip
+            (folder / "range.json").write_bytes(cut_manifest.dumps())
+    return kept
+
+
+def _put_back(split: Path, kept: dict[Path, bytes], aside: Path) -> None:
+    for folder, manifest in kept.items():
+        (folder / "range.json").write_bytes(manifest)
+    group_folder = _ranges(split / "@b")[0].parent
+    for folder in aside.iterdir():
+        folder.rename(group_folder / folder.name)
+
+
+def test_a_range_waits_for_a_backbone_still_being_captured(
+    whole: tuple[Path, Path], tmp_path: Path
+) -> None:
+    corpus, expected = whole
+    split = tmp_path / "split"
+    split_corpus(str(corpus), str(split), SPLIT)
+    last = _ranges(split / "@a")[-1]
+    first_of_last = int(last.name.split("-")[0])
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+    kept = _cut_b(split, first_of_last + 1000 + SPLIT.offset, now, tmp_path / "aside")
+    catalog = tmp_path / "catalog"
+    held = replay(str(split), str(catalog), Rules(), progress=False, tail=False)
+    assert [s for s in held.stopped if "waits: backbone b" in s and last.name in s]
+    assert held.totals.ranges == len(_ranges(split / "@a")) - 1
+    _put_back(split, kept, tmp_path / "aside")
+    done = replay(str(split), str(catalog), Rules(), progress=False, tail=False)
+    assert done.totals.ranges == 1 and not done.stopped
+    assert _header_files(catalog) == _header_files(expected)
+
+
+def test_a_stalled_backbone_holds_nothing_back(whole: tuple[Path, Path], tmp_path: Path) -> None:
+    corpus, _ = whole
+    split = tmp_path / "split"
+    split_corpus(str(corpus), str(split), SPLIT)
+    last = _ranges(split / "@a")[-1]
+    cut = int(last.name.split("-")[0]) + 1000 + SPLIT.offset
+    _cut_b(split, cut, "2020-01-01T00:00:00+00:00", tmp_path / "aside")
+    summary = replay(str(split), str(tmp_path / "catalog"), Rules(), progress=False, tail=False)
+    assert summary.totals.ranges == len(_ranges(split / "@a")) and not summary.stopped
+    assert summary.filled["behind:b"] == 1
+
+
+def test_a_growing_range_is_indexed_from_the_primary_then_whole_with_the_fill(
+    whole: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The tail of the primary's newest range is indexed as it grows (the primary's lines
+    alone); once complete the range is indexed whole, filled, as if never a tail."""
+    corpus, expected = whole
+    split = tmp_path / "split"
+    split_corpus(str(corpus), str(split), SPLIT)
+    last = _ranges(split / "@a")[-1]
+    full = (last / "range.json").read_bytes()
+    manifest = RangeManifest.loads(full)
+    growing = RangeManifest(manifest.group, manifest.first, manifest.last, False,
+                            manifest.chunks[:3], extra=manifest.extra)  # fmt: skip
+    (last / "range.json").write_bytes(growing.dumps())
+    catalog = tmp_path / "catalog"
+    first = replay(str(split), str(catalog), Rules(), progress=False)
+    assert [t for t in first.tails if t.part is not None]
+    (last / "range.json").write_bytes(full)
+    done = replay(str(split), str(catalog), Rules(), progress=False)
+    assert done.totals.ranges == 1 and done.filled["filled"] > 0
+    assert _header_files(catalog) == _header_files(expected)

@@ -28,6 +28,7 @@ with a longer retention starts far before the primary).
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
@@ -37,9 +38,15 @@ from kernels import scan as sc
 from pipelines.corpus.layout import RangeRef
 from pipelines.corpus.reader import Chunk, CorpusReader, RangeReport
 from pipelines.index.fill_state import FillState, SourceState, load_state, save_state
-from pipelines.index.fill_stream import BackboneStream, Batch, message_id_hashes
+from pipelines.index.fill_stream import (
+    BackboneStream,
+    Batch,
+    message_id_hashes,
+    stored_end,
+)
 
 _NONE = np.zeros(0, np.uint64)
+STALLED_AFTER = 3600.0  # seconds without a stored chunk: a backbone no range waits for
 
 
 class Fill:
@@ -73,6 +80,27 @@ class Fill:
         if before is not None:
             state = load_state(catalog, before.group, before.first, before.last)
         return cls(ref, sources, state or FillState())
+
+    def waiting(self, stalled_after: float = STALLED_AFTER) -> str:
+        """Why the range should wait (empty: it need not): an other backbone, its offset
+        known, whose capture has not stored past the range's end yet and stored something
+        within `stalled_after` seconds. Indexed now, the range would lack what that
+        backbone brings next; a backbone that stalled (down for long, or a corpus no
+        longer captured) holds nothing back."""
+        for name, reader in self.readers.items():
+            offset = self.state.source(name).offset
+            if offset is None:
+                continue
+            stored = stored_end(reader, self.ref.group)
+            if stored is None or stored[0] + offset >= self.ref.last:
+                continue
+            age = time.time() - stored[1] if stored[1] is not None else None
+            if age is not None and age < stalled_after:
+                return (
+                    f"backbone {name} is stored to its {stored[0]} (the primary's "
+                    f"{stored[0] + offset}), short of {self.ref.last}: captured {age:.0f} s ago"
+                )
+        return ""
 
     def save(self, catalog: str) -> int:
         """Record where the fill stands after the range (before its window snapshot)."""

@@ -7,6 +7,7 @@ good lines come as a `Batch`: their numbers, message-id hashes and where each li
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -125,3 +126,19 @@ class BackboneStream:
                 yield from self.reader.read_range(info, self.report, after=after)
             if not info.manifest.complete:
                 return  # the growing range: what follows is not stored yet
+
+
+def stored_end(reader: CorpusReader, group: str) -> tuple[int, float | None] | None:
+    """The last article of the group's newest stored chunk on a backbone, and when its
+    manifest was written (epoch seconds; None when it does not say); None: nothing stored."""
+    for ref in reversed(reader.range_refs(group)):
+        info = reader.range_info(ref)
+        if info.manifest is None or not info.manifest.chunks:
+            continue
+        fetched = info.manifest.extra.get("fetched_at")
+        try:
+            at = dt.datetime.fromisoformat(fetched).timestamp() if fetched else None
+        except (TypeError, ValueError):
+            at = None
+        return info.manifest.chunks[-1].last, at
+    return None

@@ -118,7 +118,7 @@ def replay(
     memos = Stamps(catalog, "replay")
     extra = f"{rules.fingerprint}|{tail}|{','.join(priority)}"
     readers = {g: backbones.reader(catalog, g) for g in chosen}
-    seen = {g: _stamp(memos, readers[g], catalog, g, extra) for g in chosen}
+    seen = {g: _stamp(memos, backbones, catalog, g, extra) for g in chosen}
     plans = {g: plan(readers[g], g) for g in chosen if not seen[g].same}
     if any(ranges for ranges, _ in plans.values()):
         # a first pass after an install compiles the kernels apart (its peak memory)
@@ -167,15 +167,21 @@ def replay(
     return summary
 
 
-def _stamp(memos: Stamps, reader: CorpusReader, catalog: str, group: str, extra: str) -> Seen:
-    """The group's stamp: its corpus folder and range folders (capture's new chunks and
-    manifests), its range logs, windows, rule counts, tail state, and the rule sets."""
+def _stamp(memos: Stamps, backbones: CorpusBackbones, catalog: str, group: str, extra: str) -> Seen:
+    """The group's stamp: its corpus folders on every backbone and their range folders
+    (capture's new chunks and manifests), its range logs, windows, rule counts, tail
+    state, and the rule sets."""
     _, root = open_fs(catalog)
+    reader = backbones.reader(catalog, group)
     if not is_local(reader.fs):
         return Seen(group, UNKNOWN)  # no folder times to go by: the group is looked at
     folders = table_folders(root, ("ranges", "_window", "rule_counts"), group)
     folders.append(f"{root.rstrip('/')}/{RULES_FOLDER}")
-    trees = [f"{reader.root.rstrip('/')}/{group}", f"{root.rstrip('/')}/_tail/{group}"]
+    trees = [
+        f"{r.root.rstrip('/')}/{group}"
+        for _, r in [("", reader), *backbones.others(catalog, group)]
+    ]
+    trees.append(f"{root.rstrip('/')}/_tail/{group}")
     return memos.check(group, folders, trees, extra)
 
 
@@ -226,6 +232,9 @@ def _replay_group(
                 continue
         bar.set_postfix_str(f"{due.ref.group} {due.ref.name}")
         fill = start_fill(catalog, due.ref, before, others or [])
+        if fill is not None and (waiting := fill.waiting()):
+            summary.stopped.append(f"{due.ref.group} {due.ref.name} waits: {waiting}")
+            break
         result, window = index_range(
             reader, ranges[i], catalog, rules, priority, window, on_chunk=bar.update, fill=fill
         )
