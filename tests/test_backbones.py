@@ -3,6 +3,7 @@ message-id from the others (`pipelines/index/fill.py`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from pathlib import Path
 
@@ -37,12 +38,17 @@ def _header_files(catalog: Path) -> dict[str, bytes]:
     return {k: v for k, v in catalog_files(catalog).items() if not k.startswith("_fill/")}
 
 
+@pytest.mark.parametrize("retention", [SPLIT.retention, 1200])
 def test_a_corpus_split_over_two_backbones_gives_the_one_providers_catalog(
-    whole: tuple[Path, Path], tmp_path: Path
+    whole: tuple[Path, Path], tmp_path: Path, retention: int
 ) -> None:
+    """The primary lacks its oldest articles (part of its first chunk, or its first two
+    chunks whole) and 1 in 20 of the rest; the other backbone, numbered apart, lacks
+    another 1 in 20."""
     corpus, expected = whole
-    split = split_corpus(str(corpus), str(tmp_path / "split"), SPLIT)
-    assert split.lacking_a > SPLIT.retention and split.lacking_b > 100
+    settings = dataclasses.replace(SPLIT, retention=retention)
+    split = split_corpus(str(corpus), str(tmp_path / "split"), settings)
+    assert split.lacking_a > 100 and split.lacking_b > 100
     catalog = tmp_path / "catalog"
     summary = replay(str(tmp_path / "split"), str(catalog), Rules(), progress=False, tail=False)
     assert summary.filled.get("filled") == split.lacking_a, summary.text()

@@ -113,19 +113,33 @@ class Fill:
 
     def chunks(self, chunks: Iterable[Chunk], report: RangeReport) -> Iterator[Chunk]:
         """The primary's chunks with the other backbones' articles it lacks put in."""
+        held: list[Chunk] = []  # empty chunks before the first with lines, while unseeded
         for chunk in chunks:
+            if not held and not self._unseeded():
+                yield self._fill_chunk(chunk, report)
+                continue
+            if not (chunk.lines.status == sc.OK).any():
+                held.append(chunk)  # nothing to match yet (below a shorter retention)
+                continue
+            primary = _primary_of(chunk)
+            for name in self._unseeded():
+                self._seed(name, primary)
+            for empty in held:
+                yield self._fill_chunk(empty, report)
+            held = []
             yield self._fill_chunk(chunk, report)
+        for empty in held:
+            yield self._fill_chunk(empty, report)
+
+    def _unseeded(self) -> list[str]:
+        return [n for n in self.streams if self.state.source(n).offset is None]
 
     # -- one chunk -------------------------------------------------------------------
 
     def _fill_chunk(self, chunk: Chunk, report: RangeReport) -> Chunk:
-        idx = chunk.lines
-        ok = np.flatnonzero(idx.status == sc.OK)
-        hashes = message_id_hashes(chunk, ok)
-        order = np.argsort(hashes, kind="stable")
-        primary = _Primary(hashes[order], idx.number[ok][order], chunk.first, chunk.last)
+        primary = _primary_of(chunk)
         filled = np.concatenate([self.filled_before, *self.filled_now])
-        again = np.isin(hashes, filled)  # filled from another backbone in an earlier chunk
+        again = np.isin(primary.hashes, filled)  # filled from another backbone before
         fills: dict[int, bytes] = {}
         taken: list[int] = []
         if chunk.whole:
@@ -137,8 +151,8 @@ class Fill:
         self.counts["filled"] += len(fills)
         self.counts["filled_earlier"] += int(again.sum())
         self.filled_now.append(np.asarray(taken, np.uint64))
-        merged = _merge(chunk, set(ok[again].tolist()), fills)
-        _recount(report, idx, merged.lines)
+        merged = _merge(chunk, set(primary.rows[again].tolist()), fills)
+        _recount(report, chunk.lines, merged.lines)
         return merged
 
     def _from_source(
@@ -174,7 +188,7 @@ class Fill:
         numbers = batch.number[batch.pos :]
         hashes = batch.hashes[batch.pos :]
         at, anchor = primary.find(hashes)
-        offsets = primary.number[at] - numbers
+        offsets = primary.number_at(at) - numbers
         last = np.maximum.accumulate(np.where(anchor, np.arange(len(numbers)), -1))
         offsets = np.where(last >= 0, offsets[np.maximum(last, 0)], src.offset)
         target = numbers + offsets
@@ -218,10 +232,13 @@ class Fill:
         return True
 
     def _search(self, name: str, start: int, primary: _Primary) -> tuple[int | None, int]:
-        reach = start + 2 * (self.ref.last - self.ref.first + 1)
         scan = BackboneStream(self.readers[name], self.ref.group, start)
-        offset = None
-        while (batch := scan.peek()) is not None and scan.cursor <= reach:
+        offset, reach = None, None
+        while (batch := scan.peek()) is not None:
+            if reach is None:  # twice the range's size of the backbone's own numbers
+                reach = int(batch.number[batch.pos]) + 2 * (self.ref.last - self.ref.first + 1)
+            elif scan.cursor > reach:
+                break
             offset = _first_anchor(batch, primary)
             if offset is not None:
                 break
@@ -233,7 +250,10 @@ class Fill:
 class _Primary:
     """The primary chunk's good lines by message-id hash."""
 
-    def __init__(self, hashes: np.ndarray, number: np.ndarray, first: int, last: int) -> None:
+    def __init__(
+        self, rows: np.ndarray, hashes: np.ndarray, number: np.ndarray, first: int, last: int
+    ) -> None:
+        self.rows = rows  # the good lines' indices, in the order of their hashes
         self.hashes, self.number, self.first, self.last = hashes, number, first, last
         self._held = set(number.tolist()) if len(number) else set()
 
@@ -244,8 +264,20 @@ class _Primary:
         at = np.minimum(np.searchsorted(self.hashes, hashes), len(self.hashes) - 1)
         return at, self.hashes[at] == hashes
 
+    def number_at(self, at: np.ndarray) -> np.ndarray:
+        return self.number[at] if len(self.number) else np.zeros(len(at), np.int64)
+
     def holds(self, number: int) -> bool:
         return number in self._held
+
+
+def _primary_of(chunk: Chunk) -> _Primary:
+    idx = chunk.lines
+    ok = np.flatnonzero(idx.status == sc.OK)
+    hashes = message_id_hashes(chunk, ok)
+    order = np.argsort(hashes, kind="stable")
+    rows = ok[order]
+    return _Primary(rows, hashes[order], idx.number[rows], chunk.first, chunk.last)
 
 
 def _first_anchor(batch: Batch | None, primary: _Primary) -> int | None:
