@@ -81,5 +81,6 @@ def _capture(args: argparse.Namespace, work: str) -> None:
         for one in runs:
             s = one.summary
             cpu = 100.0 * s.cpu_seconds / s.seconds if s.seconds else 0.0
-            print(f"{label} | {one.name} | {s.lines:,} | {s.seconds:.1f} | "
-                  f"{s.lines_per_second:,.0f} | {s.lines_per_second / n:,.0f} | {cpu:.1f}")  # fmt: skip
+            rate = s.lines_per_second
+            print(f"{label} | {one.name} | {s.lines:,} | {s.seconds:.1f} | {rate:,.0f} | "
+                  f"{rate / n:,.0f} | {cpu:.1f}")  # fmt: skip
