@@ -128,10 +128,13 @@ def run(args: argparse.Namespace) -> int:
         # and the server ends with this process, however it ends (SIGKILL too)
         server = subprocess.Popen(serve_command(args), process_group=0, preexec_fn=_end_with_parent)
         print(f"live: serving {args.catalog} on http://{args.host}:{args.port}/", flush=True)
+    # one backbone's capture (the first in priority): numbers of two never share a corpus;
+    # the others' corpora, from `capture --providers`, fill its groups in the header pass
+    backbone, providers = _first_backbone(args.corpus, providers)
     pools = ProviderPools(providers)
     capture = Capture(
         pools,
-        args.corpus,
+        backbone,
         args.group,
         settings,
         Progress([f"{p.provider.label}#{i}" for i, p in enumerate(pools.slots())], show=False),
@@ -149,6 +152,24 @@ def run(args: argparse.Namespace) -> int:
             _stop_server(server)
     print(summary.format())
     return 130 if summary.stopped == "interrupted" else code
+
+
+def _first_backbone(corpus: str, providers: list[Any]) -> tuple[str, list[Any]]:
+    """The corpus root of the first backbone's capture and its providers (docs/BACKBONES.md)."""
+    from pipelines.capture.backbones import by_backbone
+    from pipelines.corpus.backbones import UNNAMED, backbone_root, write_order
+    from pipelines.corpus.fs import open_fs
+
+    backbones = by_backbone(providers)
+    name, first = next(iter(backbones.items()))
+    if len(backbones) > 1:
+        print(f"live: captures backbone {name or '(unnamed)'}; the others "
+              f"({', '.join(n or '(unnamed)' for n in list(backbones)[1:])}) with "
+              "`capture --providers`, into the same corpus", file=sys.stderr)  # fmt: skip
+    if list(backbones) != [UNNAMED]:
+        fs, root = open_fs(corpus)
+        write_order(fs, root, list(backbones))
+    return backbone_root(corpus, name), first
 
 
 def _end_with_parent() -> None:

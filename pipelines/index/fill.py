@@ -138,10 +138,10 @@ class Fill:
 
     def _fill_chunk(self, chunk: Chunk, report: RangeReport) -> Chunk:
         primary = _primary_of(chunk)
-        filled = np.concatenate([self.filled_before, *self.filled_now])
-        again = np.isin(primary.hashes, filled)  # filled from another backbone before
+        filled = np.sort(np.concatenate([self.filled_before, *self.filled_now]))
+        again = _member(filled, primary.hashes)  # filled from another backbone before
         fills: dict[int, bytes] = {}
-        taken: list[int] = []
+        taken: set[int] = set()  # the hashes filled into this chunk
         if chunk.whole:
             for name in list(self.streams):
                 self._from_source(name, primary, filled, fills, taken)
@@ -150,7 +150,7 @@ class Fill:
             return chunk
         self.counts["filled"] += len(fills)
         self.counts["filled_earlier"] += int(again.sum())
-        self.filled_now.append(np.asarray(taken, np.uint64))
+        self.filled_now.append(np.fromiter(taken, np.uint64, len(taken)))
         merged = _merge(chunk, set(primary.rows[again].tolist()), fills)
         _recount(report, chunk.lines, merged.lines)
         return merged
@@ -161,7 +161,7 @@ class Fill:
         primary: _Primary,
         filled: np.ndarray,
         fills: dict[int, bytes],
-        taken: list[int],
+        taken: set[int],
     ) -> None:
         src = self.state.source(name)
         if src.offset is None and not self._seed(name, primary):
@@ -181,7 +181,7 @@ class Fill:
         primary: _Primary,
         filled: np.ndarray,
         fills: dict[int, bytes],
-        taken: list[int],
+        taken: set[int],
     ) -> int:
         """Place the batch's lines up to the first past the chunk; how many it took."""
         assert src.offset is not None
@@ -196,17 +196,30 @@ class Fill:
         stop = int(past[0]) if len(past) else len(numbers)
         if anchor[:stop].any():
             src.offset = int(offsets[np.flatnonzero(anchor[:stop])[-1]])
-        known = anchor[:stop] | np.isin(hashes[:stop], self.state.recent)
-        known |= np.isin(hashes[:stop], filled) | np.isin(hashes[:stop], taken)
-        for i in np.flatnonzero(~known):
-            number = int(target[i])
+        # the few lines the primary's chunk lacks: known from its chunk before, or filled?
+        candidates = np.flatnonzero(~anchor[:stop])
+        known = _member(self.state.recent, hashes[candidates])
+        known |= _member(filled, hashes[candidates])
+        candidates = candidates[~known]
+        held = primary.holds(target[candidates])
+        chosen: list[int] = []
+        for i, on_primary in zip(candidates.tolist(), held.tolist(), strict=True):
+            number, h = int(target[i]), int(hashes[i])
+            if h in taken:
+                continue  # the same message-id twice on that backbone, or on two of them
             if number < primary.first:
                 self.counts["late"] += 1
-            elif number in fills or primary.holds(number):
+            elif on_primary or number in fills:
                 self.counts["unplaced"] += 1
             else:
-                fills[number] = batch.line(batch.pos + int(i), number)
-                taken.append(int(hashes[i]))
+                fills[number] = b""
+                taken.add(h)
+                chosen.append(i)
+        picked = np.asarray(chosen, np.int64)
+        numbers_now = target[picked].tolist()
+        lines = batch.lines(batch.pos + picked, numbers_now)
+        for number, line in zip(numbers_now, lines, strict=True):
+            fills[number] = line
         return stop
 
     # -- the offset between the backbones ---------------------------------------------
@@ -255,7 +268,7 @@ class _Primary:
     ) -> None:
         self.rows = rows  # the good lines' indices, in the order of their hashes
         self.hashes, self.number, self.first, self.last = hashes, number, first, last
-        self._held = set(number.tolist()) if len(number) else set()
+        self._held = np.sort(number)
 
     def find(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Where each hash is among the primary's (clipped) and whether it is there."""
@@ -267,8 +280,18 @@ class _Primary:
     def number_at(self, at: np.ndarray) -> np.ndarray:
         return self.number[at] if len(self.number) else np.zeros(len(at), np.int64)
 
-    def holds(self, number: int) -> bool:
-        return number in self._held
+    def holds(self, numbers: np.ndarray) -> np.ndarray:
+        """Whether the primary's chunk holds each of these article numbers."""
+        return _member(self._held, numbers)
+
+
+def _member(ordered: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Whether each value is in the sorted array (a binary search each: np.isin sorts
+    both sides every call)."""
+    if not len(ordered):
+        return np.zeros(len(values), np.bool_)
+    at = np.minimum(np.searchsorted(ordered, values), len(ordered) - 1)
+    return ordered[at] == values
 
 
 def _primary_of(chunk: Chunk) -> _Primary:
@@ -295,6 +318,36 @@ def _first_anchor(batch: Batch | None, primary: _Primary) -> int | None:
 def _merge(chunk: Chunk, dropped: set[int], fills: dict[int, bytes]) -> Chunk:
     """The chunk's lines but `dropped`, with `fills` (number -> line) in article order."""
     idx = chunk.lines
+    numbers = np.fromiter(sorted(fills), np.int64, len(fills))
+    if not dropped and bool(np.all(idx.number[1:] >= idx.number[:-1])):
+        # the primary's lines in order (as servers send them): its text is cut where the
+        # fills go and they are put in, a slice per fill
+        text = _insert(chunk.data, idx, numbers, [fills[int(n)] for n in numbers])
+    else:
+        text = _merge_lines(chunk, dropped, fills)
+    lines = sc.scan_chunk(text, chunk.first, chunk.last, terminated=True)
+    return Chunk(chunk.ref, chunk.file, chunk.first, chunk.last, text, lines, chunk.whole)
+
+
+def _insert(data: bytes, idx: sc.LineIndex, numbers: np.ndarray, lines: list[bytes]) -> bytes:
+    view = memoryview(data)
+    end = len(data)
+    if end and data[end - 1 : end] != b"\n":
+        view, end = memoryview(bytes(data) + b"\r\n"), end + 2
+    cuts = np.searchsorted(idx.number, numbers, side="right")
+    starts = np.append(idx.line_start, end)[cuts].tolist() if len(idx) else [end] * len(cuts)
+    pieces: list[bytes | memoryview] = []
+    at = 0
+    for cut, line in zip(starts, lines, strict=True):
+        pieces += (view[at:cut], line)
+        at = cut
+    pieces.append(view[at:end])
+    return b"".join(pieces)
+
+
+def _merge_lines(chunk: Chunk, dropped: set[int], fills: dict[int, bytes]) -> bytes:
+    """The general case, line by line: lines out of order, or some dropped."""
+    idx = chunk.lines
     # a bad line keeps its place after the good line before it
     keys = np.maximum.accumulate(np.where(idx.number >= 0, idx.number, -1))
     data = chunk.data
@@ -305,9 +358,7 @@ def _merge(chunk: Chunk, dropped: set[int], fills: dict[int, bytes]) -> Chunk:
     ]
     rows += [(number, 1, line) for number, line in fills.items()]
     rows.sort(key=lambda r: (r[0], r[1]))
-    text = b"".join(r[2] for r in rows)
-    lines = sc.scan_chunk(text, chunk.first, chunk.last, terminated=True)
-    return Chunk(chunk.ref, chunk.file, chunk.first, chunk.last, text, lines, chunk.whole)
+    return b"".join(r[2] for r in rows)
 
 
 def _recount(report: RangeReport, old: sc.LineIndex, new: sc.LineIndex) -> None:

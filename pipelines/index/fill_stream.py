@@ -8,6 +8,7 @@ good lines come as a `Batch`: their numbers, message-id hashes and where each li
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -43,25 +44,38 @@ class Batch:
     def left(self) -> int:
         return len(self.rows) - self.pos
 
-    def line(self, i: int, number: int) -> bytes:
-        """Line i (of rows) as an overview line of article `number` (CRLF ended), the
-        group's own number in its Xref too (the other groups' stay the backbone's: the
+    def lines(self, at: np.ndarray, numbers: list[int]) -> list[bytes]:
+        """Lines `at` (of rows) as overview lines of articles `numbers` (CRLF ended), the
+        group's own number in their Xref too (the other groups' stay the backbone's: the
         catalog keeps only their names)."""
-        idx, row = self.chunk.lines, int(self.rows[i])
-        rest_from = int(idx.field_end[row, sc.F_NUMBER])
-        end = int(idx.line_end[row])
-        rest = bytes(self.chunk.data[rest_from:end])
-        if idx.n_fields[row] > sc.F_XREF:
-            at = int(idx.field_start[row, sc.F_XREF]) - rest_from
-            to = int(idx.field_end[row, sc.F_XREF]) - rest_from
-            xref = _own_number(rest[at:to], self.chunk.ref.group.encode(), number)
-            rest = rest[:at] + xref + rest[to:]
-        return b"%d" % number + rest + b"\r\n"
+        idx, data = self.chunk.lines, self.chunk.data
+        rows = self.rows[at]
+        group = self.chunk.ref.group.encode()
+        has_xref = (idx.n_fields[rows] > sc.F_XREF).tolist()
+        spans = zip(
+            idx.field_end[rows, sc.F_NUMBER].tolist(),
+            idx.line_end[rows].tolist(),
+            idx.field_start[rows, sc.F_XREF].tolist(),
+            idx.field_end[rows, sc.F_XREF].tolist(),
+            strict=True,
+        )
+        out = []
+        for number, xref, (rest, end, x0, x1) in zip(numbers, has_xref, spans, strict=True):
+            if xref:
+                own = _own_number(bytes(data[x0:x1]), group, number)
+                out.append(b"%d%s%s%s\r\n" % (number, data[rest:x0], own, data[x1:end]))
+            else:
+                out.append(b"%d%s\r\n" % (number, data[rest:end]))
+        return out
 
 
 def _own_number(xref: bytes, group: bytes, number: int) -> bytes:
-    pattern = re.compile(rb"(?<=[ \t])" + re.escape(group) + rb":\d+")
-    return pattern.sub(group + b":%d" % number, xref, count=1)
+    return _xref_entry(group).sub(group + b":%d" % number, xref, count=1)
+
+
+@functools.lru_cache(maxsize=256)
+def _xref_entry(group: bytes) -> re.Pattern[bytes]:
+    return re.compile(rb"(?<=[ \t])" + re.escape(group) + rb":\d+")
 
 
 def _batch(chunk: Chunk, cursor: int) -> Batch:
