@@ -19,11 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.backbone_split import Split, SplitSettings, split_corpus
-from bench.capture import BENCH_GROUP, BENCH_RANGE
+from bench.capture import BENCH_GROUP, bench_settings, log_in
 from pipelines.capture.backbones import BackboneCapture, BackboneRun
-from pipelines.capture.planner import PlanSettings
-from pipelines.capture.prefetch import CaptureSettings
-from pipelines.capture.schedule import Limits
 from pipelines.generate import GenerateConfig, generate_corpus
 from pipelines.index.replay import ReplaySummary, replay
 from pipelines.index.rules import Rules
@@ -46,23 +43,12 @@ def capture_two(
     """Each port a backbone (`b0`, `b1`, ...), `connections` each, `chunks_each` chunks a
     connection; every backbone's run."""
     root = tempfile.mkdtemp(prefix="bench-backbones-")
-    low, high = bounds
-    start = (low // chunk) * chunk
-    limit = start + connections * chunks_each * chunk - 1
-    if limit > high:
-        raise ValueError(f"the sample corpus ends at {high}, the run needs {limit}")
+    settings = bench_settings(connections, chunks_each, chunk, bounds)
     try:
         providers = [_provider(p, connections, f"b{i}", variant) for i, p in enumerate(ports)]
-        settings = CaptureSettings(
-            plan=PlanSettings(range_size=BENCH_RANGE, chunk_size=chunk, headroom=high - limit),
-            limits=Limits(ranges_open=1),
-        )
         capture = BackboneCapture(providers, root, [BENCH_GROUP], settings)
-        for one in capture.captures.values():  # logged in before the clock starts
-            held = [pool.acquire() for pool in one.pools.slots()]
-            for client, pool in zip(held, one.pools.slots(), strict=True):
-                client.group(BENCH_GROUP)
-                pool.release(client)
+        for one in capture.captures.values():
+            log_in(one.pools)
         return capture.run()
     finally:
         shutil.rmtree(root, ignore_errors=True)

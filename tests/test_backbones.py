@@ -35,6 +35,13 @@ def whole(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return Path(gen.corpus), catalog
 
 
+def _split(whole: tuple[Path, Path], tmp_path: Path) -> tuple[Path, int]:
+    """The whole corpus split over two backbones in `tmp_path/split`; how many articles
+    the primary lacks."""
+    split = tmp_path / "split"
+    return split, split_corpus(str(whole[0]), str(split), SPLIT).lacking_a
+
+
 def _header_files(catalog: Path) -> dict[str, bytes]:
     """The catalog's files but the fill's own state (a catalog of one backbone has none)."""
     return {k: v for k, v in catalog_files(catalog).items() if not k.startswith("_fill/")}
@@ -69,9 +76,8 @@ def test_the_fill_goes_on_from_where_the_last_range_left_it(
 ) -> None:
     """A range indexed in a later run reads the other backbone from the cursor the range
     before it left: about a range's worth of chunks, not the backbone from its start."""
-    corpus, expected = whole
-    split = tmp_path / "split"
-    lacking = split_corpus(str(corpus), str(split), SPLIT).lacking_a
+    split, lacking = _split(whole, tmp_path)
+    expected = whole[1]
     newest = _ranges(split / "@a")[-1]
     held = tmp_path / "held"
     newest.rename(held)  # the primary's newest range not captured yet
@@ -87,9 +93,7 @@ def test_the_fill_goes_on_from_where_the_last_range_left_it(
 
 
 def test_each_backbone_is_a_corpus_of_its_own(whole: tuple[Path, Path], tmp_path: Path) -> None:
-    corpus, _ = whole
-    split = tmp_path / "split"
-    split_corpus(str(corpus), str(split), SPLIT)
+    split, _ = _split(whole, tmp_path)
     assert corpus_backbones(str(split)) == ["a", "b", ""]
     assert CorpusReader(str(split)).groups() == []  # backbone folders are no groups
     a = CorpusReader(backbone_root(str(split), "a"))
@@ -144,9 +148,8 @@ def _put_back(split: Path, kept: dict[Path, bytes], aside: Path) -> None:
 def test_a_range_waits_for_a_backbone_still_being_captured(
     whole: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    corpus, expected = whole
-    split = tmp_path / "split"
-    split_corpus(str(corpus), str(split), SPLIT)
+    split, _ = _split(whole, tmp_path)
+    expected = whole[1]
     last = _ranges(split / "@a")[-1]
     first_of_last = int(last.name.split("-")[0])
     now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
@@ -162,9 +165,7 @@ def test_a_range_waits_for_a_backbone_still_being_captured(
 
 
 def test_a_stalled_backbone_holds_nothing_back(whole: tuple[Path, Path], tmp_path: Path) -> None:
-    corpus, _ = whole
-    split = tmp_path / "split"
-    split_corpus(str(corpus), str(split), SPLIT)
+    split, _ = _split(whole, tmp_path)
     last = _ranges(split / "@a")[-1]
     cut = int(last.name.split("-")[0]) + 1000 + SPLIT.offset
     _cut_b(split, cut, "2020-01-01T00:00:00+00:00", tmp_path / "aside")
@@ -178,9 +179,8 @@ def test_a_growing_range_is_indexed_from_the_primary_then_whole_with_the_fill(
 ) -> None:
     """The tail of the primary's newest range is indexed as it grows (the primary's lines
     alone); once complete the range is indexed whole, filled, as if never a tail."""
-    corpus, expected = whole
-    split = tmp_path / "split"
-    split_corpus(str(corpus), str(split), SPLIT)
+    split, _ = _split(whole, tmp_path)
+    expected = whole[1]
     last = _ranges(split / "@a")[-1]
     full = (last / "range.json").read_bytes()
     manifest = RangeManifest.loads(full)
@@ -199,9 +199,7 @@ def test_a_growing_range_is_indexed_from_the_primary_then_whole_with_the_fill(
 def test_corpus_check_goes_backbone_by_backbone(
     whole: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    corpus, _ = whole
-    split = tmp_path / "split"
-    split_corpus(str(corpus), str(split), SPLIT)
+    split, _ = _split(whole, tmp_path)
     assert main(["corpus", "check", str(split)]) == 0
     out = capsys.readouterr().out
     assert "backbone a (" in out and "backbone b (" in out
@@ -213,9 +211,7 @@ def test_corpus_check_goes_backbone_by_backbone(
 def test_the_prefetch_counts_each_backbones_ranges_the_header_pass_has_not_taken(
     whole: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    corpus, _ = whole
-    split = tmp_path / "split"
-    split_corpus(str(corpus), str(split), SPLIT)
+    split, _ = _split(whole, tmp_path)
     catalog = tmp_path / "catalog"
     newest = _ranges(split / "@a")[-1]
     newest.rename(tmp_path / "held")  # the header pass stops one range short of the end

@@ -14,12 +14,13 @@ error, reported by name; the others go on. Ctrl-C stops them all the usual way.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from pipelines.capture.prefetch import Capture, CaptureError, CaptureSettings
+from pipelines.capture.prefetch import Capture, CaptureError, CaptureSettings, run_threads
 from pipelines.capture.progress import CaptureSummary, Progress
 from pipelines.corpus.backbones import UNNAMED, backbone_root, write_order
 from pipelines.corpus.fs import open_fs
@@ -116,16 +117,9 @@ class BackboneCapture:
             )
             for name, capture in self.captures.items()
         ]
-        for thread in threads:
-            thread.start()
-        try:
-            for thread in threads:
-                while thread.is_alive():
-                    thread.join(0.2)
-        except KeyboardInterrupt:
-            self.stop("interrupted")
-            for thread in threads:
-                thread.join()
+        # on Ctrl-C each capture ends as interrupted, and its summary says so
+        with contextlib.suppress(KeyboardInterrupt):
+            run_threads(threads, lambda: self.stop("interrupted"))
         return [runs[name] for name in self.captures]
 
     def _run_one(
