@@ -18,10 +18,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
 from pipelines.capture.prefetch import Capture
+from pipelines.corpus.backbones import backbone_of
 from pipelines.index.replay import ReplaySummary, replay
 from pipelines.index.rules import Rules
 from pipelines.live_stages import StageCycle, Stages, StageSettings
@@ -94,8 +96,11 @@ class Live:
         interval: float = 60.0,
         out: TextIO | None = None,
         stages: StageSettings | None = None,
+        others: Sequence[Capture] = (),
     ) -> None:
         self.capture = capture
+        # the other backbones' captures, each into its own corpus (docs/BACKBONES.md)
+        self.others = list(others)
         self.corpus = corpus
         self.catalog = catalog
         self.rules = rules
@@ -110,6 +115,8 @@ class Live:
     def stop(self, reason: str = "stopped by request") -> None:
         self.summary.stopped = self.summary.stopped or reason
         self.capture.stop(reason)
+        for other in self.others:
+            other.stop(reason)
         self._stop.set()
 
     def cycle(self) -> Cycle:
@@ -127,6 +134,7 @@ class Live:
             problem = schedule.stopped or str(schedule.error)
             self.summary.problems.append(problem)
         captured = self.capture.progress.summary.lines - before
+        captured += self._capture_others()
         cpu["capture"] += time.process_time() - cpu_started
         cpu_started = time.process_time()
         done = replay(
@@ -148,6 +156,27 @@ class Live:
             self.out.flush()
         return one
 
+    def _capture_others(self) -> int:
+        """A pass of each other backbone's capture; the lines they stored. A backbone that
+        fails is reported; one that cannot go on (wrong credentials, an unknown group) is
+        left out from then on, and the rest go on."""
+        captured = 0
+        for other in list(self.others):
+            before = other.progress.summary.lines
+            schedule = other.run_pass()
+            captured += other.progress.summary.lines - before
+            if schedule.error is None:
+                continue
+            name = backbone_of(other.writer.root) or "(unnamed)"
+            problem = f"backbone {name}: {schedule.stopped or schedule.error}"
+            if not (isinstance(schedule.error, NNTPError) and schedule.error.retryable):
+                problem += " (left out from now on)"
+                self.others.remove(other)
+                other.pools.close()
+            self.summary.problems.append(problem)
+            log.warning("live: %s", problem)
+        return captured
+
     def run(self, cycles: int | None = None) -> LiveSummary:
         """Cycle every `interval` seconds until stopped (Ctrl-C, `stop`) or `cycles` ran."""
         started = time.perf_counter()
@@ -162,5 +191,7 @@ class Live:
             self.summary.stopped = "interrupted"
         finally:
             self.capture.pools.close()
+            for other in self.others:
+                other.pools.close()
             self.summary.seconds = time.perf_counter() - started
         return self.summary
