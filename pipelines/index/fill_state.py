@@ -84,18 +84,21 @@ def load_state(catalog: str, group: str, first: int, last: int) -> FillState | N
     return FillState(sources, recent, filled, {})
 
 
-def pinned_primary(catalog: str, group: str, candidates: list[str]) -> str:
-    """The group's primary backbone: the pinned one while it still holds the group, else
-    the first candidate (priority order), pinned now when there is more than one."""
+def read_pin(catalog: str, group: str) -> str | None:
+    """The group's pinned primary backbone; None when none is pinned yet."""
     fs, _ = open_fs(catalog)
-    path = f"{catalog.rstrip('/')}/{FOLDER}/{group}/primary.json"
     try:
-        pinned = json.loads(fs.cat_file(path)).get("primary")
+        pinned = json.loads(fs.cat_file(_pin_path(catalog, group))).get("primary")
     except (OSError, ValueError, AttributeError):
-        pinned = None
-    if isinstance(pinned, str) and pinned in candidates:
-        return pinned
-    primary = candidates[0]
-    if len(candidates) > 1:
-        atomic_put(fs, path, json.dumps({"group": group, "primary": primary}).encode() + b"\n")
-    return primary
+        return None
+    return pinned if isinstance(pinned, str) else None
+
+
+def write_pin(catalog: str, group: str, primary: str) -> None:
+    fs, _ = open_fs(catalog)
+    doc = {"group": group, "primary": primary}
+    atomic_put(fs, _pin_path(catalog, group), json.dumps(doc).encode() + b"\n")
+
+
+def _pin_path(catalog: str, group: str) -> str:
+    return f"{catalog.rstrip('/')}/{FOLDER}/{group}/primary.json"
