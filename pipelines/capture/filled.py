@@ -10,14 +10,13 @@ header pass's rule, `pipelines/index/backbones.py`). Listings are kept `refresh`
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 
 from pipelines.capture.indexed import IndexedRanges
 from pipelines.corpus.fs import is_temporary, open_fs
 from pipelines.corpus.layout import RangeRef, parse_span
-from pipelines.index.fill_state import FOLDER, load_state
+from pipelines.index.fill_state import FOLDER, load_state, read_pin
 
 
 class FilledRanges:
@@ -60,24 +59,27 @@ class FilledRanges:
         return -1
 
 
-def consumed_by_backbone(catalog: str, order: list[str]) -> Callable[[str], Callable[..., bool]]:
+def consumed_by_backbone(
+    catalog: str, order: list[str], refresh: float = 5.0
+) -> Callable[[str], Callable[[RangeRef], bool]]:
     """`consumed(backbone)` for `BackboneCapture`: each backbone's ranges taken by the
-    header pass, read as the primary or by the fill, group by group."""
-    indexed = IndexedRanges(catalog)
-    fs, root = open_fs(catalog)
-    primaries: dict[str, str] = {}
+    header pass, read as the primary or by the fill, group by group. One backbone: what
+    the catalog indexed, as always."""
+    indexed = IndexedRanges(catalog, refresh=refresh)
+    if len(order) == 1:
+        return lambda backbone: indexed
+    pins: dict[str, tuple[float, str | None]] = {}  # group -> (read at, pinned primary)
 
     def primary(group: str) -> str:
-        if group not in primaries:
-            try:
-                doc = json.loads(fs.cat_file(f"{root.rstrip('/')}/{FOLDER}/{group}/primary.json"))
-                primaries[group] = str(doc["primary"])
-            except (OSError, ValueError, KeyError, TypeError):
-                return order[0]  # not pinned yet: asked again until the header pass pins it
-        return primaries[group]
+        now = time.monotonic()
+        seen = pins.get(group)
+        if seen is None or (seen[1] is None and now - seen[0] >= refresh):
+            seen = (now, read_pin(catalog, group))  # pinned once: never read again
+            pins[group] = seen
+        return seen[1] if seen[1] is not None else order[0]
 
     def consumed(backbone: str) -> Callable[[RangeRef], bool]:
-        filled = FilledRanges(catalog, backbone)
+        filled = FilledRanges(catalog, backbone, refresh)
         return lambda ref: indexed(ref) if primary(ref.group) == backbone else filled(ref)
 
     return consumed
