@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,10 +13,13 @@ import pytest
 from bench.backbone_split import SplitSettings, split_corpus
 from cli.main import main
 from pipelines.capture.filled import consumed_by_backbone
-from pipelines.corpus.backbones import backbone_root, corpus_backbones
+from pipelines.corpus.backbones import backbone_root, corpus_backbones, write_order
+from pipelines.corpus.fs import open_fs
 from pipelines.corpus.manifest import RangeManifest
 from pipelines.corpus.reader import CorpusReader
 from pipelines.generate import GenerateConfig
+from pipelines.index import fill as fill_module
+from pipelines.index.fill_state import read_pin
 from pipelines.index.replay import replay
 from pipelines.index.rules import Rules
 from tests.catalogs import catalog_files
@@ -164,6 +168,26 @@ def test_a_range_waits_for_a_backbone_still_being_captured(
     assert _header_files(catalog) == _header_files(expected)
 
 
+def test_a_range_held_for_a_backbone_that_then_stalls_goes_on(
+    whole: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing on disk moves when a backbone stalls: the held group is not remembered as
+    idle, and the next run lets the range go on once the backbone counts as stalled."""
+    split, _ = _split(whole, tmp_path)
+    last = _ranges(split / "@a")[-1]
+    cut = int(last.name.split("-")[0]) + 1000 + SPLIT.offset
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+    _cut_b(split, cut, now, tmp_path / "aside")
+    catalog = tmp_path / "catalog"
+    held = replay(str(split), str(catalog), Rules(), progress=False, tail=False)
+    assert held.totals.ranges == len(_ranges(split / "@a")) - 1
+    again = replay(str(split), str(catalog), Rules(), progress=False, tail=False)
+    assert again.totals.ranges == 0 and [s for s in again.stopped if "waits" in s]
+    monkeypatch.setattr(fill_module, "STALLED_AFTER", 0.0)
+    after = replay(str(split), str(catalog), Rules(), progress=False, tail=False)
+    assert after.totals.ranges == 1 and after.filled["behind:b"] == 1 and not after.stopped
+
+
 def test_a_stalled_backbone_holds_nothing_back(whole: tuple[Path, Path], tmp_path: Path) -> None:
     split, _ = _split(whole, tmp_path)
     last = _ranges(split / "@a")[-1]
@@ -224,3 +248,25 @@ def test_the_prefetch_counts_each_backbones_ranges_the_header_pass_has_not_taken
     taken = [taken_b(ref) for ref in refs_b]
     # b's ranges the fill read through are taken, its newest ones not yet
     assert taken[0] and not taken[-1] and taken == sorted(taken, reverse=True)
+
+
+def test_a_group_indexed_from_one_backbone_keeps_it_when_another_comes_first(
+    whole: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A catalog indexed from a corpus of one unnamed backbone; then a backbone listed
+    before it is captured: the group's primary stays the one its numbers are from."""
+    corpus, expected = whole
+    grown = tmp_path / "corpus"
+    shutil.copytree(corpus, grown)
+    catalog = tmp_path / "catalog"
+    shutil.copytree(expected, catalog)
+    split, _ = _split(whole, tmp_path)
+    (split / "@b").rename(grown / "@b")
+    fs, root = open_fs(str(grown))
+    write_order(fs, root, ["b", ""])
+    assert corpus_backbones(str(grown)) == ["b", ""]
+    again = replay(str(grown), str(catalog), Rules(), progress=False, tail=False)
+    assert again.totals.ranges == 0 and not again.filled  # nothing new to index
+    (group,) = CorpusReader(str(grown)).groups()
+    assert read_pin(str(catalog), group) == ""
+    assert _header_files(catalog) == _header_files(expected)

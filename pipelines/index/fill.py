@@ -82,7 +82,7 @@ class Fill:
             state = load_state(catalog, before.group, before.first, before.last)
         return cls(ref, sources, state or FillState())
 
-    def waiting(self, stalled_after: float = STALLED_AFTER) -> str:
+    def waiting(self, stalled_after: float | None = None) -> str:
         """Why the range should wait (empty: it need not): an other backbone, its offset
         known, whose capture has not stored past the range's end yet and stored something
         within `stalled_after` seconds. Indexed now, the range would lack what that
@@ -96,7 +96,7 @@ class Fill:
             if stored is None or stored[0] + offset >= self.ref.last:
                 continue
             age = time.time() - stored[1] if stored[1] is not None else None
-            if age is not None and age < stalled_after:
+            if age is not None and age < (stalled_after or STALLED_AFTER):
                 return (
                     f"backbone {name} is stored to its {stored[0]} (the primary's "
                     f"{stored[0] + offset}), short of {self.ref.last}: captured {age:.0f} s ago"

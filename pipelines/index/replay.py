@@ -134,7 +134,9 @@ def replay(
             continue
         ranges, stopped = plans[group]
         reader, others = readers[group], backbones.others(catalog, group)
-        indexed = _replay_group(reader, catalog, rules, priority, ranges, summary, bar, others)
+        indexed, waits = _replay_group(
+            reader, catalog, rules, priority, ranges, summary, bar, others
+        )
         resumed = [info for info in ranges if info.ref not in indexed]
         summary.ranges_resumed += len(resumed)
         bar.update(sum(_lines(info) for info in resumed))
@@ -155,7 +157,9 @@ def replay(
             stop = stopped
         if stop:
             summary.stopped.append(stop)
-        if not indexed and (done is None or done.part is None):
+        # a range waiting for another backbone is looked at again: a backbone that stalls
+        # moves no folder, yet holds the range back only for a while
+        if not indexed and not waits and (done is None or done.part is None):
             memos.record(seen[group], _idle_memo(len(resumed), stop, done))
         else:
             memos.forget(group)  # its own writes moved its stamp: looked at again next run
@@ -210,8 +214,9 @@ def _replay_group(
     summary: ReplaySummary,
     bar: tqdm,
     others: list[tuple[str, CorpusReader]] | None = None,
-) -> set[RangeRef]:
-    """Index the group's due ranges in order, as the scheduler names them; which."""
+) -> tuple[set[RangeRef], bool]:
+    """Index the group's due ranges in order, as the scheduler names them; which, and
+    whether one waits for another backbone's capture."""
     schedule = GroupSchedule(catalog, [i.ref for i in ranges], rules)
     position = {info.ref: i for i, info in enumerate(ranges)}
     window: Window | None = None
@@ -234,7 +239,7 @@ def _replay_group(
         fill = start_fill(catalog, due.ref, before, others or [])
         if fill is not None and (waiting := fill.waiting()):
             summary.stopped.append(f"{due.ref.group} {due.ref.name} waits: {waiting}")
-            break
+            return indexed, True
         result, window = index_range(
             reader, ranges[i], catalog, rules, priority, window, on_chunk=bar.update, fill=fill
         )
@@ -242,7 +247,7 @@ def _replay_group(
         schedule.indexed(due.ref)
         carried_from = due.ref
         indexed.add(due.ref)
-    return indexed
+    return indexed, False
 
 
 def _follows(before: RangeInfo | None, ranges: list[RangeInfo]) -> bool:
