@@ -13,7 +13,6 @@ import dagster as dg
 from assets.resources import CatalogResource, NNTPResource
 from assets.tags import PROBE, job_in_flight, job_tags
 from pipelines.health.sweep import SweepSettings, SweepSummary, health_provider, sweep
-from pipelines.nntp.pool import ConnectionPool
 
 HEALTH_GROUP = "health"
 HEALTH_JOB = "health_job"
@@ -57,7 +56,9 @@ def release_health(
     nntp: NNTPResource,
 ) -> dg.MaterializeResult:
     connections = config.connections or nntp.account_connections()
-    pool = ConnectionPool(health_provider(nntp.provider(connections), config.stat_timeout))
+    pool = nntp.body_pools(
+        connections, catalog.url, lambda p: health_provider(p, config.stat_timeout)
+    )
     settings = SweepSettings(
         stat_timeout=config.stat_timeout,
         transport_yield=config.transport_yield,

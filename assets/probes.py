@@ -68,10 +68,8 @@ def release_probes(
             raise dg.Failure(description=f"no stored bodies under {config.bodies}")
         source = StoreSource(store)
     else:
-        from pipelines.nntp.pool import ConnectionPool
-
         connections = config.connections or nntp.account_connections()
-        pool = ConnectionPool(nntp.provider(connections))
+        pool = nntp.body_pools(connections, catalog.url)
         source = PoolSource(pool)
     try:
         summary = probe_catalog(
@@ -99,7 +97,7 @@ def probe_sensor(
     context: dg.SensorEvaluationContext, catalog: CatalogResource, nntp: NNTPResource
 ) -> dg.SensorResult | dg.SkipReason:
     """Requests a probe of each range whose candidates wait (new, or left waiting)."""
-    if not nntp.server():  # its runs read articles from the news server: none to ask
+    if not nntp.configured():  # its runs read articles from the news server: none to ask
         return dg.SkipReason("no news server configured")
     keys = set(context.instance.get_dynamic_partitions(RANGES.name or "ranges"))
     fs, _ = open_fs(catalog.url)

@@ -5,12 +5,16 @@ Locations are fsspec URLs (a local folder, `s3://...`, `memory://...`); definiti
 fills them from environment variables with `EnvVar`, so nothing is read at import time.
 The news server's fields come from config or, when a run starts, from the environment
 (`USENET_INDEXER_NNTP_*`); its password only ever from an environment variable, whose
-name is the config. No indexing or capture logic here.
+name is the config. With a providers settings file (`providers_file`, or
+`USENET_INDEXER_PROVIDERS`; docs/PROVIDERS.md) the providers are the file's instead. No
+indexing or capture logic here.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from collections.abc import Callable
 
 import dagster as dg
 from pydantic import Field
@@ -21,6 +25,10 @@ from pipelines.capture.schedule import Limits, parse_size
 from pipelines.corpus.reader import CorpusReader
 from pipelines.index.rules import Rules
 from pipelines.nntp.provider import Provider
+from pipelines.nntp.providers import PROVIDERS_ENV, ProviderSet, load_providers
+from pipelines.providers.failover import BodyPools
+from pipelines.providers.resting import Resting
+from pipelines.providers.status import rest_recorder
 
 RULES_ENV = "USENET_INDEXER_RULES"
 HOST_ENV = "USENET_INDEXER_NNTP_HOST"
@@ -74,15 +82,59 @@ class NNTPResource(dg.ConfigurableResource):
     connections: int = 0  # the account's limit; or USENET_INDEXER_NNTP_CONNECTIONS (4)
     compression: str = "auto"
     timeout: float = 60.0
+    providers_file: str = ""  # or USENET_INDEXER_PROVIDERS: the settings file, used instead
+
+    def settings_file(self) -> str:
+        return self.providers_file or os.environ.get(PROVIDERS_ENV, "")
+
+    def provider_set(self, connections: int | None = None) -> ProviderSet:
+        """The settings file's providers, or the one account (with `connections` of its
+        connections) as a set of one."""
+        path = self.settings_file()
+        if path:
+            return load_providers(path, os.environ)
+        return ProviderSet.of([self.provider(connections or self.account_connections())])
+
+    def body_pools(
+        self, connections: int, catalog: str, adapt: Callable[[Provider], Provider] | None = None
+    ) -> BodyPools:
+        """Pools of the providers bodies and STATs are asked of (the one account with
+        `connections` of its connections, or the settings file's body providers, each with
+        its own limit), their rests stored in `catalog` for the status page."""
+        bodies = self.provider_set(connections).for_bodies()
+        if not bodies:
+            raise ValueError(f"{self.settings_file()}: no provider for bodies")
+        resting = Resting(record=rest_recorder(catalog))
+        return BodyPools([adapt(p) if adapt else p for p in bodies], resting)
 
     def server(self) -> str:
         return self.host or os.environ.get(HOST_ENV, "")
 
+    def configured(self) -> bool:
+        """Whether a news server is named: the one account's host, or a settings file."""
+        return bool(self.server() or self.settings_file())
+
+    def _first_for_headers(self) -> Provider | None:
+        """With a settings file and no host: its first provider for headers."""
+        if self.server() or not self.settings_file():
+            return None
+        headers = load_providers(self.settings_file(), os.environ).for_headers()
+        if not headers:
+            raise ValueError(f"{self.settings_file()}: no provider for headers")
+        return headers[0]
+
     def account_connections(self) -> int:
+        first = self._first_for_headers()
+        if first is not None:
+            return first.connections
         return self.connections or int(os.environ.get(CONNECTIONS_ENV) or 4)
 
     def provider(self, connections: int) -> Provider:
-        """The account with `connections` of its connections (a run's share of them)."""
+        """The account with `connections` of its connections (a run's share of them);
+        with a settings file and no host, its first provider for headers."""
+        first = self._first_for_headers()
+        if first is not None:
+            return dataclasses.replace(first, connections=min(connections, first.connections))
         host = self.server()
         if not host:
             raise ValueError(f"no news server: set {HOST_ENV} or the nntp resource's host")

@@ -27,7 +27,7 @@ def tail_schedule(
     context: dg.ScheduleEvaluationContext, nntp: NNTPResource, capture: CaptureResource
 ) -> dg.RunRequest | dg.SkipReason:
     """One tail pass a minute over the configured groups."""
-    if not nntp.server() or not capture.group_list():
+    if not nntp.configured() or not capture.group_list():
         return dg.SkipReason("no news server or no group configured")
     if in_flight(context.instance, TAIL):
         return dg.SkipReason("the previous tail pass is still queued or running")
@@ -44,7 +44,7 @@ def health_schedule(
     context: dg.ScheduleEvaluationContext, nntp: NNTPResource
 ) -> dg.RunRequest | dg.SkipReason:
     """One health sweep an hour."""
-    if not nntp.server():
+    if not nntp.configured():
         return dg.SkipReason("no news server configured")
     if sweep_in_flight(context.instance):
         return dg.SkipReason("the previous health sweep is still queued or running")

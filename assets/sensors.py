@@ -158,7 +158,7 @@ def history_sensor(
     catalog: CatalogResource,
 ) -> dg.RunRequest | dg.SkipReason:
     """Requests a history capture of the groups with room ahead of their index."""
-    if not nntp.server() or not capture.group_list():
+    if not nntp.configured() or not capture.group_list():
         return dg.SkipReason("no news server or no group configured")
     instance = context.instance
     if in_flight(instance, HISTORY):

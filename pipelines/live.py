@@ -28,6 +28,7 @@ from pipelines.index.replay import ReplaySummary, replay
 from pipelines.index.rules import Rules
 from pipelines.live_stages import StageCycle, Stages, StageSettings
 from pipelines.nntp.errors import NNTPError
+from pipelines.providers.failover import BodyPools
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,7 @@ class Live:
         interval: float = 60.0,
         out: TextIO | None = None,
         stages: StageSettings | None = None,
+        bodies: BodyPools | None = None,
         others: Sequence[Capture] = (),
     ) -> None:
         self.capture = capture
@@ -110,7 +112,8 @@ class Live:
         self._stop = threading.Event()
         # probes and health after capture, on the first provider's pool: never more
         # connections than the account allows
-        self.stages = Stages(catalog, capture.groups, capture.pools.pools[0], stages)
+        # (or, given `bodies`, the body providers' pools, sharing capture's where the same)
+        self.stages = Stages(catalog, capture.groups, capture.pools.pools[0], stages, bodies)
 
     def stop(self, reason: str = "stopped by request") -> None:
         self.summary.stopped = self.summary.stopped or reason
@@ -193,5 +196,6 @@ class Live:
             self.capture.pools.close()
             for other in self.others:
                 other.pools.close()
+            self.stages.bodies.close()  # the body-only providers' pools
             self.summary.seconds = time.perf_counter() - started
         return self.summary

@@ -43,6 +43,7 @@ from pipelines.probe.fetch import PoolSource
 from pipelines.probe.ladder import NAMED
 from pipelines.probe.run import ProbeSummary, probe_catalog
 from pipelines.probe.spans import Span, due, due_spans
+from pipelines.providers.failover import BodyPools
 from pipelines.spots.reader import SpotSummary, read_spots
 
 STAGES = ("probe", "merge", "health", "predb", "judge")
@@ -175,10 +176,13 @@ class Stages:
         groups: list[str],
         pool: ConnectionPool,
         settings: StageSettings | None = None,
+        bodies: BodyPools | None = None,
     ) -> None:
         self.catalog = catalog
         self.groups = groups
         self.pool = pool
+        # the article pass and health ask the body providers (issue 29); rests last the run
+        self.bodies = bodies or BodyPools.of(pool)
         self.settings = settings or StageSettings()
         self.totals = StageTotals()
         self.started = False  # a first cycle ran (it looks at everything)
@@ -244,7 +248,7 @@ class Stages:
             self.waiting = {}
             return ProbeSummary()
         ordered = sorted(todo.values(), key=lambda s: (s.group, s.first, s.last))
-        source = PoolSource(self.pool)
+        source = PoolSource(self.bodies)
         started = time.process_time()
         try:
             summary = probe_catalog(self.catalog, source, only=ordered)
@@ -298,7 +302,7 @@ class Stages:
         settings = SweepSettings(limit=self.settings.health_share)
         started = time.process_time()
         try:
-            summary = sweep(self.catalog, self.pool, settings)
+            summary = sweep(self.catalog, self.bodies, settings)
         except NNTPError as exc:
             if not exc.retryable:
                 raise

@@ -19,6 +19,7 @@ from pipelines.catalog.views import CatalogViews
 from pipelines.nzb.assemble import head_meta, merge_file_rows, merge_release_rows
 from pipelines.nzb.lookup import Mark, ReleaseFilesLookup, load_kernels
 from pipelines.nzb.writer import NzbFile, write_nzb
+from pipelines.providers.status import providers_status
 from pipelines.spots.sources import ReleaseSources
 from serving import categories
 from serving.index.manager import IndexManager
@@ -129,6 +130,7 @@ class Catalog:
             "damaged": self.health.damaged(),
             "probes": probes,
             "judged": self.judged_status(),
+            "providers": providers_status(self.settings.catalog),  # issue 29
         }
 
     def judged_status(self) -> dict[str, dict[str, int]]:

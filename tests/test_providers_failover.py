@@ -11,6 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from bench.providers import renumbered
 from pipelines.articles.store import open_bodies
 from pipelines.generate import GenerateConfig
 from pipelines.nntp.errors import AuthError
@@ -20,7 +21,7 @@ from pipelines.probe.run import probe_catalog
 from pipelines.providers.failover import BodyPools
 from pipelines.providers.resting import FOREVER, Resting
 from tests.corpora import Generated, replayed
-from tests.provider_servers import options, provider, renumbered, servers
+from tests.provider_servers import options, provider, servers
 
 IGNORED = ("probed_at", "fetched")
 CONFIG = GenerateConfig(groups=1, articles=8_000, seed=11, range_size=4_000, chunk=2_000)
@@ -112,3 +113,32 @@ def test_when_every_provider_refuses_the_credentials_the_pass_stops_with_their_e
         with pytest.raises(AuthError):
             probe_catalog(str(catalog), PoolSource(pools))
         pools.close()
+
+
+def test_the_probe_command_reads_the_settings_file(
+    world: tuple[Generated, Path, Path, str], tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    gen, cat, by_store, other = world
+    ids = _targets(gen)
+    catalog = shutil.copytree(cat, tmp_path / "cat")
+    settings = tmp_path / "providers.toml"
+    with servers((gen.corpus, options(frozenset(ids[0::2]))),
+                 (other, options(frozenset(ids[1::2])))) as (a, b):  # fmt: skip
+        settings.write_text(
+            f'[[provider]]\nname = "a"\nhost = "127.0.0.1"\nport = {a.port}\nconnections = 2\n'
+            f'[[provider]]\nname = "b"\nhost = "127.0.0.1"\nport = {b.port}\nconnections = 1\n'
+            'role = "bodies"\n'
+        )
+        done = subprocess.run(
+            [sys.executable, "-m", "cli.main", "probe", "--catalog", str(catalog),
+             "--providers", str(settings), "--quiet"],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        # the connection limits held: at most each account's connections at once
+        assert a.stats.peak <= 2 and b.stats.peak <= 1
+    assert done.returncode == 0, done.stderr
+    assert "0 transport failures" in done.stdout
+    assert _outcomes(catalog) == _outcomes(by_store)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.providers import renumbered
 from pipelines.health.cadence import DEFAULT
 from pipelines.health.sample import sample
 from pipelines.health.store import latest_health
@@ -17,8 +18,9 @@ from pipelines.nntp.provider import Provider
 from pipelines.nntpserver.ports import free_port
 from pipelines.providers.failover import BodyPools
 from pipelines.providers.resting import Resting
+from pipelines.providers.status import providers_status
 from tests.health_data import World, copy_catalog, health_world, releases_of, verdicts
-from tests.provider_servers import options, provider, renumbered, servers
+from tests.provider_servers import options, provider, servers
 
 DAY = 86_400
 
@@ -98,3 +100,66 @@ def test_a_provider_down_and_one_refusing_credentials_leave_the_others_verdicts(
     assert set(verdicts(catalog).values()) == {"healthy"}
     assert summary.checked == len(releases)
     assert {r.provider for r in rests} == {"down", "wrong"}
+
+
+def test_the_health_command_reads_the_settings_file(
+    world: tuple[World, str], tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    w, other = world
+    catalog = copy_catalog(w, tmp_path / "cat")
+    releases = releases_of(catalog, w.now)
+    settings = tmp_path / "providers.toml"
+    with servers((w.corpus, options(user="u", password="right")),
+                 (other, options())) as (locked, b):  # fmt: skip
+        settings.write_text(
+            f'[[provider]]\nname = "locked"\nhost = "127.0.0.1"\nport = {locked.port}\n'
+            'user = "u"\npassword_env = "LOCKED_PASS"\nconnections = 2\n'
+            f'[[provider]]\nname = "b"\nhost = "127.0.0.1"\nport = {b.port}\nconnections = 2\n'
+        )
+        done = subprocess.run(
+            [sys.executable, "-m", "cli.main", "health", "--catalog", catalog, "--providers",
+             str(settings), "--quiet"],
+            capture_output=True, text=True, timeout=300,
+            env={**os.environ, "LOCKED_PASS": "wrong"},
+        )  # fmt: skip
+        assert locked.stats.peak <= 2 and b.stats.peak <= 2
+    assert done.returncode == 0, done.stderr
+    found = verdicts(catalog)
+    assert len(found) == len(releases)
+    # the second provider's retention is shorter: its oldest releases are dead there, but
+    # the first refused the credentials: what the second serves whole is healthy, the rest
+    # dead; the refusal is in the catalog for the status page
+    assert "healthy" in set(found.values())
+    rests = providers_status(catalog)["rests"]
+    assert [r["provider"] for r in rests] == ["locked"] and rests[0]["seconds"] is None
+
+
+def test_a_provider_whose_retention_ends_before_a_release_is_not_asked_for_it(
+    world: tuple[World, str], tmp_path: Path
+) -> None:
+    from pipelines.corpus.reader import CorpusReader
+    from pipelines.providers.report import check_all
+    from pipelines.providers.status import oldest_articles, write_check
+
+    w, other = world
+    catalog = copy_catalog(w, tmp_path / "cat")
+    group = CorpusReader(w.corpus).groups()[0]
+    with servers((w.corpus, options()), (other, options())) as (a, b):
+        providers = [provider(a, "first"), provider(b, "second")]
+        write_check(catalog, check_all(providers, [group]))
+        oldest = oldest_articles(catalog)[("second", group)]
+        pools = _pools(providers)
+        summary = sweep(catalog, pools, SweepSettings(), now=w.now)
+        pools.close()
+    assert summary.ended == DONE and summary.skipped == 0
+    rows = latest_health(catalog).to_pylist()
+    beyond = [r for r in rows if r["posted_last"] < oldest]
+    within = [r for r in rows if r["posted_last"] >= oldest]
+    assert beyond and within
+    assert all(r["providers"] == ["first"] for r in beyond)  # the second not asked
+    assert all(r["providers"] == ["first", "second"] for r in within)
+    assert {r["verdict"] for r in rows} == {"healthy"}

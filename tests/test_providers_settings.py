@@ -100,6 +100,15 @@ def test_a_missing_file_and_secrets_file_are_clear_errors(tmp_path: Path) -> Non
         load_providers(path, {})
 
 
+def _good_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """GOOD as a file, its secrets file beside it and its variable set."""
+    (tmp_path / "secret.txt").write_text("s")
+    path = tmp_path / "providers.toml"
+    path.write_text(GOOD)
+    monkeypatch.setenv("BLOCK_PASS", "pw")
+    return path
+
+
 def _args(argv: list[str]) -> argparse.Namespace:
     from cli.commands.capture import add_server_arguments
 
@@ -115,10 +124,7 @@ def test_the_commands_take_the_file_or_the_flags(
     from cli.commands.capture import providers_of
     from cli.commands.providers import provider_set_of
 
-    (tmp_path / "secret.txt").write_text("s")
-    path = tmp_path / "providers.toml"
-    path.write_text(GOOD)
-    monkeypatch.setenv("BLOCK_PASS", "pw")
+    path = _good_file(tmp_path, monkeypatch)
     headers = providers_of(_args(["--providers", str(path)]), "capture")
     assert headers is not None and [p.name for p in headers] == ["main", "headers-only"]
     # today's flags: one server is a set of one
@@ -132,3 +138,48 @@ def test_the_commands_take_the_file_or_the_flags(
     monkeypatch.delenv("BLOCK_PASS")
     assert provider_set_of(_args([]), "health") is None
     assert "BLOCK_PASS is not set" in capsys.readouterr().err
+
+
+def test_the_dagster_resource_reads_the_same_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assets.resources import NNTPResource
+
+    path = _good_file(tmp_path, monkeypatch)
+    monkeypatch.delenv("USENET_INDEXER_NNTP_HOST", raising=False)
+    assert not NNTPResource().configured()
+    nntp = NNTPResource(providers_file=str(path))
+    assert nntp.configured() and nntp.account_connections() == 30
+    # capture and spots: the first provider for headers, with a share of its connections
+    first = nntp.provider(4)
+    assert (first.name, first.connections, first.password) == ("main", 4, "s")
+    pools = nntp.body_pools(4, str(tmp_path / "cat"))
+    try:  # bodies and health: every body provider with its own limit, in priority order
+        assert [(p.provider.name, p.size) for p in pools.pools] == [("main", 30), ("block", 8)]
+    finally:
+        pools.close()
+    # without the file: the one account, as before
+    one = NNTPResource(host="news.example", connections=6).body_pools(2, str(tmp_path / "c"))
+    try:
+        assert [(p.provider.host, p.size) for p in one.pools] == [("news.example", 2)]
+    finally:
+        one.close()
+
+
+def test_live_shares_capture_pools_with_the_body_providers_of_the_same_account(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cli.commands.providers import live_bodies
+    from pipelines.nntp.pool import ConnectionPool
+
+    path = _good_file(tmp_path, monkeypatch)
+    args = _args(["--providers", str(path)])
+    args.catalog = str(tmp_path / "cat")
+    ps = load_providers(path, {"BLOCK_PASS": "pw"})
+    capture = [ConnectionPool(p) for p in ps.for_headers()]  # main, headers-only
+    bodies = live_bodies(args, capture)
+    # main's pool is capture's (one pool per account); block, bodies only, has its own
+    assert [p.provider.name for p in bodies.pools] == ["main", "block"]
+    assert bodies.pools[0] is capture[0] and bodies.pools[1] not in capture
+    bodies.close()  # closes block's pool only
+    assert not capture[0]._closed and bodies.pools[1]._closed

@@ -43,6 +43,8 @@ COMMANDS = [
     "cli.commands.bench_spots",
     "cli.commands.ids",
     "cli.commands.bench_ids",
+    "cli.commands.providers",
+    "cli.commands.bench_providers",
 ]
 
 

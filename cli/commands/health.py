@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from cli.commands import command
-from cli.commands.capture import add_server_arguments, providers_of
+from cli.commands.capture import add_server_arguments
 from cli.commands.live_line import LiveLine
 
 
@@ -44,7 +44,6 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from pipelines.health.sweep import DONE, SweepSettings, health_provider, sweep
     from pipelines.nntp.errors import AuthError
-    from pipelines.nntp.pool import ConnectionPool
 
     if args.connections < 1 or (args.limit is not None and args.limit < 0):
         print("health: --connections must be at least 1, --limit not negative", file=sys.stderr)
@@ -52,16 +51,15 @@ def run(args: argparse.Namespace) -> int:
     if args.stat_timeout <= 0 or args.transport_yield < 1:
         print("health: --stat-timeout must be positive, --transport-yield >= 1", file=sys.stderr)
         return 2
-    providers = providers_of(args, "health")
-    if providers is None:
+    from cli.commands.providers import body_pools_of
+
+    pool = body_pools_of(args, "health", lambda p: health_provider(p, args.stat_timeout))
+    if pool is None:
         return 2
-    if len(providers) > 1:
-        print(f"health: checking on {providers[0].label} only", file=sys.stderr)
-    pool = ConnectionPool(health_provider(providers[0], args.stat_timeout))
     settings = SweepSettings(
         stat_timeout=args.stat_timeout,
         transport_yield=args.transport_yield,
-        connections=args.connections,
+        connections=None if args.providers else args.connections,
         limit=args.limit,
         groups=tuple(args.group) if args.group else None,
     )

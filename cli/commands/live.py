@@ -128,8 +128,12 @@ def run(args: argparse.Namespace) -> int:
     # a capture per backbone, each into its corpus (docs/BACKBONES.md); probes and health
     # on the first's connections
     capture, *others = _backbone_captures(args, providers, settings)
+    from cli.commands.providers import live_bodies
+
+    # capture's pools (every backbone's), and the body-only providers'
+    bodies = live_bodies(args, [p for c in (capture, *others) for p in c.pools.pools])
     live = Live(capture, args.corpus, args.catalog, rules, args.interval, sys.stdout, stages,
-                others)  # fmt: skip
+                bodies, others)  # fmt: skip
     code = 0
     try:
         summary = live.run(args.cycles)

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from cli.commands import command
-from cli.commands.capture import add_server_arguments, providers_of
+from cli.commands.capture import add_server_arguments
 from cli.commands.live_line import LiveLine
 
 
@@ -49,13 +49,13 @@ def run(args: argparse.Namespace) -> int:
             return 2
         source = StoreSource(store)
     else:
-        from pipelines.nntp.pool import ConnectionPool
+        from cli.commands.providers import body_pools_of
 
-        providers = providers_of(args, "probe")
-        if providers is None:
+        pool = body_pools_of(args, "probe")
+        if pool is None:
             return 2
-        pool = ConnectionPool(providers[0])
-        source = PoolSource(pool, args.connections)
+        # a settings file: every provider's connections; the flags: --connections
+        source = PoolSource(pool, None if args.providers else args.connections)
     live = _Live(args.quiet)
     try:
         summary = probe_catalog(

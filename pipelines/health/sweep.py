@@ -18,7 +18,9 @@ the pool:
   an unstamped release would lead every batch while the rest went unchecked.
 
 With several providers (`docs/PROVIDERS.md`) each sampled segment is STATted on every
-provider that is not resting, in priority order, and the row keeps what each answered
+provider that could serve it (not resting, and its retention, as the newest `providers
+check` found it, reaches back to the release), all at once (a connection of each), and
+the row keeps what each answered
 (`providers`, `provider_missing`). The release's verdict is the best provider's: it is
 healthy when some provider serves all of it. A provider's transport failure costs the
 release only when no other provider serves it whole (it might have); a provider that
@@ -36,6 +38,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +54,7 @@ from pipelines.nntp.errors import AuthError, NNTPError, PoolBusy
 from pipelines.nntp.pool import ConnectionPool
 from pipelines.nntp.provider import Provider
 from pipelines.providers.failover import BodyPools
+from pipelines.providers.status import oldest_articles
 
 STAMPED = "stamped"  # a row with a null verdict
 SKIPPED = "skipped"  # transport: no row
@@ -129,18 +133,26 @@ class _Pass:
         progress: Progress | None,
     ) -> None:  # fmt: skip
         self.pools = pools
+        pools.start_pass()
         self.settings = settings
         self.summary = summary
         self.now = now
         self.progress = progress
-        # a check holds a connection of one provider at a time, each in turn: as many
-        # checks as the smallest account has connections never wait on each other
+        # a check holds a connection of each provider at once: as many checks as the
+        # smallest account has connections never wait on each other
         smallest = min(p.size for p in pools.pools)
         self.threads = max(1, min(settings.connections or smallest, smallest))
         self.lock = threading.Lock()
         self.in_a_row = 0
         self.fatal: BaseException | None = None
         self.refused: dict[str, AuthError] = {}
+        self.oldest: dict[tuple[str, str], int] = {}  # (provider, group): its oldest article
+        extra = self.threads * (len(pools.pools) - 1)  # a thread per check per other provider
+        self.helpers = ThreadPoolExecutor(extra, "health-stat") if extra else None
+
+    def close(self) -> None:
+        if self.helpers is not None:
+            self.helpers.shutdown(wait=True)
 
     @property
     def ended(self) -> bool:
@@ -192,8 +204,12 @@ class _Pass:
             return
         answers: dict[str, Answer] = {}
         unanswered = False  # a provider that may serve it gave no answer
-        for pool in self.pools.available():
-            answer = self._ask(pool, ids)
+        ask = self._could_serve(c)
+        # the other providers' STATs at the same time as the first's, on their own
+        # connections: a check waits for the slowest provider, not for their sum
+        others = [self.helpers.submit(self._ask, p, ids) for p in ask[1:]] if self.helpers else []
+        first = [self._ask(ask[0], ids)] if ask else []
+        for pool, answer in zip(ask, first + [f.result() for f in others], strict=True):
             if answer is None:
                 unanswered = unanswered or pool.provider.label not in self.refused
             else:
@@ -211,6 +227,16 @@ class _Pass:
             return
         answer = usable[best] if best else next(iter(answers.values()))
         self._done(c, rows, found.get(best), answer, usable)
+
+    def _could_serve(self, c: Candidate) -> list[ConnectionPool]:
+        """The providers not resting whose retention (the newest `providers check`) holds
+        the release: its last article is no older than their oldest. All of them when the
+        check rules out every one (a release older than every retention is asked anyway:
+        the check may be old, and an answer is what a verdict needs)."""
+        pools = self.pools.available()
+        kept = [p for p in pools
+                if c.posted_last >= self.oldest.get((p.provider.label, c.group), 0)]  # fmt: skip
+        return kept or pools
 
     def _ask(self, pool: ConnectionPool, ids: list[str]) -> Answer | None:
         """The sample's STATs on one provider; None when it gave no usable reply."""
@@ -310,8 +336,11 @@ def sweep(
         summary.seconds = time.monotonic() - started
         return summary
     views = CatalogViews(catalog)
+    checks: _Pass | None = None
     try:
         checks = _Pass(BodyPools.of(pool), settings, summary, now, progress)
+        if len(checks.pools.pools) > 1:  # which providers could serve which releases
+            checks.oldest = oldest_articles(catalog)
         sweep_id = time.time_ns()
         for start in range(0, len(todo), settings.batch_size):
             batch = todo[start : start + settings.batch_size]
@@ -325,6 +354,8 @@ def sweep(
         if checks.fatal is not None:
             raise checks.fatal
     finally:
+        if checks is not None:
+            checks.close()
         views.close()
         summary.seconds = time.monotonic() - started
     return summary

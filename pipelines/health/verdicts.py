@@ -46,3 +46,11 @@ def verdict(sent: int, missing: int, ends_missing: int, recovery: float) -> str:
     if ends_missing >= 2 and recovery < share:
         return DEAD
     return BROKEN
+
+
+def served_by(providers: Sequence[str] | None, missing: Sequence[int] | None) -> list[str]:
+    """The providers that answered every sampled STAT of a check (a release row's
+    `providers` and `provider_missing`; none for a check older than issue 29)."""
+    if not providers or not missing:
+        return []
+    return [p for p, m in zip(providers, missing, strict=False) if m == 0]

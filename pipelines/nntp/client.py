@@ -48,6 +48,7 @@ class NNTPClient:
         self.variant = "plain"  # how overview replies come: plain, xfeature, xzver, deflate
         self.group_name: str | None = None
         self.posting = False
+        self.greeting = ""  # the server's first line (`providers check` shows it)
 
     # -- session ---------------------------------------------------------------
 
@@ -81,6 +82,7 @@ class NNTPClient:
 
     def _handshake(self) -> None:
         code, message = self._status()
+        self.greeting = f"{code} {message}"
         if code in (400, 502):
             # providers greet with these when the account's connections are all in use
             raise ServiceGone(f"{self.provider.label} refused the connection: {code} {message}")

@@ -4,12 +4,13 @@ a stored folder of bodies (offline replay).
 Each article ends one of three ways, kept apart because they mean different things:
 - a body: inspected here, in the fetching thread (the decode is C; the rest is small);
 - missing: every provider asked answered 420/423/430: a result, stored like any other;
-- transport: no provider gave an answer (each failed twice, a fresh connection the second
-  time), or the pass was stopped: no result, the release waits for the next run.
+- transport: a provider that may have it gave no answer (asked twice, a fresh connection
+  the second time), or the pass was stopped: no result, the release waits for the next
+  run.
 The providers are asked in priority order: a 430 or a dropped connection on one moves to
-the next (`docs/PROVIDERS.md`). A provider whose fetches fail `GIVE_UP_AFTER` times in a
-row is rested (`pipelines/providers/resting.py`), and when every provider rests the
-fetching ends: a server that is down does not get every remaining article asked of it.
+the next (`docs/PROVIDERS.md`). A provider whose fetches fail 8 times in a row is rested
+(`pipelines/providers/resting.py`), and when every provider rests the fetching ends: a
+server that is down does not get every remaining article asked of it.
 Wrong credentials rest their provider for the run; when no provider is left for that
 reason, the run stops with their error.
 """
@@ -78,6 +79,7 @@ class PoolSource:
 
     def __init__(self, pools: ConnectionPool | BodyPools, connections: int | None = None) -> None:
         self.pools = BodyPools.of(pools)
+        self.pools.start_pass()
         total = self.pools.connections
         self.threads = max(1, min(connections or total, total))
         self.counts = FetchCounts()

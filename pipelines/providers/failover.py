@@ -26,6 +26,7 @@ class BodyPools:
         resting: Resting | None = None,
         connector: Connector | None = None,
         pools: Sequence[ConnectionPool] = (),
+        owned: Sequence[ConnectionPool] = (),
     ) -> None:
         self.pools = list(pools) or [
             ConnectionPool(p) if connector is None else ConnectionPool(p, connector)
@@ -37,7 +38,8 @@ class BodyPools:
         if len(set(names)) != len(names):
             raise ValueError(f"providers named twice: {names}")
         self.resting = resting or Resting()
-        self._owned = not pools  # pools handed in are closed by whoever opened them
+        # pools handed in are closed by whoever opened them, but for the `owned` ones
+        self._owned = list(owned) if pools else list(self.pools)
 
     @classmethod
     def of(cls, pools: ConnectionPool | Sequence[ConnectionPool] | BodyPools) -> BodyPools:
@@ -63,10 +65,15 @@ class BodyPools:
     def all_resting(self) -> bool:
         return not self.available()
 
+    def start_pass(self) -> None:
+        """A pass begins: when every provider rests, their rests end (but for refused
+        credentials), as a pass that gave up is tried again the next time."""
+        if self.all_resting:
+            self.resting.wake(self.names)
+
     def close(self) -> None:
-        if self._owned:
-            for pool in self.pools:
-                pool.close()
+        for pool in self._owned:
+            pool.close()
 
 
 def open_body_pools(

@@ -109,6 +109,15 @@ class Resting:
             self.record(state.rest)
         return True
 
+    def wake(self, names: list[str]) -> None:
+        """End the rests of `names` but those for refused credentials: a pass that finds
+        every provider resting asks them again rather than doing nothing."""
+        with self._lock:
+            for name in names:
+                state = self._state(name)
+                if state.until != FOREVER:
+                    state.until = 0.0
+
     def rests(self) -> list[Rest]:
         """The rests now in force, by provider."""
         with self._lock:

@@ -34,6 +34,7 @@ from pipelines.catalog.reader import read_parquet
 from pipelines.catalog.versions import key_array
 from pipelines.catalog.views import table_files
 from pipelines.health.store import current_health
+from pipelines.health.verdicts import served_by
 from pipelines.judge.store import newest_verdicts
 
 if TYPE_CHECKING:
@@ -44,7 +45,8 @@ DEAD = "dead"  # the judge's first rule and the health sweep's worst verdict
 # What is read of each table (columns named as the tables declare them), and the column
 # whose newest value per key is the current row.
 VERDICT_COLUMNS = ["release_key", "rule", "detail", "rules_version", "judged_at"]
-HEALTH_COLUMNS = ["release_key", "checked_at", "verdict", "segments", "missing", "posted_last"]
+HEALTH_COLUMNS = ["release_key", "checked_at", "verdict", "segments", "missing", "posted_last",
+                  "providers", "provider_missing"]  # fmt: skip
 TABLES = {"release_verdicts": ("judged_at", VERDICT_COLUMNS),
           "release_health": ("checked_at", HEALTH_COLUMNS)}  # fmt: skip
 
@@ -143,6 +145,9 @@ class JudgedState:
                 out.append(("health_checked", str(found["checked_at"])))
             if found.get("segments") is not None:
                 out.append(("health_missing", f"{found.get('missing') or 0}/{found['segments']}"))
+            served = served_by(found.get("providers"), found.get("provider_missing"))
+            if found.get("providers"):  # which providers serve all of it (issue 29)
+                out.append(("health_providers", ",".join(served)))
         if found.get("rule"):
             out.append(("verdict", found["rule"]))
             if found.get("detail"):
