@@ -69,27 +69,39 @@ def run_once(
     the same work, so they also finish together.
     """
     root = tempfile.mkdtemp(prefix="bench-capture-")
-    low, high = bounds
-    start = (low // chunk) * chunk
-    limit = start + connections * chunks_each * chunk - 1
-    if limit > high:
-        raise ValueError(f"the sample corpus ends at {high}, the run needs {limit}")
+    settings = bench_settings(connections, chunks_each, chunk, bounds)
     try:
         provider = Provider("127.0.0.1", port, connections=connections, compression=variant,
                             timeout=30.0)  # fmt: skip
-        settings = CaptureSettings(
-            plan=PlanSettings(range_size=BENCH_RANGE, chunk_size=chunk, headroom=high - limit),
-            limits=Limits(ranges_open=1),
-        )
         pools = ProviderPools([provider])
-        held = [pool.acquire() for pool in pools.slots()]
-        for client, pool in zip(held, pools.slots(), strict=True):
-            client.group(BENCH_GROUP)
-            pool.release(client)
+        log_in(pools)
         capture = Capture(pools, root, [BENCH_GROUP], settings)
         return BenchRun(connections, capture.run())
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def bench_settings(
+    connections: int, chunks_each: int, chunk: int, bounds: tuple[int, int]
+) -> CaptureSettings:
+    """A run of `chunks_each` chunks a connection: the headroom stops it there."""
+    low, high = bounds
+    limit = (low // chunk) * chunk + connections * chunks_each * chunk - 1
+    if limit > high:
+        raise ValueError(f"the sample corpus ends at {high}, the run needs {limit}")
+    return CaptureSettings(
+        plan=PlanSettings(range_size=BENCH_RANGE, chunk_size=chunk, headroom=high - limit),
+        limits=Limits(ranges_open=1),
+    )
+
+
+def log_in(pools: ProviderPools) -> None:
+    """Every connection opened, logged in and in the group before the clock starts (a real
+    capture keeps its connections for hours)."""
+    held = [pool.acquire() for pool in pools.slots()]
+    for client, pool in zip(held, pools.slots(), strict=True):
+        client.group(BENCH_GROUP)
+        pool.release(client)
 
 
 def make_corpus(folder: str, lines: int, chunk: int) -> tuple[str, tuple[int, int]]:

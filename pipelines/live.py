@@ -18,10 +18,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
 from pipelines.capture.prefetch import Capture
+from pipelines.corpus.backbones import backbone_of
 from pipelines.corpus.fs import sweep_temporary
 from pipelines.index.replay import ReplaySummary, replay
 from pipelines.index.rules import Rules
@@ -100,8 +102,11 @@ class Live:
         out: TextIO | None = None,
         stages: StageSettings | None = None,
         bodies: BodyPools | None = None,
+        others: Sequence[Capture] = (),
     ) -> None:
         self.capture = capture
+        # the other backbones' captures, each into its own corpus (docs/BACKBONES.md)
+        self.others = list(others)
         self.corpus = corpus
         self.catalog = catalog
         self.rules = rules
@@ -117,6 +122,8 @@ class Live:
     def stop(self, reason: str = "stopped by request") -> None:
         self.summary.stopped = self.summary.stopped or reason
         self.capture.stop(reason)
+        for other in self.others:
+            other.stop(reason)
         self._stop.set()
 
     def cycle(self) -> Cycle:
@@ -134,6 +141,7 @@ class Live:
             problem = schedule.stopped or str(schedule.error)
             self.summary.problems.append(problem)
         captured = self.capture.progress.summary.lines - before
+        captured += self._capture_others()
         cpu["capture"] += time.process_time() - cpu_started
         cpu_started = time.process_time()
         done = replay(
@@ -155,6 +163,27 @@ class Live:
             self.out.flush()
         return one
 
+    def _capture_others(self) -> int:
+        """A pass of each other backbone's capture; the lines they stored. A backbone that
+        fails is reported; one that cannot go on (wrong credentials, an unknown group) is
+        left out from then on, and the rest go on."""
+        captured = 0
+        for other in list(self.others):
+            before = other.progress.summary.lines
+            schedule = other.run_pass()
+            captured += other.progress.summary.lines - before
+            if schedule.error is None:
+                continue
+            name = backbone_of(other.writer.root) or "(unnamed)"
+            problem = f"backbone {name}: {schedule.stopped or schedule.error}"
+            if not (isinstance(schedule.error, NNTPError) and schedule.error.retryable):
+                problem += " (left out from now on)"
+                self.others.remove(other)
+                other.pools.close()
+            self.summary.problems.append(problem)
+            log.warning("live: %s", problem)
+        return captured
+
     def run(self, cycles: int | None = None) -> LiveSummary:
         """Cycle every `interval` seconds until stopped (Ctrl-C, `stop`) or `cycles` ran."""
         started = time.perf_counter()
@@ -171,6 +200,8 @@ class Live:
             self.summary.stopped = "interrupted"
         finally:
             self.capture.pools.close()
+            for other in self.others:
+                other.pools.close()
             self.stages.bodies.close()  # the body-only providers' pools
             self.summary.seconds = time.perf_counter() - started
         return self.summary

@@ -28,6 +28,7 @@ COMMANDS = [
     "cli.commands.predb",
     "cli.commands.serve_nntp",
     "cli.commands.bench_capture",
+    "cli.commands.bench_backbones",
     "cli.commands.bench_live",
     "cli.commands.bench_probe",
     "cli.commands.bench_probe_inspect",

@@ -147,15 +147,16 @@ def _flag_providers(args: argparse.Namespace, command: str) -> list[Any] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pipelines.capture.backbones import BackboneCapture, by_backbone
     from pipelines.capture.planner import PlanSettings
-    from pipelines.capture.prefetch import Capture, CaptureError, CaptureSettings
+    from pipelines.capture.prefetch import CaptureSettings
     from pipelines.capture.progress import Progress
     from pipelines.capture.schedule import Limits, parse_size
-    from pipelines.nntp.pool import ProviderPools
 
     providers = providers_of(args, "capture")
     if providers is None:
         return 2
+    alone = len(by_backbone(providers)) == 1  # one bar; several backbones print summaries
     try:
         settings = CaptureSettings(
             plan=PlanSettings(args.range_size, args.chunk_size, args.newest_first, args.headroom),
@@ -168,29 +169,50 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"capture: {exc}", file=sys.stderr)
         return 2
-    pools = ProviderPools(providers)
-    labels = [f"{p.provider.label}#{i}" for i, p in enumerate(pools.slots())]
-    consumed = None
-    if args.catalog:
-        from pipelines.capture.indexed import IndexedRanges
-
-        consumed = IndexedRanges(args.catalog)
-    capture = Capture(
-        pools,
-        args.corpus,
-        args.group,
-        settings,
-        Progress(labels, show=not args.quiet),
-        consumed=consumed,
-    )
     try:
-        summary = capture.run(tail=args.tail, interval=args.interval)
-    except CaptureError as exc:
-        print(exc.summary.format(), file=sys.stderr)
-        print(f"capture: stopped: {exc}", file=sys.stderr)
+        capture = BackboneCapture(
+            providers,
+            args.corpus,
+            args.group,
+            settings,
+            progress=lambda name, labels: Progress(labels, show=not args.quiet and alone),
+            consumed=consumed_of(args.catalog, providers),
+        )
+    except ValueError as exc:
+        print(f"capture: {exc}", file=sys.stderr)
+        return 2
+    runs = capture.run(tail=args.tail, interval=args.interval)
+    return report_runs(runs)
+
+
+def consumed_of(catalog: str | None, providers: list[Any]) -> Any:
+    """Each backbone's `consumed` callback: what the catalog's header pass has taken."""
+    if not catalog:
+        return None
+    from pipelines.capture.backbones import by_backbone
+    from pipelines.capture.filled import consumed_by_backbone
+
+    return consumed_by_backbone(catalog, list(by_backbone(providers)))
+
+
+def report_runs(runs: list[Any]) -> int:
+    """Each backbone's summary (its error named); the exit status of them all: 1 when
+    one stopped on an error (the others went on), 130 when interrupted, else 0."""
+    if len(runs) == 1:  # one backbone: the summary as it always was
+        (one,) = runs
+        if one.error:
+            print(one.summary.format(), file=sys.stderr)
+            print(f"capture: stopped: {one.error}", file=sys.stderr)
+            return 1
+        print(one.summary.format())
+        return 130 if one.summary.stopped == "interrupted" else 0
+    for one in runs:
+        print(one.format(), file=sys.stderr if one.error else sys.stdout)
+    failed = [one.name for one in runs if one.error]
+    if failed:
+        print(f"capture: backbones stopped by an error: {', '.join(failed)}", file=sys.stderr)
         return 1
-    print(summary.format())
-    return 130 if summary.stopped == "interrupted" else 0
+    return 130 if any(one.summary.stopped == "interrupted" for one in runs) else 0
 
 
 if __name__ == "__main__":

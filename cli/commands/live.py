@@ -87,17 +87,14 @@ def run(args: argparse.Namespace) -> int:
     from pipelines.process import set_up_process
 
     set_up_process()
-    from pipelines.capture.indexed import IndexedRanges
     from pipelines.capture.planner import PlanSettings
-    from pipelines.capture.prefetch import Capture, CaptureError, CaptureSettings
-    from pipelines.capture.progress import Progress
+    from pipelines.capture.prefetch import CaptureError, CaptureSettings
     from pipelines.capture.schedule import Limits
     from pipelines.index.rules import Rules
     from pipelines.index.warm import compile_apart
     from pipelines.live import Live
     from pipelines.live_stages import StageSettings
     from pipelines.nntp.errors import NNTPError
-    from pipelines.nntp.pool import ProviderPools
 
     providers = providers_of(args, "live")
     if providers is None:
@@ -128,20 +125,15 @@ def run(args: argparse.Namespace) -> int:
         # and the server ends with this process, however it ends (SIGKILL too)
         server = subprocess.Popen(serve_command(args), process_group=0, preexec_fn=_end_with_parent)
         print(f"live: serving {args.catalog} on http://{args.host}:{args.port}/", flush=True)
-    pools = ProviderPools(providers)
-    capture = Capture(
-        pools,
-        args.corpus,
-        args.group,
-        settings,
-        Progress([f"{p.provider.label}#{i}" for i, p in enumerate(pools.slots())], show=False),
-        consumed=IndexedRanges(args.catalog),
-    )
+    # a capture per backbone, each into its corpus (docs/BACKBONES.md); probes and health
+    # on the first's connections
+    capture, *others = _backbone_captures(args, providers, settings)
     from cli.commands.providers import live_bodies
 
-    bodies = live_bodies(args, pools.pools)  # capture's pools, and the body-only providers'
+    # capture's pools (every backbone's), and the body-only providers'
+    bodies = live_bodies(args, [p for c in (capture, *others) for p in c.pools.pools])
     live = Live(capture, args.corpus, args.catalog, rules, args.interval, sys.stdout, stages,
-                bodies)  # fmt: skip
+                bodies, others)  # fmt: skip
     code = 0
     try:
         summary = live.run(args.cycles)
@@ -153,6 +145,35 @@ def run(args: argparse.Namespace) -> int:
             _stop_server(server)
     print(summary.format())
     return 130 if summary.stopped == "interrupted" else code
+
+
+def _backbone_captures(args: argparse.Namespace, providers: list[Any], settings: Any) -> list[Any]:
+    """One capture per backbone of the header providers, in priority order, each into its
+    corpus; capture stays `--ahead` before what the header pass took of each."""
+    from pipelines.capture.backbones import by_backbone
+    from pipelines.capture.filled import consumed_by_backbone
+    from pipelines.capture.indexed import IndexedRanges
+    from pipelines.capture.prefetch import Capture
+    from pipelines.capture.progress import Progress
+    from pipelines.corpus.backbones import UNNAMED, backbone_root, write_order
+    from pipelines.corpus.fs import open_fs
+    from pipelines.nntp.pool import ProviderPools
+
+    backbones = by_backbone(providers)
+    consumed = consumed_by_backbone(args.catalog, list(backbones))
+    if list(backbones) != [UNNAMED]:
+        fs, root = open_fs(args.corpus)
+        write_order(fs, root, list(backbones))
+    captures = []
+    for name, members in backbones.items():
+        pools = ProviderPools(members)
+        labels = [f"{p.provider.label}#{i}" for i, p in enumerate(pools.slots())]
+        captures.append(Capture(
+            pools, backbone_root(args.corpus, name), args.group, settings,
+            Progress(labels, show=False),
+            consumed=IndexedRanges(args.catalog) if len(backbones) == 1 else consumed(name),
+        ))  # fmt: skip
+    return captures
 
 
 def _end_with_parent() -> None:

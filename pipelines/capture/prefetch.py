@@ -46,6 +46,22 @@ class CaptureError(Exception):
 PARTS = ("all", "history", "tail")
 
 
+def run_threads(threads: list[threading.Thread], interrupted: Callable[[], None]) -> None:
+    """Start the threads and wait for them all. On Ctrl-C (which only this thread sees)
+    call `interrupted` so they finish what they hold, wait for them, and raise it on."""
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.2)
+    except KeyboardInterrupt:
+        interrupted()
+        for thread in threads:
+            thread.join()
+        raise
+
+
 @dataclass
 class CaptureSettings:
     plan: PlanSettings = field(default_factory=PlanSettings)
@@ -178,17 +194,8 @@ class Capture:
             threading.Thread(target=self._work, args=(i, pool, schedule), daemon=True)
             for i, pool in enumerate(self.pools.slots())
         ]
-        for w in workers:
-            w.start()
         try:
-            for w in workers:
-                while w.is_alive():
-                    w.join(0.2)
-        except KeyboardInterrupt:
-            schedule.stop("interrupted")
-            for w in workers:
-                w.join()
-            raise
+            run_threads(workers, lambda: schedule.stop("interrupted"))
         finally:
             schedule.flush()
             self.progress.count("ranges_completed", len(schedule.completed))

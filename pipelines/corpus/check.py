@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
+from pipelines.corpus.backbones import backbone_root, corpus_backbones
 from pipelines.corpus.reader import CorpusReader, RangeInfo, RangeReport
 
 COMPLETE, GROWING, INCOMPLETE = "complete", "growing", "incomplete"
@@ -133,3 +134,25 @@ def _format_summary(s: CheckSummary) -> str:
         f"{s.chunks} chunks, {s.lines:,} lines ({s.bad_lines:,} bad), {s.truncated} truncated "
         f"and {s.missing} missing chunks in {s.seconds:.1f} s ({rate:,.0f} lines/s)"
     )
+
+
+def check_backbones(
+    root: str, groups: list[str] | None = None, as_json: bool = False, out: TextIO | None = None
+) -> dict[str, CheckSummary]:
+    """`check_corpus` over each backbone of a corpus (docs/CORPUS.md "Several backbones"),
+    by backbone name ("" the unnamed one); a corpus of one unnamed backbone as before."""
+    names = corpus_backbones(root)
+    if names == [""]:
+        return {"": check_corpus(root, groups, as_json, out)}
+    summaries = {}
+    for name in names:
+        folder = backbone_root(root, name)
+        reader = CorpusReader(folder)
+        held = reader.groups() if reader.fs.isdir(reader.root) else []
+        chosen = [g for g in groups if g in held] if groups else held
+        if not chosen:
+            continue  # nothing captured of the groups on that backbone
+        if out is not None and not as_json:
+            out.write(f"backbone {name or '(unnamed)'} ({folder}):\n")
+        summaries[name] = check_corpus(folder, chosen, as_json, out)
+    return summaries

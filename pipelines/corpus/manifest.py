@@ -50,6 +50,12 @@ class RangeManifest:
     filtered: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def backbone(self) -> str:
+        """The backbone the range was captured from; "" for the unnamed one (backbones.py)."""
+        name = self.extra.get("backbone", "")
+        return name if isinstance(name, str) else ""
+
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
             "group": self.group,

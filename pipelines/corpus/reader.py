@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from kernels.scan import STATUS_NAMES, LineIndex, scan_chunk
+from pipelines.corpus.backbones import backbone_of, is_backbone_folder
 from pipelines.corpus.codec import inflate
 from pipelines.corpus.fs import open_fs
 from pipelines.corpus.layout import RangeRef, parse_span
@@ -106,13 +107,18 @@ class CorpusReader:
     def __init__(self, root: str, storage_options: dict[str, Any] | None = None) -> None:
         self.root_url = root
         self.fs, self.root = open_fs(root, storage_options)
+        self.backbone = backbone_of(self.root)
 
     def groups(self) -> list[str]:
         if not self.fs.isdir(self.root):
             raise FileNotFoundError(f"no corpus at {self.root_url}")
         names = [p.rsplit("/", 1)[-1] for p in self.fs.ls(self.root, detail=False)]
         return sorted(
-            n for n in names if self.fs.isdir(f"{self.root}/{n}") and not n.startswith(".")
+            n
+            for n in names
+            if not n.startswith(".")
+            and not is_backbone_folder(n)  # another backbone's corpus, not a group
+            and self.fs.isdir(f"{self.root}/{n}")
         )
 
     def ranges(self, group: str) -> list[RangeInfo]:
@@ -147,6 +153,14 @@ class CorpusReader:
                 None,
                 f"range.json names {manifest.group} {manifest.first}-{manifest.last}, "
                 f"not its folder {ref.group}/{ref.name}",
+            )
+        if manifest.backbone != self.backbone:
+            # numbers of one backbone mean other articles on another: never mixed
+            return RangeInfo(
+                ref,
+                None,
+                f"range.json names backbone {manifest.backbone or '(unnamed)'}, "
+                f"not its folder's {self.backbone or '(unnamed)'}",
             )
         if not manifest.complete:
             return RangeInfo(ref, manifest, SAYS_INCOMPLETE)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from pipelines.corpus.backbones import backbone_of
 from pipelines.corpus.codec import deflate, empty_stream, inflate, sniff
 from pipelines.corpus.fs import atomic_put, is_temporary, open_fs
 from pipelines.corpus.layout import MANIFEST_NAME, RangeRef, chunk_file_name, parse_span
@@ -27,6 +28,7 @@ class CorpusWriter:
             raise ValueError(f"codec must be zlib or gzip, not {codec!r}")
         self.root_url = root
         self.fs, self.root = open_fs(root, storage_options)
+        self.backbone = backbone_of(self.root)  # named in every manifest (backbones.py)
         self.codec = codec
         self.level = level
 
@@ -67,6 +69,8 @@ class CorpusWriter:
         """Write range.json last; `complete` only once every chunk of the range is stored."""
         ordered = tuple(sorted(chunks, key=lambda c: c.first))
         extra: dict[str, Any] = {}
+        if self.backbone:
+            extra["backbone"] = self.backbone
         if server:
             extra["server"] = server
         if fetched_at is not None:

@@ -22,6 +22,7 @@ from pipelines.catalog.tail import TailPart, drop_tail_partitions
 from pipelines.catalog.writer import write_partition
 from pipelines.corpus.reader import CorpusReader, RangeInfo, RangeReport
 from pipelines.index.catalog_rows import CatalogRows
+from pipelines.index.fill import Fill
 from pipelines.index.parse import RULE_BAD_LINE, Drops, group_context, parse_chunk
 from pipelines.index.rule_rows import rule_counts, rule_samples
 from pipelines.index.rules import Rules
@@ -77,6 +78,8 @@ class RangeResult:
     report: RangeReport | None = None
     # CPU-seconds by stage (STAGES), what the benchmark prints beside the whole pass
     stage_cpu: dict[str, float] = field(default_factory=dict)
+    # the fill from other backbones (pipelines/index/fill.py): its counts, by outcome
+    filled: dict[str, int] = field(default_factory=dict)
 
     @property
     def adds_up(self) -> bool:
@@ -114,6 +117,7 @@ def index_range(
     window: Window | None,
     on_chunk: Callable[[int], None] | None = None,
     tail: TailPart | None = None,
+    fill: Fill | None = None,
 ) -> tuple[RangeResult, Window]:
     """Index one range; `window` is the state the group's previous range left (None: first).
 
@@ -121,6 +125,9 @@ def index_range(
     (`pipelines.index.tail`), from the window that tail left: the part's rows go to tail
     partitions, with no range log and no range snapshot (the tail keeps its own window).
     A range indexed whole removes the tail partitions of its span.
+
+    `fill`: the articles the group's other backbones hold and this one lacks are put
+    into its chunks (`pipelines.index.fill`); its state is recorded before the snapshot.
     """
     set_up_process()  # before the clock: a one-off setting of the process
     started, cpu_started = time.perf_counter(), time.process_time()
@@ -141,7 +148,10 @@ def index_range(
     clock = _StageClock(cpu_started)
     clock.tick("setup")
     after = tail.first - 1 if tail else None
-    for chunk in reader.read_range(info, report, after):
+    chunks = reader.read_range(info, report, after)
+    if fill is not None:
+        chunks = fill.chunks(chunks, report)
+    for chunk in chunks:
         if tail and chunk.first > tail.last:
             break
         clock.tick("read, inflate, scan")
@@ -203,6 +213,9 @@ def index_range(
     drop_tail_partitions(catalog, ref.group, ref.first, ref.last)
     drop_probe_outputs(catalog, ref.group, ref.first, ref.last)
     drop_merge_outputs(catalog, ref.group, ref.first, ref.last)
+    if fill is not None:  # before the snapshot: a done range has its fill's state
+        result.bytes_written["_fill"] = fill.save(catalog)
+        result.filled = dict(fill.counts)
     # the range log, then the snapshot: the snapshot marks the range done
     result.bytes_written["ranges"] = write_partition(
         catalog, "ranges", ref.group, ref.first, ref.last, _range_row(result)

@@ -28,6 +28,7 @@ from pipelines.catalog.partitions import is_local
 from pipelines.corpus.fs import open_fs
 from pipelines.corpus.layout import RangeRef
 from pipelines.corpus.reader import CorpusReader, RangeInfo
+from pipelines.index.backbones import CorpusBackbones, start_fill
 from pipelines.index.range_indexer import RangeResult, index_range
 from pipelines.index.rules import Rules
 from pipelines.index.schedule import (
@@ -51,6 +52,7 @@ class ReplaySummary:
     tails: list[TailResult] = field(default_factory=list)
     seconds: float = 0.0
     results: list[RangeResult] = field(default_factory=list)
+    filled: dict[str, int] = field(default_factory=dict)  # the fill's outcomes (fill.py)
 
     @property
     def ranges_indexed(self) -> int:
@@ -59,6 +61,8 @@ class ReplaySummary:
     def add(self, r: RangeResult) -> None:
         self.totals.add(r)
         self.results.append(r)
+        for outcome, n in r.filled.items():
+            self.filled[outcome] = self.filled.get(outcome, 0) + n
 
     def text(self) -> str:
         t = self.totals
@@ -72,6 +76,9 @@ class ReplaySummary:
             f"{t.pending:,} pending (no usable name)",
             f"dropped by rule: {drops}; bad lines {t.bad_lines:,}",
         ]
+        if self.filled:
+            fill = ", ".join(f"{k} {v:,}" for k, v in sorted(self.filled.items()))
+            lines.append(f"from other backbones: {fill}")
         lines += [t.text() for t in self.tails]
         lines += [f"stopped: {s}" for s in self.stopped]
         return "\n".join(lines)
@@ -98,8 +105,8 @@ def replay(
 ) -> ReplaySummary:
     """Index the due complete ranges of the chosen groups; then (`tail`) the part stored so
     far of each group's growing newest range (`pipelines.index.tail`)."""
-    reader = CorpusReader(corpus)
-    corpus_groups = reader.groups()
+    backbones = CorpusBackbones(corpus)  # each group from its primary backbone
+    corpus_groups = backbones.groups()
     priority = rules.priority(corpus_groups)
     chosen = [g for g in priority if g in corpus_groups and (not groups or g in groups)]
     missing = sorted(set(groups or ()) - set(corpus_groups))
@@ -110,8 +117,9 @@ def replay(
     # idle still: its ranges' manifests and logs and its tail's window are not read again
     memos = Stamps(catalog, "replay")
     extra = f"{rules.fingerprint}|{tail}|{','.join(priority)}"
-    seen = {g: _stamp(memos, reader, catalog, g, extra) for g in chosen}
-    plans = {g: plan(reader, g) for g in chosen if not seen[g].same}
+    readers = {g: backbones.reader(catalog, g) for g in chosen}
+    seen = {g: _stamp(memos, backbones, catalog, g, extra) for g in chosen}
+    plans = {g: plan(readers[g], g) for g in chosen if not seen[g].same}
     if any(ranges for ranges, _ in plans.values()):
         # a first pass after an install compiles the kernels apart (its peak memory)
         compile_apart(sys.stderr if progress else None)
@@ -125,7 +133,10 @@ def replay(
             _replay_idle(summary, group, seen[group].memo)
             continue
         ranges, stopped = plans[group]
-        indexed = _replay_group(reader, catalog, rules, priority, ranges, summary, bar)
+        reader, others = readers[group], backbones.others(catalog, group)
+        indexed, waits = _replay_group(
+            reader, catalog, rules, priority, ranges, summary, bar, others
+        )
         resumed = [info for info in ranges if info.ref not in indexed]
         summary.ranges_resumed += len(resumed)
         bar.update(sum(_lines(info) for info in resumed))
@@ -146,7 +157,9 @@ def replay(
             stop = stopped
         if stop:
             summary.stopped.append(stop)
-        if not indexed and (done is None or done.part is None):
+        # a range waiting for another backbone is looked at again: a backbone that stalls
+        # moves no folder, yet holds the range back only for a while
+        if not indexed and not waits and (done is None or done.part is None):
             memos.record(seen[group], _idle_memo(len(resumed), stop, done))
         else:
             memos.forget(group)  # its own writes moved its stamp: looked at again next run
@@ -158,15 +171,21 @@ def replay(
     return summary
 
 
-def _stamp(memos: Stamps, reader: CorpusReader, catalog: str, group: str, extra: str) -> Seen:
-    """The group's stamp: its corpus folder and range folders (capture's new chunks and
-    manifests), its range logs, windows, rule counts, tail state, and the rule sets."""
+def _stamp(memos: Stamps, backbones: CorpusBackbones, catalog: str, group: str, extra: str) -> Seen:
+    """The group's stamp: its corpus folders on every backbone and their range folders
+    (capture's new chunks and manifests), its range logs, windows, rule counts, tail
+    state, and the rule sets."""
     _, root = open_fs(catalog)
+    reader = backbones.reader(catalog, group)
     if not is_local(reader.fs):
         return Seen(group, UNKNOWN)  # no folder times to go by: the group is looked at
     folders = table_folders(root, ("ranges", "_window", "rule_counts"), group)
     folders.append(f"{root.rstrip('/')}/{RULES_FOLDER}")
-    trees = [f"{reader.root.rstrip('/')}/{group}", f"{root.rstrip('/')}/_tail/{group}"]
+    trees = [
+        f"{r.root.rstrip('/')}/{group}"
+        for _, r in [("", reader), *backbones.others(catalog, group)]
+    ]
+    trees.append(f"{root.rstrip('/')}/_tail/{group}")
     return memos.check(group, folders, trees, extra)
 
 
@@ -194,8 +213,10 @@ def _replay_group(
     ranges: list[RangeInfo],
     summary: ReplaySummary,
     bar: tqdm,
-) -> set[RangeRef]:
-    """Index the group's due ranges in order, as the scheduler names them; which."""
+    others: list[tuple[str, CorpusReader]] | None = None,
+) -> tuple[set[RangeRef], bool]:
+    """Index the group's due ranges in order, as the scheduler names them; which, and
+    whether one waits for another backbone's capture."""
     schedule = GroupSchedule(catalog, [i.ref for i in ranges], rules)
     position = {info.ref: i for i, info in enumerate(ranges)}
     window: Window | None = None
@@ -215,14 +236,18 @@ def _replay_group(
                 schedule.indexed(exc.before)
                 continue
         bar.set_postfix_str(f"{due.ref.group} {due.ref.name}")
+        fill = start_fill(catalog, due.ref, before, others or [])
+        if fill is not None and (waiting := fill.waiting()):
+            summary.stopped.append(f"{due.ref.group} {due.ref.name} waits: {waiting}")
+            return indexed, True
         result, window = index_range(
-            reader, ranges[i], catalog, rules, priority, window, on_chunk=bar.update
+            reader, ranges[i], catalog, rules, priority, window, on_chunk=bar.update, fill=fill
         )
         summary.add(result)
         schedule.indexed(due.ref)
         carried_from = due.ref
         indexed.add(due.ref)
-    return indexed
+    return indexed, False
 
 
 def _follows(before: RangeInfo | None, ranges: list[RangeInfo]) -> bool:
