@@ -12,6 +12,7 @@ copied into SABnzbd works as it is. Whether a key is accepted is the API's own r
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Annotated
 from urllib.parse import parse_qsl, quote, unquote, urlencode
@@ -96,6 +97,19 @@ PageAccessDep = Annotated[PageAccess, Depends(page_access)]
 
 def accepted(catalog: Catalog, key: str) -> bool:
     return len(key) <= MAX_KEY_CHARS and catalog.limits.allowed(key)
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else ""
+
+
+def slowed(request: Request, catalog: Catalog) -> int:
+    """Seconds this visitor's address must wait after too many wrong keys (0: none)."""
+    return math.ceil(catalog.limits.wrong_keys.wait(client_address(request)))
+
+
+def wrong_key(request: Request, catalog: Catalog, key: str, where: str = SIGN_IN) -> None:
+    catalog.limits.wrong_keys.wrong(client_address(request), where, key)
 
 
 def cookie_key(request: Request) -> str | None:

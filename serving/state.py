@@ -25,6 +25,7 @@ from serving.index.manager import IndexManager
 from serving.index.searcher import Snapshot
 from serving.limits import KeyLimits
 from serving.settings import Settings
+from serving.wrong_keys import WrongKeys
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,9 @@ class Catalog:
             settings.daily_downloads,
             shared=str(self.index.index_dir / "key-counters.bin"),
             grabs=str(self.index.index_dir / "grabs.bin"),
+            anonymous_requests=settings.anonymous_requests,
+            anonymous_downloads=settings.anonymous_downloads,
+            wrong_keys=WrongKeys(settings.wrong_keys_burst, settings.wrong_keys_per_minute),
         )
         # spots and imports of releases (spotid/source attrs, the page, NZB passwords)
         self.sources = ReleaseSources(settings.catalog)

@@ -13,6 +13,7 @@ closed afterwards.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -94,9 +95,19 @@ def app_settings(catalog: str, **settings: Any) -> Settings:
     return Settings(catalog=catalog, api_keys=["k1"], build_in_process=True, **settings)
 
 
+def form_token(client: TestClient, page: str = "/signin") -> str:
+    """The form token a page of ours gives this client (its cookie kept by the client)."""
+    r = client.get(page)
+    assert r.status_code == 200, r.text[:300]
+    found = re.search(r'name="csrf" value="([^"]+)"', r.text)
+    assert found, "the page's form carries no token"
+    return found.group(1)
+
+
 def sign_in(client: TestClient, key: str = "k1") -> TestClient:
     """Sign the client in to the web pages, as a person does (the form; then the cookie)."""
-    r = client.post("/signin", data={"apikey": key}, follow_redirects=False)
+    r = client.post("/signin", data={"apikey": key, "csrf": form_token(client)},
+                    follow_redirects=False)  # fmt: skip
     assert r.status_code == 303, r.text[:300]
     return client
 
