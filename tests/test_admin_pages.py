@@ -24,6 +24,7 @@ from pipelines.corpus.fs import open_fs
 from pipelines.rules import store
 from pipelines.rules.model import BUILTINS, OPERATOR_AFTER
 from serving.admin_access import COOKIE as ADMIN_COOKIE
+from serving.admin_log import AdminLog
 from serving.app import create_app
 from serving.settings import Settings
 from tests.catalogs import form_token, module_catalog, sign_in
@@ -239,3 +240,26 @@ def test_status_json_for_monitors(client, catalog_dir):
     assert client.get("/admin/status.json", headers={"Authorization": "Bearer nope"}
                       ).status_code == 401  # fmt: skip
     assert client.app.state.catalog.limits.wrong_keys.wrong_total == 2  # type: ignore[attr-defined]
+
+
+def test_signing_out_of_admin_needs_a_form_of_ours_and_forgets_the_key(client, tmp_path):
+    _admin(client)
+    assert client.post("/admin/signout", data={}, follow_redirects=False).status_code == 403
+    assert client.get("/admin", follow_redirects=False).status_code == 200
+    r = _post(client, "/admin/signout")
+    assert r.status_code == 303 and r.headers["location"] == "/admin/signin"
+    assert f'{ADMIN_COOKIE}=""' in r.headers["set-cookie"]
+    assert client.get("/admin", follow_redirects=False).status_code == 303
+    assert [e["action"] for e in _log(tmp_path)] == ["sign in", "sign out"]
+
+
+def test_the_admin_log_keeps_whole_lines_only(tmp_path):
+    log = AdminLog(tmp_path / "a.jsonl")
+    log.record("admin:1@x", "add rule", "r1")
+    log.record("admin:1@x", "delete rule", "r1", "refused: no rule")
+    with (tmp_path / "a.jsonl").open("ab") as fh:
+        fh.write(b'{"at": 1, "who": "cut sh')  # a process killed mid-write
+    got = log.recent()
+    assert [(e["action"], e["outcome"]) for e in got] == [
+        ("delete rule", "refused: no rule"), ("add rule", "done")]  # fmt: skip
+    assert AdminLog(tmp_path / "none.jsonl").recent() == []

@@ -156,3 +156,27 @@ def test_anonymous_limits_are_per_client_address(catalog_dir):
         r = busy.get("/api", params={"t": "search", "apikey": "made-up"})
         assert etree.fromstring(r.content).get("code") == "500"
         assert "3 requests" in busy.get("/status").text
+
+
+def test_the_flags_reach_the_settings_and_live_serves_open_without_a_lockout(
+    catalog_dir, monkeypatch
+):
+    import serving.workers
+    from cli.commands.live import serve_command
+    from cli.main import build_parser, main
+
+    seen: list[Settings] = []
+    monkeypatch.setattr(serving.workers, "serve", lambda s, *_: seen.append(s) or 0)
+    assert main(["serve", "--catalog", catalog_dir, "--open", "--admin-key", "adm",
+                 "--anonymous-requests", "7", "--anonymous-downloads", "2",
+                 "--workers", "1"]) == 0  # fmt: skip
+    (s,) = seen
+    assert (s.open_api, s.admin_keys, s.anonymous_requests, s.anonymous_downloads) == (
+        True, ["adm"], 7, 2)  # fmt: skip
+    # `live` without keys serves an open API: its anonymous use has no limit by default
+    args = build_parser().parse_args(["live", "--catalog", catalog_dir, "--group", "g",
+                                      "--corpus", "c", "--admin-key", "adm"])  # fmt: skip
+    cmd = serve_command(args)
+    assert "--open" in cmd and cmd[cmd.index("--admin-key") + 1] == "adm"
+    assert main(cmd[cmd.index("serve") :] + ["--workers", "1"]) == 0
+    assert seen[-1].open_api and seen[-1].anonymous_requests == 0
