@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipelines.rules.model import Rule
+
 
 @dataclass(frozen=True)
 class GarbageSignature:
@@ -48,6 +50,10 @@ class Rules:
         '<TOWN> www.town.ag > sponsored by www.ssl-news.info > (1/2) "x.nfo" yEnc (1/1)',
     )
 
+    # the operator's rules from the catalog's rule set (`pipelines.rules`), in evaluation
+    # order; only what they match and do (`Rule.matching`) is kept here
+    filters: tuple[Rule, ...] = ()
+
     @property
     def fingerprint(self) -> str:
         """The version and a hash of the content: two rule sets with one version still differ."""
@@ -63,6 +69,10 @@ class Rules:
         doc["groups"] = list(self.groups)
         doc["boilerplate"] = list(self.boilerplate)
         doc["garbage"] = [asdict(g) for g in self.garbage]
+        # no operator rules: the key is left out, so a catalog's fingerprints stay as they were
+        doc.pop("filters")
+        if self.filters:
+            doc["filters"] = [r.matching() for r in self.filters]
         return doc
 
     @classmethod
@@ -76,6 +86,7 @@ class Rules:
         if "boilerplate" in doc:
             doc["boilerplate"] = tuple(doc["boilerplate"])
         doc["garbage"] = tuple(GarbageSignature(**g) for g in doc.get("garbage", ()))
+        doc["filters"] = tuple(Rule.from_json(r) for r in doc.get("filters", ()))
         for name in ("upload_gap", "window", "batch_total_min", "batch_uploads_min"):
             if name in doc and (not isinstance(doc[name], int) or doc[name] <= 0):
                 raise ValueError(f"rule {name} must be a positive integer, not {doc[name]!r}")

@@ -9,6 +9,7 @@ its candidates only (`validate`).
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import re2
 
@@ -61,6 +62,12 @@ def _group_matches(pattern: str, group: str) -> bool:
 
 def _in(rule: Rule, group: str) -> bool:
     return not rule.group or not group or _group_matches(rule.group, group)
+
+
+def applies_in(rule: dict[str, Any], group: str) -> bool:
+    """Does a rule (as its JSON) apply in the group?"""
+    scope = str(rule.get("group") or "")
+    return not scope or _group_matches(scope, group)
 
 
 def _compiled(rule: Rule) -> Compiled:

@@ -32,7 +32,7 @@ def recent_texts(catalog: str, field: str) -> list[str]:
     for table, columns in _COLUMNS.items():
         by_group: dict[str, list[Any]] = {}
         for part in list_table(fs, root, table, stat=False):
-            by_group.setdefault(part.group, []).append(part)
+            by_group.setdefault(part.path.rsplit("/", 2)[-2], []).append(part)  # its group folder
         for parts in by_group.values():
             for part in sorted(parts, key=lambda p: p.last)[-NEWEST:]:
                 try:

@@ -166,9 +166,8 @@ def _nested_repeat(pattern: str) -> bool:
             elif op == _parser.SUBPATTERN:
                 if walk(arg[-1], inside):
                     return True
-            elif op == _parser.BRANCH:
-                if any(walk(b, inside) for b in arg[1]):
-                    return True
+            elif op == _parser.BRANCH and any(walk(b, inside) for b in arg[1]):
+                return True
         return False
 
     return walk(_parser.parse(pattern, re.IGNORECASE), False)
