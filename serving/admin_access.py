@@ -72,16 +72,16 @@ def presented_key(request: Request) -> tuple[str | None, bool]:
 
 
 def admin_of(request: Request, catalog: Catalog) -> Admin | None:
-    """The request's admin, or None. A wrong bearer token counts as a wrong key."""
-    key, bearer = presented_key(request)
+    """The request's admin, or None. A wrong key (bearer or cookie) counts as one."""
+    key = presented_key(request)[0]
     if key is None:
         return None
     client = client_address(request)
-    if bearer and catalog.limits.wrong_keys.wait(client):
+    if catalog.limits.wrong_keys.wait(client):
         return None  # slowed: the key is not looked at
     if not is_admin_key(catalog, key):
-        if bearer:
-            catalog.limits.wrong_keys.wrong(client, request.url.path, key)
+        # a cookie is whatever the client sends: a wrong one is a guess like any other
+        catalog.limits.wrong_keys.wrong(client, request.url.path, key)
         return None
     return Admin(key_id(key), client)
 

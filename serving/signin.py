@@ -76,9 +76,9 @@ def visitor(request: Request, catalog: Catalog) -> PageAccess:
     signed = cookie_key(request)
     given = (request.query_params.get("apikey") or "").strip() or None
     key, signed_in = None, False
-    if signed is not None and accepted(catalog, signed):
+    if signed is not None and _checked(request, catalog, signed):
         key, signed_in = signed, True
-    elif given is not None and accepted(catalog, given):
+    elif given is not None and _checked(request, catalog, given):
         key = given
     here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     return PageAccess(key, signed_in, not catalog.settings.open_api, here)
@@ -97,6 +97,28 @@ PageAccessDep = Annotated[PageAccess, Depends(page_access)]
 
 def accepted(catalog: Catalog, key: str) -> bool:
     return len(key) <= MAX_KEY_CHARS and catalog.limits.allowed(key)
+
+
+def _checked(request: Request, catalog: Catalog, key: str) -> bool:
+    """Whether a page's key (cookie or URL) is accepted; a wrong one counts against the
+    address, and a slowed address's keys are not looked at: a page answering 200 or 303
+    would otherwise tell a guess right from wrong at full speed."""
+    if slowed(request, catalog):
+        return False
+    if accepted(catalog, key):
+        return True
+    wrong_key(request, catalog, key, request.url.path)
+    return False
+
+
+def forget_stale(response: Response, request: Request, catalog: Catalog, access: PageAccess
+                 ) -> None:  # fmt: skip
+    """Drop a kept key no longer accepted (checked, and counted, by `visitor`), so it is
+    not counted again at every page; a slowed address's key was not checked: kept."""
+    if access.signed_in or cookie_key(request) is None:
+        return
+    if not catalog.limits.wrong_keys.is_slowed(client_address(request)):
+        forget_key(response, request)
 
 
 def client_address(request: Request) -> str:

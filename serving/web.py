@@ -81,6 +81,7 @@ def _render(
     status = int(context.pop("status_code", 200))
     response = templates.TemplateResponse(request, name, context, status_code=status)
     csrf.keep(response, request)
+    signin.forget_stale(response, request, catalog, access)  # a revoked key, counted once
     # a page whose links carry a key is the visitor's own: no shared cache keeps it
     response.headers["Cache-Control"] = "private, no-store" if access.key else "no-cache"
     response.headers["Vary"] = "Cookie"

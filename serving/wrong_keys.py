@@ -96,6 +96,15 @@ class WrongKeys:
             else:
                 log.warning("wrong key from %s at %s", client, where)
 
+    def is_slowed(self, client: str) -> bool:
+        """Whether `client` is slowed now (not counted as a request refused)."""
+        with self._lock:
+            bucket = self._buckets.get(client)
+            if bucket is None:
+                return False
+            self._refill(bucket)
+            return bucket.tokens < 1
+
     def slowed_now(self) -> list[str]:
         """The addresses slowed at this moment."""
         slowed = []

@@ -178,5 +178,41 @@ def test_the_flags_reach_the_settings_and_live_serves_open_without_a_lockout(
                                       "--corpus", "c", "--admin-key", "adm"])  # fmt: skip
     cmd = serve_command(args)
     assert "--open" in cmd and cmd[cmd.index("--admin-key") + 1] == "adm"
-    assert main(cmd[cmd.index("serve") :] + ["--workers", "1"]) == 0
+    assert main([*cmd[cmd.index("serve") :], "--workers", "1"]) == 0
     assert seen[-1].open_api and seen[-1].anonymous_requests == 0
+
+
+def test_keys_guessed_through_pages_and_cookies_are_slowed_too(catalog_dir):
+    # a closed page answers 200 to a right key and 303 to a wrong one: an oracle, slowed
+    settings = app_settings(catalog_dir, wrong_keys_burst=3, admin_keys=["adm"])
+    with TestClient(create_app(settings, background=False), client=(ATTACKER, 1)) as attacker:
+        codes = [attacker.get("/status", params={"apikey": f"g{i}"}, follow_redirects=False
+                              ).status_code for i in range(3)]  # fmt: skip
+        assert codes == [303] * 3
+        # slowed: the right key in a URL, a cookie or as the admin's is not looked at
+        assert attacker.get("/status", params={"apikey": "k1"},
+                            follow_redirects=False).status_code == 303  # fmt: skip
+        attacker.cookies.set(COOKIE, "k1")
+        assert attacker.get("/status", follow_redirects=False).status_code == 303
+        attacker.cookies.clear()
+        assert attacker.get("/admin/status.json", headers={"Authorization": "Bearer adm"}
+                            ).status_code == 401  # fmt: skip
+    with TestClient(create_app(settings, background=False), client=(USER, 1)) as user:
+        user.cookies.set("usenet_indexer_admin", "guess", path="/admin")
+        assert user.get("/admin", follow_redirects=False).status_code == 303
+        limits = user.app.state.catalog.limits  # type: ignore[attr-defined]
+        assert limits.wrong_keys.wrong_total == 1  # an admin cookie is a guess like any
+        assert user.get("/admin/status.json", headers={"Authorization": "Bearer adm"}
+                        ).status_code == 200  # fmt: skip
+
+
+def test_a_revoked_kept_key_is_counted_once_then_dropped(catalog_dir):
+    settings = app_settings(catalog_dir, public_pages=True, wrong_keys_burst=3)
+    with TestClient(create_app(settings, background=False)) as client:
+        client.cookies.set(COOKIE, "revoked", domain="testserver.local")  # as a response sets it
+        r = client.get("/groups")
+        assert r.status_code == 200 and f'{COOKIE}=""' in r.headers["set-cookie"]
+        for _ in range(5):  # browsing on: the cookie is gone, nothing more is counted
+            assert client.get("/groups").status_code == 200
+        limits = client.app.state.catalog.limits  # type: ignore[attr-defined]
+        assert limits.wrong_keys.wrong_total == 1 and limits.wrong_keys.slowed_now() == []
