@@ -19,7 +19,6 @@ from pipelines.rules import store
 from pipelines.rules.model import ACTIONS, FIELDS, STATES
 from serving import admin_access, admin_status, csrf, signin
 from serving.admin_access import Admin, AdminDep, AdminMachineDep
-from serving.admin_log import AdminLog
 from serving.admin_trial import try_draft
 from serving.state import Catalog, CatalogDep
 from serving.web import _render
@@ -29,16 +28,6 @@ router = APIRouter(prefix="/admin", tags=["admin"], default_response_class=HTMLR
 _WRONG_KEY = "That is not an admin key."
 _SLOWED = "Too many wrong keys from this address: try again in {} s."
 _NO_TOKEN = "This form came from another site, or was open too long: try again here."
-
-
-def admin_log(catalog: Catalog) -> AdminLog:
-    """The log of admin actions (one object per catalog: its path is settled once)."""
-    found: AdminLog | None = getattr(catalog, "_admin_log", None)
-    if found is None:
-        where = catalog.settings.admin_log or str(catalog.index.index_dir / "admin-actions.jsonl")
-        found = AdminLog(where)
-        catalog._admin_log = found  # type: ignore[attr-defined]
-    return found
 
 
 def _page(request: Request, catalog: Catalog, name: str, **context: Any) -> HTMLResponse:
@@ -73,10 +62,10 @@ async def admin_sign_in(request: Request, catalog: CatalogDep) -> Response:
     client = signin.client_address(request)
     if not admin_access.is_admin_key(catalog, key):
         signin.wrong_key(request, catalog, key, admin_access.SIGN_IN)
-        admin_log(catalog).record(f"?@{client}", "sign in", outcome="wrong key")
+        catalog.admin_log.record(f"?@{client}", "sign in", outcome="wrong key")
         return _sign_in_form(request, catalog, _WRONG_KEY, 403)
     admin = Admin(admin_access.key_id(key), client)
-    admin_log(catalog).record(admin.who, "sign in")
+    catalog.admin_log.record(admin.who, "sign in")
     response = RedirectResponse("/admin", status_code=303)
     admin_access.keep_admin_key(response, request, key)
     return response
@@ -86,7 +75,7 @@ async def admin_sign_in(request: Request, catalog: CatalogDep) -> Response:
 async def admin_sign_out(request: Request, catalog: CatalogDep, admin: AdminDep) -> Response:
     if await _refused(request) is not None:
         return _sign_in_form(request, catalog, _NO_TOKEN, 403)
-    admin_log(catalog).record(admin.who, "sign out")
+    catalog.admin_log.record(admin.who, "sign out")
     response = RedirectResponse(admin_access.SIGN_IN, status_code=303)
     admin_access.forget_admin_key(response, request)
     return response
@@ -116,7 +105,7 @@ def _rules(request: Request, catalog: Catalog, admin: Admin, message: str = "",
     return _page(request, catalog, "admin_rules.html", title="Rules", rules=rules,
                  operator_ids=[r["id"] for r in operator], message=message,
                  version=store.load_rules(where).fingerprint, who=admin.who,
-                 actions=admin_log(catalog).recent(20), draft=draft or {},
+                 actions=catalog.admin_log.recent(20), draft=draft or {},
                  fields=FIELDS, rule_actions=ACTIONS, states=STATES,
                  status_code=status)  # fmt: skip
 
@@ -134,9 +123,9 @@ async def add_rule(request: Request, catalog: CatalogDep, admin: AdminDep) -> Re
                               state=draft["state"], note=draft["note"],
                               force=fields.get("force") == "1")  # fmt: skip
     except store.RuleRefused as exc:
-        admin_log(catalog).record(admin.who, "add rule", draft["pattern"], f"refused: {exc}")
+        catalog.admin_log.record(admin.who, "add rule", draft["pattern"], f"refused: {exc}")
         return _rules(request, catalog, admin, f"Refused: {exc}", 400, draft)
-    admin_log(catalog).record(admin.who, "add rule", rule.id, pattern=rule.pattern,
+    catalog.admin_log.record(admin.who, "add rule", rule.id, pattern=rule.pattern,
                               rule_action=rule.action, state=rule.state)  # fmt: skip
     return RedirectResponse(f"/admin#rule-{rule.id}", status_code=303)
 
@@ -202,12 +191,12 @@ async def change_rule(rule_id: str, request: Request, catalog: CatalogDep, admin
         else:
             return _rules(request, catalog, admin, f"Unknown change {op!r}", 400)
     except (store.RuleRefused, ValueError) as exc:
-        admin_log(catalog).record(admin.who, op or "change", rule_id, f"refused: {exc}")
+        catalog.admin_log.record(admin.who, op or "change", rule_id, f"refused: {exc}")
         if op == "update":
             return _rule(request, catalog, rule_id, f"Refused: {exc}", 400,
                          draft=_draft(fields))  # fmt: skip
         return _rules(request, catalog, admin, f"Refused: {exc}", 400)
-    admin_log(catalog).record(admin.who, f"{op} rule", rule_id)
+    catalog.admin_log.record(admin.who, f"{op} rule", rule_id)
     return RedirectResponse(back, status_code=303)
 
 
@@ -219,7 +208,7 @@ async def try_page(request: Request, catalog: CatalogDep, admin: AdminDep) -> Re
         return _rules(request, catalog, admin, _NO_TOKEN, 403)
     draft = _draft(fields)
     trial = try_draft(catalog, draft)
-    admin_log(catalog).record(admin.who, "try rule", draft["pattern"], trial.get("error") or
+    catalog.admin_log.record(admin.who, "try rule", draft["pattern"], trial.get("error") or
                               "done")  # fmt: skip
     return _page(request, catalog, "admin_try.html", title="Try a rule", draft=draft,
                  trial=trial, fields=FIELDS, rule_actions=ACTIONS, states=STATES)  # fmt: skip
@@ -244,7 +233,7 @@ def builds_page(request: Request, catalog: CatalogDep, admin: AdminDep) -> HTMLR
 
 @router.get("/status.json", response_class=JSONResponse)
 def status_json(catalog: CatalogDep, admin: AdminMachineDep) -> JSONResponse:
-    body = admin_status.status(catalog, admin_log(catalog))
+    body = admin_status.status(catalog, catalog.admin_log)
     return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
 

@@ -21,6 +21,7 @@ from pipelines.nzb.lookup import Mark, ReleaseFilesLookup, load_kernels
 from pipelines.nzb.writer import NzbFile, write_nzb
 from pipelines.spots.sources import ReleaseSources
 from serving import categories
+from serving.admin_log import AdminLog
 from serving.index.manager import IndexManager
 from serving.index.searcher import Snapshot
 from serving.limits import KeyLimits
@@ -59,6 +60,10 @@ class Catalog:
         )
         # spots and imports of releases (spotid/source attrs, the page, NZB passwords)
         self.sources = ReleaseSources(settings.catalog)
+        # who did what on the admin pages (serving/admin_log.py): beside the key counters
+        self.admin_log = AdminLog(
+            settings.admin_log or self.index.index_dir / "admin-actions.jsonl"
+        )
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.last_error: str | None = None
