@@ -42,6 +42,7 @@ COMMANDS = [
     "cli.commands.bench_spots",
     "cli.commands.ids",
     "cli.commands.bench_ids",
+    "cli.commands.rules",
     "cli.commands.bench_keys",
 ]
 

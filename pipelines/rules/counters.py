@@ -69,9 +69,9 @@ def rule_counters(catalog: str, rules: list[Rule]) -> list[dict[str, Any]]:
         for row in counts.group_by("rule").aggregate([("count", "sum")]).to_pylist():
             builtin[row["rule"]] = row["count_sum"]
     newest = max((d for days in per_day.values() for d in days), default=None)
-    all_drops = sum(builtin.values()) + sum(
-        v[3] for days in per_day.values() for v in days.values()
-    )
+    # every header any rule dropped, each once: rule_counts counts the operator's drops
+    # under their rule ids beside the built-ins'
+    all_drops = sum(builtin.values())
     out = []
     for position, rule in enumerate(rules):
         days = per_day.get(rule.id, {})

@@ -30,7 +30,8 @@ from pipelines.corpus.reader import Chunk, CorpusReader, RangeInfo
 from pipelines.index.parse import group_context
 from pipelines.index.rules import Rules
 from pipelines.index.subjects import share_subjects
-from pipelines.rules.hits import _texts, class_reps, subject_texts
+from pipelines.rules.current import current_draft
+from pipelines.rules.hits import class_reps, subject_texts, texts_of
 from pipelines.rules.matcher import RuleMatcher
 from pipelines.rules.model import Rule
 
@@ -48,12 +49,20 @@ def _path(root: str, key: str) -> str:
 
 
 def _read(catalog: str, key: str) -> dict[str, Any]:
+    draft = current_draft()
+    if draft is not None and key in draft.fires:
+        return draft.fires[key]
     fs, root = open_fs(catalog)
     try:
         doc = json.loads(fs.cat_file(_path(root, key)))
     except (OSError, ValueError):
         return {}
     return doc if isinstance(doc, dict) else {}
+
+
+def record_of(catalog: str, rule: Rule | dict[str, Any]) -> dict[str, Any]:
+    """What scans found for the rule: {group: {"scanned": [firsts], "fired": [firsts]}}."""
+    return _read(catalog, rule_key(rule))
 
 
 def fires_in(catalog: str, rule: dict[str, Any], group: str, first: int) -> bool | None:
@@ -92,7 +101,7 @@ def chunk_matches(chunk: Chunk, group: str, priority: list[str], rules: Rules,
             if field == "poster":
                 _, first = np.unique(lf.poster[lrows], return_index=True)
                 lines = lrows[first]
-            found |= _matching(matcher, field, _texts(data, fs[lines, k], fe[lines, k]))
+            found |= _matching(matcher, field, texts_of(data, fs[lines, k], fe[lines, k]))
     return found
 
 
@@ -110,9 +119,11 @@ def scan_fires(
     changed: list[Rule],
     ranges: int | None = None,
     on_range: Callable[[str, int], None] | None = None,
+    records: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, dict[str, list[int]]]:
     """Scan the stored complete ranges (the last `ranges` of each group, or all) for where
-    each changed rule matches; record it; {rule id: {group: [range firsts]}}."""
+    each changed rule matches; {rule id: {group: [range firsts]}}. Recorded in the
+    catalog, or (`records`) into that dict by rule key, for a draft."""
     reader = CorpusReader(corpus)
     groups = reader.groups()
     priority = rules.priority(groups)
@@ -133,7 +144,7 @@ def scan_fires(
             if on_range is not None:
                 on_range(group, info.ref.first)
     for rule in probe:
-        _record(catalog, rule, scanned.get(rule.id, {}), out[rule.id])
+        _record(catalog, rule, scanned.get(rule.id, {}), out[rule.id], records)
     return out
 
 
@@ -146,14 +157,19 @@ def _range_matches(reader: CorpusReader, info: RangeInfo, group: str, priority: 
 
 
 def _record(
-    catalog: str, rule: Rule, scanned: dict[str, set[int]], fired: dict[str, list[int]]
+    catalog: str,
+    rule: Rule,
+    scanned: dict[str, set[int]],
+    fired: dict[str, list[int]],
+    records: dict[str, dict[str, Any]] | None,
 ) -> None:
     """Add what a scan saw to the rule's record (a range scanned again replaces its entry)."""
     fs, root = open_fs(catalog)
     key = rule_key(rule)
-    doc = _read(catalog, key)
+    doc = _read(catalog, key) if records is None else records.setdefault(key, {})
     for group, firsts in scanned.items():
         seen = doc.setdefault(group, {"scanned": [], "fired": []})
         seen["scanned"] = sorted({*seen["scanned"], *firsts})
         seen["fired"] = sorted(set(seen["fired"]) - firsts | set(fired.get(group, [])))
-    atomic_put(fs, _path(root, key), json.dumps(doc).encode())
+    if records is None:
+        atomic_put(fs, _path(root, key), json.dumps(doc).encode())

@@ -93,11 +93,11 @@ def apply_rules(
         _by_unit(matcher, "subject", lines.cls, _subjects(data, subject, lines), matched, n)
     if "poster" in fields:
         units, rep = np.unique(lines.poster, return_index=True)
-        posters = _texts(data, poster[0][lines.line[rep]], poster[1][lines.line[rep]])
+        posters = texts_of(data, poster[0][lines.line[rep]], poster[1][lines.line[rep]])
         unit_of = np.searchsorted(units, lines.poster)
         _by_unit(matcher, "poster", unit_of, dict(enumerate(posters)), matched, n)
     if "message_id" in fields:
-        mids = _texts(data, message_id[0][lines.line], message_id[1][lines.line])
+        mids = texts_of(data, message_id[0][lines.line], message_id[1][lines.line])
         _by_unit(matcher, "message_id", np.arange(n), dict(enumerate(mids)), matched, n)
     if not matched:
         return None
@@ -139,7 +139,7 @@ def subject_texts(
     data: np.ndarray, subject: tuple[np.ndarray, np.ndarray], classes: np.ndarray, reps: np.ndarray
 ) -> dict[int, str]:
     buf, start, end = decode_subjects(data, subject[0][reps], subject[1][reps])
-    return dict(zip(classes.tolist(), _texts(buf, start, end), strict=True))
+    return dict(zip(classes.tolist(), texts_of(buf, start, end), strict=True))
 
 
 def _by_unit(
@@ -160,7 +160,7 @@ def _by_unit(
         matched[position] = matched[position] | mask if position in matched else mask
 
 
-def _texts(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[str]:
+def texts_of(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[str]:
     view = memoryview(buf.data)  # no copy of the chunk: each text decoded from its own span
     spans = zip(start.tolist(), end.tolist(), strict=True)
     return [str(view[a:z], "utf-8", "replace") for a, z in spans]
