@@ -14,6 +14,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from pipelines.rules import store
 from pipelines.rules.model import ACTIONS, FIELDS, STATES
@@ -186,8 +187,9 @@ async def change_rule(rule_id: str, request: Request, catalog: CatalogDep, admin
                               action=draft["action"], state=draft["state"],
                               note=draft["note"])  # fmt: skip
         elif op == "try":
-            return _rule(request, catalog, rule_id, trial=try_draft(catalog, _draft(fields)),
-                         draft=_draft(fields))  # fmt: skip
+            trial = await run_in_threadpool(try_draft, catalog, _draft(fields), rule_id)
+            catalog.admin_log.record(admin.who, "try rule", rule_id, trial.get("error") or "done")
+            return _rule(request, catalog, rule_id, trial=trial, draft=_draft(fields))
         else:
             return _rules(request, catalog, admin, f"Unknown change {op!r}", 400)
     except (store.RuleRefused, ValueError) as exc:
@@ -207,7 +209,7 @@ async def try_page(request: Request, catalog: CatalogDep, admin: AdminDep) -> Re
     if fields is None:
         return _rules(request, catalog, admin, _NO_TOKEN, 403)
     draft = _draft(fields)
-    trial = try_draft(catalog, draft)
+    trial = await run_in_threadpool(try_draft, catalog, draft)
     catalog.admin_log.record(admin.who, "try rule", draft["pattern"], trial.get("error") or
                               "done")  # fmt: skip
     return _page(request, catalog, "admin_try.html", title="Try a rule", draft=draft,

@@ -54,6 +54,15 @@ class Settings(BaseSettings):
     wrong_keys_per_minute: float = Field(
         6.0, gt=0, description="wrong keys a slowed client address may send a minute"
     )
+    corpus: str | None = Field(
+        None,
+        description="the corpus the catalog is indexed from: the admin page's Try runs "
+        "`rules try` over its last stored ranges",
+    )
+    rules_file: str | None = Field(
+        None, description="the header pass's rule set (JSON) the catalog was indexed under"
+    )
+    try_ranges: int = Field(3, ge=1, le=100, description="ranges a group the admin Try redoes")
     admin_log: str | None = Field(
         None, description="file the admin actions are appended to (default: in index_dir)"
     )

@@ -83,6 +83,7 @@ def serve_command(args: argparse.Namespace) -> list[str]:
         cmd.append("--open")
     for key in args.admin_keys:
         cmd += ["--admin-key", key]
+    cmd += ["--corpus", args.corpus] + (["--rules", args.rules] if args.rules else [])
     if args.public_pages:
         cmd.append("--public-pages")
     return cmd

@@ -45,6 +45,8 @@ def add_parser(sub: Any) -> None:
         help="with API keys, let anyone browse the web pages without signing in "
         "(downloads and feeds still need a key)",
     )
+    p.add_argument("--corpus", help="the catalog's corpus: the admin page's Try runs `rules try`")
+    p.add_argument("--rules", dest="rules_file", help="the header pass's rule set (JSON)")
     p.add_argument("--config", help="TOML file with Settings fields")
     p.add_argument("--title", help="site title")
     p.add_argument(
@@ -79,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
         api_keys=args.api_keys,
         open_api=True if args.open else None,
         admin_keys=args.admin_keys,
+        corpus=args.corpus,
+        rules_file=args.rules_file,
         anonymous_requests=args.anonymous_requests,
         anonymous_downloads=args.anonymous_downloads,
         public_pages=True if args.public_pages else None,

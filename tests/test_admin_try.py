@@ -1,0 +1,86 @@
+"""The admin page's Try with the corpus: `rules try` itself, shown on the page.
+
+On a generated corpus replayed into a catalog, a draft rule that drops one late upload
+is tried from the page: the page names exactly the ranges and releases `try_rules`
+names (and so what applying it changes: tests/test_rules_apply.py), and nothing in the
+catalog is written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from fastapi.testclient import TestClient
+from lxml import html
+
+from pipelines.index.replay import replay
+from pipelines.rules.model import Rule
+from pipelines.rules.trial import try_rules
+from serving.app import create_app
+from serving.settings import Settings
+from tests.catalogs import catalog_files, form_token
+from tests.corpora import Generated, generate
+
+ADMIN = "admin-try"
+
+
+@pytest.fixture(scope="module")
+def gen(tmp_path_factory: pytest.TempPathFactory) -> Generated:
+    out = tmp_path_factory.mktemp("admin-try") / "demo"
+    return generate(out, groups=2, articles=2_500, seed=11, range_size=1_000, chunk=500)
+
+
+@pytest.fixture(scope="module")
+def catalog(gen: Generated, tmp_path_factory: pytest.TempPathFactory) -> str:
+    catalog = str(tmp_path_factory.mktemp("admin-try-catalog") / "catalog")
+    replay(gen.corpus, catalog, gen.rules, progress=False)
+    return catalog
+
+
+def _late_upload(gen: Generated, catalog: str) -> dict[str, Any]:
+    names = {r["name"] for r in pq.read_table(f"{catalog}/releases").to_pylist()}
+    uploads = pq.read_table(f"{gen.out}/truth/uploads.parquet").to_pylist()
+    plain = [u for u in uploads if u["complete"] and len(u["groups"]) == 1
+             and u["name"] in names and re.fullmatch(r"[\w.-]+", u["name"])]  # fmt: skip
+    return max(plain, key=lambda u: u["posted_first"])
+
+
+def _texts(doc: html.HtmlElement, xpath: str) -> list[str]:
+    return [e.text_content().strip() for e in doc.xpath(xpath)]
+
+
+def test_the_page_tries_a_draft_as_rules_try_does(gen, catalog, tmp_path):
+    rules_file = tmp_path / "rules.json"
+    rules_file.write_text(json.dumps(gen.rules.to_json()))
+    settings = Settings(catalog=catalog, corpus=gen.corpus, rules_file=str(rules_file),
+                        try_ranges=2, admin_keys=[ADMIN], build_in_process=True,
+                        admin_log=str(tmp_path / "admin.jsonl"))  # fmt: skip
+    late = _late_upload(gen, catalog)
+    pattern, scope = re.escape(late["name"]), f"^{re.escape(late['owner_group'])}$"
+    expected = try_rules(gen.corpus, catalog, gen.rules,
+                         [Rule(id="draft", pattern=pattern, group=scope)], 2)  # fmt: skip
+    assert expected.removed  # the draft does remove something: the page must show it
+    before = catalog_files(Path(catalog))
+    with TestClient(create_app(settings, background=False)) as client:
+        token = form_token(client, "/admin/signin")
+        client.post("/admin/signin", data={"adminkey": ADMIN, "csrf": token})
+        r = client.post("/admin/try", data={"pattern": pattern, "group": scope, "field":
+                        "subject", "action": "drop", "state": "on",
+                        "csrf": form_token(client, "/admin")})  # fmt: skip
+    assert r.status_code == 200
+    doc = html.fromstring(r.text)
+    ranges = [
+        tuple(tr.xpath("td/text()")[:2]) for tr in doc.xpath("//table[@id='trial-ranges']/tbody/tr")
+    ]
+    assert ranges == [(g, f"{a}–{z}") for g, a, z, _ in expected.ranges]
+    assert int(doc.get_element_by_id("trial-removed").text_content()) == len(expected.removed)
+    shown = _texts(doc, "//ul[@id='trial-removed-list']/li")
+    assert [s.split(" (")[0] for s in shown] == [
+        f"{x['group']}: {x['name']}" for x in expected.removed]  # fmt: skip
+    assert late["name"] in " ".join(shown)
+    assert catalog_files(Path(catalog)) == before  # tried, nothing written
