@@ -146,6 +146,8 @@ def _rule(request: Request, catalog: Catalog, rule_id: str, message: str = "",
         return _page(request, catalog, "error.html", message="No such rule", status_code=404)
     rule = found[0]
     rule["spark"] = sparkline([d["headers"] for d in rule["days"]])
+    operator = [r.id for r in store.load_rules(where).operator]
+    rule["operator_place"] = operator.index(rule_id) + 1 if rule_id in operator else 0
     return _page(request, catalog, "admin_rule.html", title=f"Rule {rule_id}", rule=rule,
                  message=message, trial=trial,
                  draft=draft or {k: str(rule[k]) for k in _DRAFT} | {
@@ -175,7 +177,10 @@ async def change_rule(rule_id: str, request: Request, catalog: CatalogDep, admin
             at = ids.index(rule_id) if rule_id in ids else -1
             store.move_rule(where, rule_id, max(0, at + (-1 if op == "up" else 1)), admin.who)
         elif op == "move":
-            store.move_rule(where, rule_id, int(fields.get("position", "x")), admin.who)
+            place = fields.get("position", "").strip()  # 1-based, as the page shows it
+            if not place.isdigit():
+                raise store.RuleRefused(f"the place must be a number, not {place!r}")
+            store.move_rule(where, rule_id, int(place) - 1, admin.who)
         elif op == "delete":
             store.delete_rule(where, rule_id, admin.who)
             back = "/admin"
