@@ -59,7 +59,10 @@ def refusal(request: Request, fields: dict[str, str]) -> str | None:
 def _ours(request: Request, origin: str) -> bool:
     host = urlsplit(origin).netloc.lower()
     site = request.app.state.settings.site_url or ""
-    own = {request.headers.get("host", "").lower(), urlsplit(site).netloc.lower()}
+    # behind a proxy that rewrites Host, the public host is X-Forwarded-Host or site_url's
+    # (a cross-site form post cannot set a header: only the browser's Origin counts there)
+    own = {request.headers.get("host", "").lower(), urlsplit(site).netloc.lower(),
+           request.headers.get("x-forwarded-host", "").lower()}  # fmt: skip
     return bool(host) and host in own - {""}
 
 

@@ -119,6 +119,12 @@ def test_a_cross_site_form_post_is_refused(catalog_dir, headers):
         r = client.post("/signin", data={"apikey": "k1", "csrf": token}, headers=ours,
                         follow_redirects=False)  # fmt: skip
         assert r.status_code == 303 and r.headers["set-cookie"].startswith(f"{COOKIE}=k1")
+        # behind a proxy that rewrites Host: the public host it forwards is ours too
+        client.cookies.delete(COOKIE)
+        proxied = {"Origin": "https://indexer.example", "X-Forwarded-Host": "indexer.example"}
+        r = client.post("/signin", data={"apikey": "k1", "csrf": token}, headers=proxied,
+                        follow_redirects=False)  # fmt: skip
+        assert r.status_code == 303
         # signing out is a form of ours too: another site cannot sign a visitor out
         assert client.post("/signout", data={}, follow_redirects=False).status_code == 403
         assert client.get("/status", follow_redirects=False).status_code == 200
