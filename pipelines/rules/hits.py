@@ -155,8 +155,11 @@ def _by_unit(
     for unit, text in texts.items():
         for position in matcher.match(field, text):
             units_of_rule.setdefault(position, []).append(unit)
+    size = int(unit_of.max()) + 1 if len(unit_of) else 0
     for position, units in units_of_rule.items():
-        mask = np.isin(unit_of, np.array(units, unit_of.dtype))
+        hit = np.zeros(size, bool)
+        hit[units] = True
+        mask = hit[unit_of]
         matched[position] = matched[position] | mask if position in matched else mask
 
 

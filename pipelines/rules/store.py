@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -163,6 +164,19 @@ def build_outcomes(catalog: str, days: int = 14) -> list[dict[str, Any]]:
 
 
 # --- the file ----------------------------------------------------------------------
+
+
+def set_stamp(catalog: str) -> tuple[Any, ...] | None:
+    """What tells one version of the set's file from another (None: cannot tell, read it):
+    a rename into place gives the file a new inode and time."""
+    fs, root = open_fs(catalog)
+    if not is_local(fs):
+        return None
+    try:
+        st = os.stat(f"{root}/{SET_FILE}")
+    except FileNotFoundError:
+        return ("none",)
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
 def _empty() -> dict[str, Any]:
