@@ -45,6 +45,7 @@ __all__ = [
     "move_rule",
     "poster_watch",
     "rule_counters",
+    "set_rules",
     "update_rule",
 ]
 
@@ -145,6 +146,42 @@ def delete_rule(catalog: str, rule_id: str, who: str) -> None:
     with _editing(catalog) as doc:
         doc["rules"].pop(_find(doc, rule_id))
         _log(doc, who, "delete", rule_id, int(time.time()))
+
+
+def set_rules(
+    catalog: str, rules: list[dict[str, Any]], who: str, force: bool = False
+) -> list[Rule]:
+    """Make the operator's list `rules` (dicts of Rule fields; a rule with the id of a
+    stored one changes it, one without an id is new), in that order; stored rules not in
+    it are deleted. All or nothing: one refused rule refuses the whole list."""
+    with _editing(catalog) as doc:
+        now = int(time.time())
+        stored = {r["id"]: Rule.from_json(r) for r in doc["rules"]}
+        out: list[Rule] = []
+        for given in rules:
+            given = {k: v for k, v in given.items() if k not in ("kind", "created", "builtin")}
+            rule_id = str(given.pop("id", "") or "")
+            if rule_id in BUILTIN_IDS:
+                raise RuleRefused(
+                    f"{rule_id} is a built-in rule: the header pass's shape, not data"
+                )
+            if rule_id and rule_id not in stored:
+                raise RuleRefused(f"no rule {rule_id!r}")
+            if rule_id:
+                rule = stored[rule_id].with_changes(**given)
+                same = rule.matching() == stored[rule_id].matching()
+            else:
+                rule = Rule(id=f"r{doc['next_id']}", created=now, **given)
+                doc["next_id"] += 1
+                same = False
+            if not same:
+                _check(catalog, rule, force)
+            out.append(rule)
+        if len({r.id for r in out}) != len(out):
+            raise RuleRefused("a rule is listed twice")
+        doc["rules"] = [r.to_json() for r in out]
+        _log(doc, who, f"set {len(out)} rules", "", now)
+    return out
 
 
 def rule_counters(catalog: str) -> list[dict[str, Any]]:
