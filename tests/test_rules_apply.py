@@ -101,6 +101,8 @@ def test_counts_are_the_truths_and_every_rule_gets_credit(
     watch = store.add_rule(catalog, poster, "t", field="poster", literal=True, action="watch")
     shadow = store.add_rule(catalog, poster.split()[0], "t", field="poster", literal=True,
                             state="shadow", force=True)  # fmt: skip
+    seen = store.add_rule(catalog, kept["poster"], "t", field="poster", literal=True,
+                          action="watch")  # fmt: skip
     replay(gen.corpus, catalog, gen.rules, progress=False)
     hits = _hits(catalog)
     # the poster's every article: matched by the drop, the watch and the shadow rule,
@@ -126,6 +128,25 @@ def test_counts_are_the_truths_and_every_rule_gets_credit(
     assert view[watch.id]["last_hit"] is not None
     total = sum(r["count"] for r in counts)
     assert view[drop.id]["share"] == pytest.approx(n / total)
+    # the poster watch: every watched header's fate, and the kept poster's releases
+    watch_view = {w["id"]: w["outcomes"] for w in store.poster_watch(catalog)}
+    assert watch_view[watch.id] == [
+        {"stage": "header_pass", "reason": f"dropped by {drop.id}", "headers": n,
+         "releases": watch_view[watch.id][0]["releases"]}
+    ]  # fmt: skip
+    fates = {(o["stage"], o["reason"]): o for o in watch_view[seen.id]}
+    assert fates[("header_pass", "kept")]["headers"] == hits[seen.id]["headers"] > 0
+    mine = {r["release_key"] for r in releases if r["poster"] == kept["poster"]}
+    grouped = fates.get(("releases", "grouped"), {"releases": 0})["releases"]
+    provisional = fates.get(("releases", "provisional"), {"releases": 0})["releases"]
+    assert grouped + provisional == len(mine) > 0
+    # build outcomes by day: the operator's drops as blacklisted, each day with a sample
+    outcomes = store.build_outcomes(catalog, 30)
+    blacklisted = sum(o["count"] for o in outcomes if o["outcome"] == "blacklisted")
+    operator = {r.id for r in store.load_rules(catalog).operator}
+    assert blacklisted == sum(r["count"] for r in counts if r["rule"] in operator) == n
+    built = [o for o in outcomes if o["outcome"] == "built"]
+    assert built and all(o["sample"] for o in built)
 
 
 def test_a_rule_matching_most_headers_needs_force(base: str, tmp_path: Path) -> None:

@@ -123,6 +123,9 @@ RULE_HITS = pa.schema(
         ("bytes", pa.int64()),
         ("releases", pa.int64()),  # distinct release identities among them
         ("dropped", pa.int64()),  # the headers this rule dropped (it decided first)
+        # a watch rule's rows split by what became of its headers: `kept`, or
+        # `dropped by <rule id>`; empty for other rules
+        ("outcome", pa.string()),
         ("rules_version", pa.string()),
     ]
 )

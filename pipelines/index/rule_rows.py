@@ -36,7 +36,7 @@ def rule_samples(group: str, first: int, drops: Drops) -> pa.Table:
 
 
 def rule_hits(group: str, first: int, last: int, version: str, drops: Drops) -> pa.Table:
-    names = ("rule", "day", "headers", "bytes", "releases", "dropped")
+    names = ("rule", "day", "headers", "bytes", "releases", "dropped", "outcome")
     rows = [dict(zip(names, row, strict=True)) for row in drops.hits.rows()]
     fixed = {"group": group, "range_first": first, "range_last": last, "rules_version": version}
     return pa.Table.from_pylist([fixed | r for r in rows], schema.RULE_HITS)

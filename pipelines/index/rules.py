@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,7 @@ class Rules:
     # order; only what they match and do (`Rule.matching`) is kept here
     filters: tuple[Rule, ...] = ()
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
         """The version and a hash of the content: two rule sets with one version still differ."""
         return fingerprint_of(self.to_json())
@@ -65,12 +66,12 @@ class Rules:
         return [*self.groups, *rest]
 
     def to_json(self) -> dict[str, Any]:
-        doc = asdict(self)
+        doc = asdict(replace(self, filters=()))  # asdict copies each rule: done apart
         doc["groups"] = list(self.groups)
         doc["boilerplate"] = list(self.boilerplate)
         doc["garbage"] = [asdict(g) for g in self.garbage]
         # no operator rules: the key is left out, so a catalog's fingerprints stay as they were
-        doc.pop("filters")
+        del doc["filters"]
         if self.filters:
             doc["filters"] = [r.matching() for r in self.filters]
         return doc

@@ -9,6 +9,7 @@ never pruned; they go back as far as the catalog does.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import defaultdict
 from typing import Any
 
@@ -21,6 +22,7 @@ from pipelines.rules.model import Rule
 
 DAYS_SHOWN = 30  # per-day counts a rule carries (its sparkline)
 DRIFT_DAYS = 7  # drift: the newest day against the mean of the days before it
+SECONDS_A_DAY = 86_400
 
 
 def read_table(catalog: str, table: str, columns: list[str] | None = None) -> pa.Table | None:
@@ -89,7 +91,7 @@ def rule_counters(catalog: str, rules: list[Rule]) -> list[dict[str, Any]]:
                 "share": totals[3] / all_drops if all_drops else 0.0,
                 "days": [_day_row(d, days[d]) for d in sorted(days)[-DAYS_SHOWN:]],
                 **_drift(days, newest),
-                "last_hit": _date(max(days)) if days else None,
+                "last_hit": date_of(max(days)) if days else None,
             }
         )
     return out
@@ -105,25 +107,59 @@ def _drift(days: dict[int, list[int]], newest: int | None) -> dict[str, Any]:
 
 
 def _day_row(day: int, v: list[int]) -> dict[str, Any]:
-    return {"day": _date(day), "headers": v[0], "bytes": v[1], "releases": v[2], "dropped": v[3]}
+    return {"day": date_of(day), "headers": v[0], "bytes": v[1], "releases": v[2], "dropped": v[3]}
 
 
-def _date(day: int) -> str:
-    import datetime as dt
-
+def date_of(day: int) -> str:
     return (dt.date(1970, 1, 1) + dt.timedelta(days=int(day))).isoformat()
 
 
 def poster_watch(catalog: str, rules: list[Rule]) -> list[dict[str, Any]]:
-    """Per watch rule on posters: {id, pattern, note, outcomes: [{stage, reason, headers,
-    releases}]}. Stage `header_pass`: reason `dropped by <rule>` (the rule that dropped
-    the watched headers) or `kept`; stage `releases`: reason `grouped` (finished catalog
-    releases of a matching poster), `provisional`, `pending` (no usable name yet)."""
-    raise NotImplementedError  # first commit of the interface: filled in next
+    """Per watch rule (not off): {id, field, pattern, note, outcomes: [{stage, reason,
+    headers, releases}]}, every outcome of what it matched, successes too:
+
+    - stage `header_pass`, reason `kept` or `dropped by <rule id>`: its headers (from
+      `rule_hits`; headers a built-in rule dropped before the operator's rules ran are
+      not seen by any operator rule);
+    - for a poster rule, the releases of the posters it matches: stage `releases`,
+      reason `grouped` (finished) or `provisional`; stage `pending`, reason `pending`
+      (no usable name yet); stage `article_pass`, reason `named`; stage `judge`, reason
+      `judged <rule>` (dead, fake, ...); stage `merges`, reason `merged`.
+    The releases are read from the catalog when asked (an admin page), a few columns.
+    """
+    from pipelines.rules.watch import release_outcomes
+
+    watched = [r for r in rules if r.action == "watch" and r.state != "off"]
+    if not watched:
+        return []
+    hits = read_table(catalog, "rule_hits", ["rule", "outcome", "headers", "releases"])
+    rows = hits.to_pylist() if hits is not None else []
+    out = []
+    for rule in watched:
+        by_reason: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for row in rows:
+            if row["rule"] == rule.id and row["outcome"]:
+                by_reason[row["outcome"]][0] += row["headers"]
+                by_reason[row["outcome"]][1] += row["releases"]
+        outcomes = [
+            {"stage": "header_pass", "reason": reason, "headers": h, "releases": n}
+            for reason, (h, n) in sorted(by_reason.items())
+        ]
+        if rule.field == "poster":
+            outcomes += release_outcomes(catalog, rule)
+        out.append({"id": rule.id, "field": rule.field, "pattern": rule.pattern,
+                    "note": rule.note, "outcomes": outcomes})  # fmt: skip
+    return out
 
 
 def build_outcomes(catalog: str, days: int) -> list[dict[str, Any]]:
-    """Per day (newest `days`) and outcome: {day: "YYYY-MM-DD", outcome, count, sample}.
-    Outcomes: built (a complete finished release), incomplete (finished, files missing),
-    pending (no usable name), junk (dropped by a rule: headers), error (bad lines)."""
-    raise NotImplementedError  # first commit of the interface: filled in next
+    """Per day (the newest `days` with any) and outcome: {day: "YYYY-MM-DD", outcome,
+    count, sample}. Outcomes of the candidates the header pass built, by the day of their
+    last part: `built` (a finished, complete release), `incomplete` (finished, files
+    missing), `pending` (no usable name yet), `duplicate` (merged into another release),
+    `junk` (judged junk), `blacklisted` (headers an operator rule dropped, by the day of
+    their dates; the sample from `rule_samples`), `error` (bad header lines, by the day
+    their range was indexed). Each with one sample subject or name."""
+    from pipelines.rules.watch import day_outcomes
+
+    return day_outcomes(catalog, days)

@@ -20,7 +20,7 @@ from typing import Any
 
 from pipelines.index.rules import Rules
 from pipelines.rules.model import Rule
-from pipelines.rules.store import load_rules
+from pipelines.rules.store import load_rules, set_stamp
 
 
 @dataclass(frozen=True)
@@ -45,11 +45,27 @@ def current_draft() -> Draft | None:
     return _DRAFT.get()
 
 
+# the stored set as the pass runs it, per catalog, while its file stays the same: a live
+# cycle's ranges do not read and build a few hundred rules each
+_LOADED: dict[str, tuple[Any, tuple[Rule, ...]]] = {}
+
+
 def operator_rules(catalog: str) -> tuple[Rule, ...]:
     draft = _DRAFT.get()
-    stored = draft.operator if draft is not None else tuple(load_rules(catalog).operator)
+    if draft is not None:
+        return _as_run(draft.operator)
+    stamp = set_stamp(catalog)
+    cached = _LOADED.get(catalog)
+    if stamp is not None and cached is not None and cached[0] == stamp:
+        return cached[1]
+    rules = _as_run(tuple(load_rules(catalog).operator))
+    _LOADED[catalog] = (stamp, rules)
+    return rules
+
+
+def _as_run(rules: tuple[Rule, ...]) -> tuple[Rule, ...]:
     # what the pass runs with: the note and the time added are the operator's bookkeeping
-    return tuple(r.with_changes(note="", created=0) for r in stored)
+    return tuple(r.with_changes(note="", created=0) for r in rules)
 
 
 def catalog_rules(catalog: str, rules: Rules, record: bool = False) -> Rules:

@@ -24,13 +24,20 @@ SECONDS_A_DAY = 86_400
 
 @dataclass
 class RuleHits:
-    """Per (rule id, day): headers, bytes and headers dropped; the release identities."""
+    """Per (rule id, day, outcome): headers, bytes and headers dropped; the release
+    identities. The outcome splits a watch rule's rows (`kept`, `dropped by <rule>`)."""
 
-    counts: dict[tuple[str, int], list[int]] = field(default_factory=dict)
-    releases: dict[tuple[str, int], set[int]] = field(default_factory=dict)
+    counts: dict[tuple[str, int, str], list[int]] = field(default_factory=dict)
+    releases: dict[tuple[str, int, str], set[int]] = field(default_factory=dict)
 
     def add(
-        self, rule: str, day: np.ndarray, nbytes: np.ndarray, ident: np.ndarray, dropped: np.ndarray
+        self,
+        rule: str,
+        day: np.ndarray,
+        nbytes: np.ndarray,
+        ident: np.ndarray,
+        dropped: np.ndarray,
+        outcome: str = "",
     ) -> None:
         """Count the lines a rule matched (`dropped`: those of them it dropped)."""
         days, inverse = np.unique(day, return_inverse=True)
@@ -38,17 +45,17 @@ class RuleHits:
         sizes = np.bincount(inverse, weights=nbytes, minlength=len(days))
         drops = np.bincount(inverse, weights=dropped, minlength=len(days))
         for k, d in enumerate(days.tolist()):
-            row = self.counts.setdefault((rule, d), [0, 0, 0])
+            row = self.counts.setdefault((rule, d, outcome), [0, 0, 0])
             row[0] += int(headers[k])
             row[1] += int(sizes[k])
             row[2] += int(drops[k])
-            self.releases.setdefault((rule, d), set()).update(ident[inverse == k].tolist())
+            self.releases.setdefault((rule, d, outcome), set()).update(ident[inverse == k].tolist())
 
-    def rows(self) -> list[tuple[str, int, int, int, int, int]]:
-        """(rule, day, headers, bytes, releases, dropped), sorted."""
+    def rows(self) -> list[tuple[str, int, int, int, int, int, str]]:
+        """(rule, day, headers, bytes, releases, dropped, outcome), sorted."""
         return [
-            (rule, day, c[0], c[1], len(self.releases[(rule, day)]), c[2])
-            for (rule, day), c in sorted(self.counts.items())
+            (rule, day, c[0], c[1], len(self.releases[(rule, day, outcome)]), c[2], outcome)
+            for (rule, day, outcome), c in sorted(self.counts.items())
         ]
 
 
@@ -104,6 +111,7 @@ def apply_rules(
     undecided = np.ones(n, bool)
     dropped = np.zeros(n, bool)
     by_rule: dict[str, np.ndarray] = {}
+    watched: list[tuple[str, np.ndarray]] = []
     day = lines.date // SECONDS_A_DAY
     for position in sorted(matched):
         rule, mask = matcher.rules[position], matched[position]
@@ -114,9 +122,21 @@ def apply_rules(
         if drops is not None:
             dropped |= drops
             by_rule[rule.id] = drops
+        if rule.action == "watch":
+            watched.append((rule.id, mask))
+            continue
         sel = np.flatnonzero(mask)
         lost = drops[sel] if drops is not None else np.zeros(len(sel), bool)
         hits.add(rule.id, day[sel], lines.nbytes[sel], lines.ident[sel], lost)
+    for rule_id, mask in watched:  # what became of the watched headers, by the deciding rule
+        none = np.zeros(int(mask.sum()), bool)
+        outcomes = [("kept", mask & ~dropped)]
+        outcomes += [(f"dropped by {by}", mask & lost) for by, lost in by_rule.items()]
+        for outcome, part in outcomes:
+            sel = np.flatnonzero(part)
+            if len(sel):
+                hits.add(rule_id, day[sel], lines.nbytes[sel], lines.ident[sel], none[: len(sel)],
+                         outcome)  # fmt: skip
     return Verdict(dropped, by_rule)
 
 
@@ -155,8 +175,11 @@ def _by_unit(
     for unit, text in texts.items():
         for position in matcher.match(field, text):
             units_of_rule.setdefault(position, []).append(unit)
+    size = int(unit_of.max()) + 1 if len(unit_of) else 0
     for position, units in units_of_rule.items():
-        mask = np.isin(unit_of, np.array(units, unit_of.dtype))
+        hit = np.zeros(size, bool)
+        hit[units] = True
+        mask = hit[unit_of]
         matched[position] = matched[position] | mask if position in matched else mask
 
 

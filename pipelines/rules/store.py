@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,6 +45,7 @@ __all__ = [
     "move_rule",
     "poster_watch",
     "rule_counters",
+    "set_rules",
     "update_rule",
 ]
 
@@ -146,6 +148,42 @@ def delete_rule(catalog: str, rule_id: str, who: str) -> None:
         _log(doc, who, "delete", rule_id, int(time.time()))
 
 
+def set_rules(
+    catalog: str, rules: list[dict[str, Any]], who: str, force: bool = False
+) -> list[Rule]:
+    """Make the operator's list `rules` (dicts of Rule fields; a rule with the id of a
+    stored one changes it, one without an id is new), in that order; stored rules not in
+    it are deleted. All or nothing: one refused rule refuses the whole list."""
+    with _editing(catalog) as doc:
+        now = int(time.time())
+        stored = {r["id"]: Rule.from_json(r) for r in doc["rules"]}
+        out: list[Rule] = []
+        for given in rules:
+            given = {k: v for k, v in given.items() if k not in ("kind", "created", "builtin")}
+            rule_id = str(given.pop("id", "") or "")
+            if rule_id in BUILTIN_IDS:
+                raise RuleRefused(
+                    f"{rule_id} is a built-in rule: the header pass's shape, not data"
+                )
+            if rule_id and rule_id not in stored:
+                raise RuleRefused(f"no rule {rule_id!r}")
+            if rule_id:
+                rule = stored[rule_id].with_changes(**given)
+                same = rule.matching() == stored[rule_id].matching()
+            else:
+                rule = Rule(id=f"r{doc['next_id']}", created=now, **given)
+                doc["next_id"] += 1
+                same = False
+            if not same:
+                _check(catalog, rule, force)
+            out.append(rule)
+        if len({r.id for r in out}) != len(out):
+            raise RuleRefused("a rule is listed twice")
+        doc["rules"] = [r.to_json() for r in out]
+        _log(doc, who, f"set {len(out)} rules", "", now)
+    return out
+
+
 def rule_counters(catalog: str) -> list[dict[str, Any]]:
     """Every rule in evaluation order with its counters (`counters.rule_counters`)."""
     return counters.rule_counters(catalog, load_rules(catalog).rules)
@@ -163,6 +201,19 @@ def build_outcomes(catalog: str, days: int = 14) -> list[dict[str, Any]]:
 
 
 # --- the file ----------------------------------------------------------------------
+
+
+def set_stamp(catalog: str) -> tuple[Any, ...] | None:
+    """What tells one version of the set's file from another (None: cannot tell, read it):
+    a rename into place gives the file a new inode and time."""
+    fs, root = open_fs(catalog)
+    if not is_local(fs):
+        return None
+    try:
+        st = os.stat(f"{root}/{SET_FILE}")
+    except FileNotFoundError:
+        return ("none",)
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
 def _empty() -> dict[str, Any]:
