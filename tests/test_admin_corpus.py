@@ -1,9 +1,9 @@
-"""The admin page's Try with the corpus: `rules try` itself, shown on the page.
+"""The admin pages over a generated corpus replayed into a catalog.
 
-On a generated corpus replayed into a catalog, a draft rule that drops one late upload
-is tried from the page: the page names exactly the ranges and releases `try_rules`
-names (and so what applying it changes: tests/test_rules_apply.py), and nothing in the
-catalog is written.
+- Try with the corpus is `rules try` itself: a draft rule that drops one late upload is
+  tried from the page, which names exactly the ranges and releases `try_rules` names
+  (and so what applying it changes: tests/test_rules_apply.py); nothing is written.
+- The poster watch and build outcomes pages show what the store counts, every outcome.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from lxml import html
 
 from pipelines.index.replay import replay
+from pipelines.rules import store
 from pipelines.rules.model import Rule
 from pipelines.rules.trial import try_rules
 from serving.app import create_app
@@ -54,6 +55,13 @@ def _texts(doc: html.HtmlElement, xpath: str) -> list[str]:
     return [e.text_content().strip() for e in doc.xpath(xpath)]
 
 
+def _sign_in(client: TestClient) -> None:
+    token = form_token(client, "/admin/signin")
+    r = client.post("/admin/signin", data={"adminkey": ADMIN, "csrf": token},
+                    follow_redirects=False)  # fmt: skip
+    assert r.status_code == 303
+
+
 def test_the_page_tries_a_draft_as_rules_try_does(gen, catalog, tmp_path):
     rules_file = tmp_path / "rules.json"
     rules_file.write_text(json.dumps(gen.rules.to_json()))
@@ -67,20 +75,55 @@ def test_the_page_tries_a_draft_as_rules_try_does(gen, catalog, tmp_path):
     assert expected.removed  # the draft does remove something: the page must show it
     before = catalog_files(Path(catalog))
     with TestClient(create_app(settings, background=False)) as client:
-        token = form_token(client, "/admin/signin")
-        client.post("/admin/signin", data={"adminkey": ADMIN, "csrf": token})
+        _sign_in(client)
         r = client.post("/admin/try", data={"pattern": pattern, "group": scope, "field":
                         "subject", "action": "drop", "state": "on",
                         "csrf": form_token(client, "/admin")})  # fmt: skip
     assert r.status_code == 200
     doc = html.fromstring(r.text)
-    ranges = [
-        tuple(tr.xpath("td/text()")[:2]) for tr in doc.xpath("//table[@id='trial-ranges']/tbody/tr")
-    ]
-    assert ranges == [(g, f"{a}–{z}") for g, a, z, _ in expected.ranges]
+    table = doc.xpath("//table[@id='trial-ranges']/tbody/tr")
+    assert [tuple(tr.xpath("td/text()")[:2]) for tr in table] == [
+        (g, f"{a}–{z}") for g, a, z, _ in expected.ranges]  # fmt: skip
     assert int(doc.get_element_by_id("trial-removed").text_content()) == len(expected.removed)
     shown = _texts(doc, "//ul[@id='trial-removed-list']/li")
     assert [s.split(" (")[0] for s in shown] == [
         f"{x['group']}: {x['name']}" for x in expected.removed]  # fmt: skip
     assert late["name"] in " ".join(shown)
     assert catalog_files(Path(catalog)) == before  # tried, nothing written
+
+
+@pytest.fixture(scope="module")
+def watched(gen: Generated, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """A catalog replayed with a watch rule on the busiest poster; (catalog, poster)."""
+    uploads = pq.read_table(f"{gen.out}/truth/uploads.parquet").to_pylist()
+    posters = [u["poster"] for u in uploads]
+    poster = max(set(posters), key=posters.count)
+    catalog = str(tmp_path_factory.mktemp("admin-watch") / "catalog")
+    store.add_rule(catalog, re.escape(poster), "test", field="poster", action="watch")
+    replay(gen.corpus, catalog, gen.rules, progress=False)
+    return catalog, poster
+
+
+def test_the_poster_watch_and_build_outcomes_pages_show_the_stores_counts(watched, tmp_path):
+    catalog, poster = watched
+    settings = Settings(catalog=catalog, admin_keys=[ADMIN], build_in_process=True,
+                        admin_log=str(tmp_path / "admin.jsonl"))  # fmt: skip
+    with TestClient(create_app(settings, background=False)) as client:
+        _sign_in(client)
+        posters = html.fromstring(client.get("/admin/posters").text)
+        builds = html.fromstring(client.get("/admin/builds").text)
+    (watch,) = store.poster_watch(catalog)
+    assert watch["outcomes"] and any(o["stage"] == "releases" for o in watch["outcomes"])
+    section = posters.get_element_by_id(f"watch-{watch['id']}")
+    assert section.xpath(".//h2/code")[0].text_content() == re.escape(poster)
+    rows = [[td.text_content() for td in tr.xpath("td")] for tr in section.xpath(".//tr")[1:]]
+    assert rows == [[o["stage"], o["reason"], str(o["headers"]), str(o["releases"])]
+                    for o in watch["outcomes"]]  # fmt: skip
+    outcomes = store.build_outcomes(catalog, 14)
+    assert outcomes
+    kinds = [th.text_content() for th in builds.xpath("//table[@id='builds']/thead/tr/th")][1:]
+    shown: dict[tuple[str, str], int] = {}
+    for tr in builds.xpath("//table[@id='builds']/tbody/tr[@class='build-day']"):
+        cells = [td.text_content() for td in tr.xpath("td")]
+        shown |= {(cells[0], k): int(v) for k, v in zip(kinds, cells[1:], strict=True) if v != "0"}
+    assert shown == {(o["day"], o["outcome"]): o["count"] for o in outcomes if o["count"]}
