@@ -106,9 +106,10 @@ async def _admin_session(ws_url: str, base: str, shots: Path, evil: str) -> None
         await tab.open(f"{base}/admin/rules/r1")
         await tab.node("form#edit-rule")
         await _fits(tab, shots, "admin-rule")
-        for page, name in (("/admin/posters", "admin-posters"), ("/admin/builds", "admin-builds")):
+        for page, name, shows in (("/admin/posters", "admin-posters", "#no-watch"),
+                                  ("/admin/builds", "admin-builds", "tr.build-day")):  # fmt: skip
             await tab.open(base + page)
-            await tab.node("#admin-nav")
+            await tab.node(shows)
             await _fits(tab, shots, name)
         # another site's form: the browser sends no admin cookie (SameSite=Strict), no token
         await tab.open(evil)
