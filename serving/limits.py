@@ -97,6 +97,7 @@ class KeyLimits:
         if self._file is not None:
             self._file.close()
         self.grabs.close()
+        self.wrong_keys.close()
 
     def _count(self, key: str, kind: int, limit: int) -> bool:
         day = self._today()

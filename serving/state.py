@@ -56,7 +56,11 @@ class Catalog:
             grabs=str(self.index.index_dir / "grabs.bin"),
             anonymous_requests=settings.anonymous_requests,
             anonymous_downloads=settings.anonymous_downloads,
-            wrong_keys=WrongKeys(settings.wrong_keys_burst, settings.wrong_keys_per_minute),
+            wrong_keys=WrongKeys(
+                settings.wrong_keys_burst,
+                settings.wrong_keys_per_minute,
+                shared=str(self.index.index_dir / "wrong-keys.bin"),
+            ),
         )
         # spots and imports of releases (spotid/source attrs, the page, NZB passwords)
         self.sources = ReleaseSources(settings.catalog)
