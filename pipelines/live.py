@@ -25,6 +25,7 @@ from pipelines.capture.prefetch import Capture
 from pipelines.index.replay import ReplaySummary, replay
 from pipelines.index.rules import Rules
 from pipelines.live_stages import StageCycle, Stages, StageSettings
+from pipelines.live_status import LiveStatus
 from pipelines.nntp.errors import NNTPError
 
 log = logging.getLogger(__name__)
@@ -106,6 +107,7 @@ class Live:
         # probes and health after capture, on the first provider's pool: never more
         # connections than the account allows
         self.stages = Stages(catalog, capture.groups, capture.pools.pools[0], stages)
+        self.status = LiveStatus(catalog)  # the last cycle, kept for monitors
 
     def stop(self, reason: str = "stopped by request") -> None:
         self.summary.stopped = self.summary.stopped or reason
@@ -146,6 +148,7 @@ class Live:
         if self.out is not None:
             self.out.write(one.text() + "\n")
             self.out.flush()
+        self.status.record(one)  # for status.json
         return one
 
     def run(self, cycles: int | None = None) -> LiveSummary:

@@ -1,8 +1,9 @@
 """`/admin/status.json` for monitors, as the Go plugin's: what each stage did, the rule
 counters and the recent errors, in one JSON document.
 
-Read from the catalog (the stages' tables through the DuckDB views, as the status page
-reads them; the rule counters through the rule store) and from this server (its last
+Read from the catalog (the live loop's last cycle, `pipelines/live_status.py`; the
+stages' tables through the DuckDB views, as the status page reads them; the rule
+counters through the rule store) and from this server (its last
 refresh, its damaged partitions, wrong keys and slowed addresses, refused admin
 actions). A part that cannot be read says so under `errors` instead of failing the
 whole document: a monitor still gets the rest.
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
+from pipelines.live_status import read_status
 from pipelines.predb import shown
 from pipelines.rules import store
 from serving.admin_log import AdminLog
@@ -51,6 +53,9 @@ def status(catalog: Catalog, actions: AdminLog) -> dict[str, Any]:
     stats = part("index", catalog.snapshot.stats) or {}
     rules = part("rules", store.rule_counters, where) or []
     outcomes = part("build_outcomes", store.build_outcomes, where, 7)
+    live = part("live", read_status, where)  # the live loop's last cycle, if one runs
+    errors += [{"where": "live", "at": p["at"], "what": p["what"]}
+               for p in (live or {}).get("problems", [])[-10:]]  # fmt: skip
     refresh = catalog.index.last_refresh
     if catalog.last_error:
         errors.append({"where": "refresh", "what": catalog.last_error})
@@ -61,6 +66,7 @@ def status(catalog: Catalog, actions: AdminLog) -> dict[str, Any]:
                "wrong"))]  # fmt: skip
     return {
         "at": int(time.time()),
+        "live": live,
         "stages": {
             "header_pass": _header_pass(seen),
             "article_pass": seen.get("probes"),
