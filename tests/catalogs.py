@@ -144,11 +144,12 @@ def refreshed_index(catalog: str, **options: Any) -> Iterator[IndexManager]:
 
 def catalog_files(catalog: Path) -> dict[str, bytes]:
     """Every catalog file but the range log's timing columns, by path (not the rule sets
-    recorded, nor the stages' memos of what they saw, `_changes`, nor a write's temporary
+    recorded, nor the stages' memos of what they saw, `_changes`, nor the live loop's last
+    cycle kept for monitors, `_live`, nor a write's temporary
     file a SIGKILL left unrenamed: no reader takes one)."""
     out = {}
     for path in sorted(catalog.rglob("*")):
-        if not path.is_file() or "_rules" in path.parts or "_changes" in path.parts:
+        if not path.is_file() or {"_rules", "_changes", "_live"} & set(path.parts):
             continue
         if is_temporary(path.name):
             continue
