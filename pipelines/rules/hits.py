@@ -142,9 +142,11 @@ def apply_rules(
 
 def _subjects(
     data: np.ndarray, subject: tuple[np.ndarray, np.ndarray], lines: ChunkLines
-) -> dict[int, str]:
+) -> dict[int, bytes]:
     """The decoded subject of each class a line in play belongs to."""
-    classes = np.unique(lines.cls)
+    present = np.zeros(len(lines.rep), bool)  # a scatter: no sort of the chunk's lines
+    present[lines.cls] = True
+    classes = np.flatnonzero(present)
     return subject_texts(data, subject, classes, lines.rep[classes])
 
 
@@ -157,7 +159,7 @@ def class_reps(row: np.ndarray, live: np.ndarray) -> np.ndarray:
 
 def subject_texts(
     data: np.ndarray, subject: tuple[np.ndarray, np.ndarray], classes: np.ndarray, reps: np.ndarray
-) -> dict[int, str]:
+) -> dict[int, bytes]:
     buf, start, end = decode_subjects(data, subject[0][reps], subject[1][reps])
     return dict(zip(classes.tolist(), texts_of(buf, start, end), strict=True))
 
@@ -166,24 +168,26 @@ def _by_unit(
     matcher: RuleMatcher,
     field: str,
     unit_of: np.ndarray,
-    texts: dict[int, str],
+    texts: dict[int, bytes],
     matched: dict[int, np.ndarray],
     n: int,
 ) -> None:
     """Match each unit's text once; the lines of a matching unit match."""
+    units = list(texts)
     units_of_rule: dict[int, list[int]] = {}
-    for unit, text in texts.items():
-        for position in matcher.match(field, text):
-            units_of_rule.setdefault(position, []).append(unit)
+    for i, positions in matcher.match_many(field, list(texts.values())):
+        for position in positions:
+            units_of_rule.setdefault(position, []).append(units[i])
     size = int(unit_of.max()) + 1 if len(unit_of) else 0
-    for position, units in units_of_rule.items():
+    for position, hit_units in units_of_rule.items():
         hit = np.zeros(size, bool)
-        hit[units] = True
+        hit[hit_units] = True
         mask = hit[unit_of]
         matched[position] = matched[position] | mask if position in matched else mask
 
 
-def texts_of(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[str]:
-    view = memoryview(buf.data)  # no copy of the chunk: each text decoded from its own span
+def texts_of(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[bytes]:
+    """The spans' bytes (UTF-8 as stored: RE2 reads them as they are)."""
+    raw = buf.data  # no copy of the chunk: each span copied on its own
     spans = zip(start.tolist(), end.tolist(), strict=True)
-    return [str(view[a:z], "utf-8", "replace") for a, z in spans]
+    return [raw[a:z].tobytes() for a, z in spans]
