@@ -99,9 +99,8 @@ def apply_rules(
     if "subject" in fields:
         _by_unit(matcher, "subject", lines.cls, _subjects(data, subject, lines), matched, n)
     if "poster" in fields:
-        units, rep = np.unique(lines.poster, return_index=True)
-        posters = texts_of(data, poster[0][lines.line[rep]], poster[1][lines.line[rep]])
-        unit_of = np.searchsorted(units, lines.poster)
+        unit_of, first = _poster_units(lines)
+        posters = texts_of(data, poster[0][lines.line[first]], poster[1][lines.line[first]])
         _by_unit(matcher, "poster", unit_of, dict(enumerate(posters)), matched, n)
     if "message_id" in fields:
         mids = texts_of(data, message_id[0][lines.line], message_id[1][lines.line])
@@ -148,6 +147,21 @@ def _subjects(
     present[lines.cls] = True
     classes = np.flatnonzero(present)
     return subject_texts(data, subject, classes, lines.rep[classes])
+
+
+def _poster_units(lines: ChunkLines) -> tuple[np.ndarray, np.ndarray]:
+    """(unit of each line, a line of each unit): one unit per distinct poster.
+
+    A file's lines share a poster, so the distinct posters are found among one line of
+    each class and the few lines whose poster is not their class's first line's: a sort
+    of a few thousand keys a chunk, not of every line's."""
+    first_of_class = np.full(len(lines.rep), -1, np.int64)
+    first_of_class[lines.cls[::-1]] = np.arange(len(lines.cls) - 1, -1, -1)
+    own = first_of_class[lines.cls]  # each line's class's first line in play
+    odd = np.flatnonzero(lines.poster != lines.poster[own])
+    candidates = np.concatenate([first_of_class[first_of_class >= 0], odd])
+    units, at = np.unique(lines.poster[candidates], return_index=True)
+    return np.searchsorted(units, lines.poster), candidates[at]
 
 
 def class_reps(row: np.ndarray, live: np.ndarray) -> np.ndarray:
