@@ -230,3 +230,33 @@ def _files_outside(catalog: str, ranges: list[tuple[str, int, int, str]]) -> dic
         if f"{rel.parent.name}/{rel.stem}" not in touched and rel.parts[0] != "ranges":
             out[str(rel)] = path.read_bytes()
     return out
+
+
+def test_the_rules_command(gen: Generated, base: str, tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    catalog = _copy(base, tmp_path / "cli")
+    rules_file = tmp_path / "rules.json"
+    rules_file.write_text(json.dumps(gen.rules.to_json()))
+    late = _late_upload(gen, base)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "cli.main", "rules", *args,
+                               "--catalog", catalog], capture_output=True, text=True,
+                              timeout=300)  # fmt: skip
+
+    refused = run("add", "")
+    assert refused.returncode == 3 and "empty pattern" in refused.stderr
+    assert run("add", "yEnc").returncode == 3  # most headers: needs force
+    trial = run("try", re.escape(late["name"]), "--corpus", gen.corpus, "--rules",
+                str(rules_file), "--ranges", "100")  # fmt: skip
+    assert trial.returncode == 0, trial.stderr
+    assert "releases removed: " in trial.stdout and late["name"] in trial.stdout
+    assert run("add", re.escape(late["name"]), "--note", "a test").returncode == 0
+    applied = run("apply", "--corpus", gen.corpus, "--rules", str(rules_file))
+    assert applied.returncode == 0, applied.stderr
+    listed = json.loads(run("list", "--json").stdout)
+    mine = next(r for r in listed if r["note"] == "a test")
+    assert mine["dropped"] == _articles([late])

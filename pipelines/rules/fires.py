@@ -105,11 +105,8 @@ def chunk_matches(chunk: Chunk, group: str, priority: list[str], rules: Rules,
     return found
 
 
-def _matching(matcher: RuleMatcher, field: str, texts: Iterable[str]) -> set[int]:
-    found: set[int] = set()
-    for text in texts:
-        found.update(matcher.match(field, text))
-    return found
+def _matching(matcher: RuleMatcher, field: str, texts: Iterable[bytes]) -> set[int]:
+    return {p for _, positions in matcher.match_many(field, list(texts)) for p in positions}
 
 
 def scan_fires(

@@ -99,9 +99,8 @@ def apply_rules(
     if "subject" in fields:
         _by_unit(matcher, "subject", lines.cls, _subjects(data, subject, lines), matched, n)
     if "poster" in fields:
-        units, rep = np.unique(lines.poster, return_index=True)
-        posters = texts_of(data, poster[0][lines.line[rep]], poster[1][lines.line[rep]])
-        unit_of = np.searchsorted(units, lines.poster)
+        unit_of, first = _poster_units(lines)
+        posters = texts_of(data, poster[0][lines.line[first]], poster[1][lines.line[first]])
         _by_unit(matcher, "poster", unit_of, dict(enumerate(posters)), matched, n)
     if "message_id" in fields:
         mids = texts_of(data, message_id[0][lines.line], message_id[1][lines.line])
@@ -142,10 +141,27 @@ def apply_rules(
 
 def _subjects(
     data: np.ndarray, subject: tuple[np.ndarray, np.ndarray], lines: ChunkLines
-) -> dict[int, str]:
+) -> dict[int, bytes]:
     """The decoded subject of each class a line in play belongs to."""
-    classes = np.unique(lines.cls)
+    present = np.zeros(len(lines.rep), bool)  # a scatter: no sort of the chunk's lines
+    present[lines.cls] = True
+    classes = np.flatnonzero(present)
     return subject_texts(data, subject, classes, lines.rep[classes])
+
+
+def _poster_units(lines: ChunkLines) -> tuple[np.ndarray, np.ndarray]:
+    """(unit of each line, a line of each unit): one unit per distinct poster.
+
+    A file's lines share a poster, so the distinct posters are found among one line of
+    each class and the few lines whose poster is not their class's first line's: a sort
+    of a few thousand keys a chunk, not of every line's."""
+    first_of_class = np.full(len(lines.rep), -1, np.int64)
+    first_of_class[lines.cls[::-1]] = np.arange(len(lines.cls) - 1, -1, -1)
+    own = first_of_class[lines.cls]  # each line's class's first line in play
+    odd = np.flatnonzero(lines.poster != lines.poster[own])
+    candidates = np.concatenate([first_of_class[first_of_class >= 0], odd])
+    units, at = np.unique(lines.poster[candidates], return_index=True)
+    return np.searchsorted(units, lines.poster), candidates[at]
 
 
 def class_reps(row: np.ndarray, live: np.ndarray) -> np.ndarray:
@@ -157,7 +173,7 @@ def class_reps(row: np.ndarray, live: np.ndarray) -> np.ndarray:
 
 def subject_texts(
     data: np.ndarray, subject: tuple[np.ndarray, np.ndarray], classes: np.ndarray, reps: np.ndarray
-) -> dict[int, str]:
+) -> dict[int, bytes]:
     buf, start, end = decode_subjects(data, subject[0][reps], subject[1][reps])
     return dict(zip(classes.tolist(), texts_of(buf, start, end), strict=True))
 
@@ -166,24 +182,26 @@ def _by_unit(
     matcher: RuleMatcher,
     field: str,
     unit_of: np.ndarray,
-    texts: dict[int, str],
+    texts: dict[int, bytes],
     matched: dict[int, np.ndarray],
     n: int,
 ) -> None:
     """Match each unit's text once; the lines of a matching unit match."""
+    units = list(texts)
     units_of_rule: dict[int, list[int]] = {}
-    for unit, text in texts.items():
-        for position in matcher.match(field, text):
-            units_of_rule.setdefault(position, []).append(unit)
+    for i, positions in matcher.match_many(field, list(texts.values())):
+        for position in positions:
+            units_of_rule.setdefault(position, []).append(units[i])
     size = int(unit_of.max()) + 1 if len(unit_of) else 0
-    for position, units in units_of_rule.items():
+    for position, hit_units in units_of_rule.items():
         hit = np.zeros(size, bool)
-        hit[units] = True
+        hit[hit_units] = True
         mask = hit[unit_of]
         matched[position] = matched[position] | mask if position in matched else mask
 
 
-def texts_of(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[str]:
-    view = memoryview(buf.data)  # no copy of the chunk: each text decoded from its own span
+def texts_of(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[bytes]:
+    """The spans' bytes (UTF-8 as stored: RE2 reads them as they are)."""
+    raw = buf.data  # no copy of the chunk: each span copied on its own
     spans = zip(start.tolist(), end.tolist(), strict=True)
-    return [str(view[a:z], "utf-8", "replace") for a, z in spans]
+    return [raw[a:z].tobytes() for a, z in spans]

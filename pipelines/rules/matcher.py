@@ -8,6 +8,7 @@ its candidates only (`validate`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -38,21 +39,36 @@ class RuleMatcher:
         """The fields some rule looks at."""
         return list(self._sets)
 
-    def match(self, field: str, text: str) -> list[int]:
+    def match(self, field: str, text: str | bytes) -> list[int]:
         """The positions (in `self.rules`) of the rules matching the text, in order."""
+        return next((hit for _, hit in self.match_many(field, [text])), [])
+
+    def match_many(self, field: str, texts: Sequence[str | bytes]) -> list[tuple[int, list[int]]]:
+        """(i, positions of the rules matching texts[i]) for each text some rule matches.
+
+        The loop a header pass runs a chunk's files through: one call into RE2 per text
+        (UTF-8 bytes go in as they are), Python work only for the texts that match."""
         found = self._sets.get(field)
         if found is None:
             return []
         automaton, indexes, compiled = found
-        hits = automaton.Match(text)
-        if not hits:
-            return []
+        match = automaton.Match
         out = []
-        for k in sorted(hits):
-            confirm = compiled[k].confirm
-            if confirm is None or confirm.search(text[:CONFIRM_CHARS]):
-                out.append(indexes[k])
+        for i, hits in enumerate([match(t) for t in texts]):
+            if not hits:
+                continue
+            rules = []
+            for k in sorted(hits):
+                confirm = compiled[k].confirm
+                if confirm is None or confirm.search(_text(texts[i])[:CONFIRM_CHARS]):
+                    rules.append(indexes[k])
+            if rules:
+                out.append((i, rules))
         return out
+
+
+def _text(text: str | bytes) -> str:
+    return text if isinstance(text, str) else text.decode("utf-8", "replace")
 
 
 @lru_cache(maxsize=4096)

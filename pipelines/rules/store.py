@@ -15,7 +15,6 @@ Read functions for the admin pages and `status.json`: `rule_counters`, `poster_w
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import time
@@ -24,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from pipelines.catalog.lock import file_lock
 from pipelines.catalog.partitions import is_local
 from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.rules import counters, sample
@@ -34,6 +34,8 @@ SET_FILE = "_rules/set.json"
 LOCK_FILE = "_rules/set.lock"
 MAX_LOG = 500  # changes kept in the set's file
 MAX_SHARE = 0.2  # a rule matching more of the recent sample than this needs force
+# what an edit may set (the id, kind, time added and built-in flag are the store's)
+EDITABLE = frozenset({"field", "pattern", "literal", "group", "action", "state", "note"})
 
 __all__ = [
     "RuleRefused",
@@ -81,31 +83,19 @@ def add_rule(
     pattern: str,
     who: str,
     *,
-    field: str = "subject",
-    literal: bool = False,
-    group: str = "",
-    action: str = "drop",
-    state: str = "on",
-    note: str = "",
-    kind: str = "operator",
     position: int | None = None,
     force: bool = False,
+    **fields: Any,
 ) -> Rule:
-    """Add an operator rule (at the end, or at `position` among the operator's rules)."""
+    """Add an operator rule (at the end, or at `position` among the operator's rules).
+    `fields`: the rule's field, literal, group, action, state, note, kind (`Rule`'s
+    defaults for the rest)."""
+    unknown = set(fields) - EDITABLE - {"kind"}
+    if unknown:
+        raise RuleRefused(f"a rule has no {', '.join(sorted(unknown))}")
     with _editing(catalog) as doc:
         now = int(time.time())
-        rule = Rule(
-            id=f"r{doc['next_id']}",
-            kind=kind,
-            field=field,
-            pattern=pattern,
-            literal=literal,
-            group=group,
-            action=action,
-            state=state,
-            note=note,
-            created=now,
-        )
+        rule = Rule(id=f"r{doc['next_id']}", pattern=pattern, created=now, **fields)
         _check(catalog, rule, force)
         doc["next_id"] += 1
         rules = doc["rules"]
@@ -237,24 +227,10 @@ def _read(catalog: str) -> dict[str, Any]:
 def _editing(catalog: str) -> Iterator[dict[str, Any]]:
     """The set's document to change; written back when the block ends without error."""
     fs, root = open_fs(catalog)
-    with _locked(fs, root):
+    with file_lock(fs, f"{root}/{LOCK_FILE}"):
         doc = _read(catalog)
         yield doc
         atomic_put(fs, f"{root}/{SET_FILE}", json.dumps(doc, indent=1).encode())
-
-
-@contextmanager
-def _locked(fs: Any, root: str) -> Iterator[None]:
-    if not is_local(fs):
-        yield  # object stores: the last writer wins (one editor at a time there)
-        return
-    fs.makedirs(f"{root}/_rules", exist_ok=True)
-    with open(f"{root}/{LOCK_FILE}", "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _find(doc: dict[str, Any], rule_id: str) -> int:
