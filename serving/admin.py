@@ -113,7 +113,14 @@ def _rules(request: Request, catalog: Catalog, admin: Admin, message: str = "",
 
 @router.post("/rules", response_model=None)
 async def add_rule(request: Request, catalog: CatalogDep, admin: AdminDep) -> Response:
+    # the form read here; the store and the page in the thread pool (catalog reads and
+    # the rule's check against the recent headers): the event loop serves /api meanwhile
     fields = await _form(request)
+    return await run_in_threadpool(_add, request, catalog, admin, fields)
+
+
+def _add(request: Request, catalog: Catalog, admin: Admin, fields: dict[str, str] | None
+         ) -> Response:  # fmt: skip
     if fields is None:
         return _rules(request, catalog, admin, _NO_TOKEN, 403)
     draft = _draft(fields)
@@ -164,6 +171,11 @@ _STATE_OPS = {"on": "on", "off": "off", "shadow": "shadow"}
 async def change_rule(rule_id: str, request: Request, catalog: CatalogDep, admin: AdminDep
                       ) -> Response:  # fmt: skip
     fields = await _form(request)
+    return await run_in_threadpool(_change, rule_id, request, catalog, admin, fields)
+
+
+def _change(rule_id: str, request: Request, catalog: Catalog, admin: Admin,
+            fields: dict[str, str] | None) -> Response:  # fmt: skip
     if fields is None:
         return _rules(request, catalog, admin, _NO_TOKEN, 403)
     op = fields.get("op", "")
@@ -192,7 +204,7 @@ async def change_rule(rule_id: str, request: Request, catalog: CatalogDep, admin
                               action=draft["action"], state=draft["state"],
                               note=draft["note"])  # fmt: skip
         elif op == "try":
-            trial = await run_in_threadpool(try_draft, catalog, _draft(fields), rule_id)
+            trial = try_draft(catalog, _draft(fields), rule_id)
             catalog.admin_log.record(admin.who, "try rule", rule_id, trial.get("error") or "done")
             return _rule(request, catalog, rule_id, trial=trial, draft=_draft(fields))
         else:
@@ -211,10 +223,15 @@ async def change_rule(rule_id: str, request: Request, catalog: CatalogDep, admin
 async def try_page(request: Request, catalog: CatalogDep, admin: AdminDep) -> Response:
     """A draft rule tried on what is stored, nothing changed: the page's 'Try' button."""
     fields = await _form(request)
+    return await run_in_threadpool(_try, request, catalog, admin, fields)
+
+
+def _try(request: Request, catalog: Catalog, admin: Admin, fields: dict[str, str] | None
+         ) -> Response:  # fmt: skip
     if fields is None:
         return _rules(request, catalog, admin, _NO_TOKEN, 403)
     draft = _draft(fields)
-    trial = await run_in_threadpool(try_draft, catalog, draft)
+    trial = try_draft(catalog, draft)
     catalog.admin_log.record(admin.who, "try rule", draft["pattern"], trial.get("error") or
                               "done")  # fmt: skip
     return _page(request, catalog, "admin_try.html", title="Try a rule", draft=draft,
