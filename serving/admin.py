@@ -44,7 +44,7 @@ def _page(request: Request, catalog: Catalog, name: str, **context: Any) -> HTML
 @router.get("/signin")
 def admin_sign_in_page(request: Request, catalog: CatalogDep) -> HTMLResponse:
     response = _sign_in_form(request, catalog, "")
-    if admin_access.presented_key(request)[0] is not None and not admin_access.admin_of(
+    if admin_access.presented_key(request) is not None and not admin_access.admin_of(
         request, catalog
     ):
         admin_access.forget_admin_key(response, request)  # a key no longer accepted

@@ -62,18 +62,18 @@ def is_admin_key(catalog: Catalog, key: str) -> bool:
     return found
 
 
-def presented_key(request: Request) -> tuple[str | None, bool]:
-    """The admin key the request carries, and whether it came as a bearer token."""
+def presented_key(request: Request) -> str | None:
+    """The admin key the request carries: a bearer token, else the admin cookie's."""
     auth = request.headers.get("authorization", "")
     if auth[:7].lower() == "bearer ":
-        return auth[7:].strip(), True
+        return auth[7:].strip()
     raw = request.cookies.get(COOKIE)
-    return (unquote(raw) if raw else None), False
+    return unquote(raw) if raw else None
 
 
 def admin_of(request: Request, catalog: Catalog) -> Admin | None:
     """The request's admin, or None. A wrong key (bearer or cookie) counts as one."""
-    key = presented_key(request)[0]
+    key = presented_key(request)
     if key is None:
         return None
     client = client_address(request)
