@@ -111,18 +111,24 @@ def _rules(request: Request, catalog: Catalog, admin: Admin, message: str = "",
                  status_code=status)  # fmt: skip
 
 
+async def _posted(request: Request, catalog: Catalog, admin: Admin, change: Any,
+                  *args: Any) -> Response:  # fmt: skip
+    """A form of ours read in the event loop; `change(request, catalog, admin, fields,
+    *args)` in the thread pool (catalog reads, a rule's check against the recent headers,
+    a try): the loop serves /api meanwhile. Any other post changes nothing."""
+    fields = await _form(request)
+    if fields is None:
+        return await run_in_threadpool(_rules, request, catalog, admin, _NO_TOKEN, 403)
+    response: Response = await run_in_threadpool(change, request, catalog, admin, fields, *args)
+    return response
+
+
 @router.post("/rules", response_model=None)
 async def add_rule(request: Request, catalog: CatalogDep, admin: AdminDep) -> Response:
-    # the form read here; the store and the page in the thread pool (catalog reads and
-    # the rule's check against the recent headers): the event loop serves /api meanwhile
-    fields = await _form(request)
-    return await run_in_threadpool(_add, request, catalog, admin, fields)
+    return await _posted(request, catalog, admin, _add)
 
 
-def _add(request: Request, catalog: Catalog, admin: Admin, fields: dict[str, str] | None
-         ) -> Response:  # fmt: skip
-    if fields is None:
-        return _rules(request, catalog, admin, _NO_TOKEN, 403)
+def _add(request: Request, catalog: Catalog, admin: Admin, fields: dict[str, str]) -> Response:
     draft = _draft(fields)
     try:
         rule = store.add_rule(catalog.settings.catalog, draft["pattern"], admin.who,
@@ -170,14 +176,11 @@ _STATE_OPS = {"on": "on", "off": "off", "shadow": "shadow"}
 @router.post("/rules/{rule_id}", response_model=None)
 async def change_rule(rule_id: str, request: Request, catalog: CatalogDep, admin: AdminDep
                       ) -> Response:  # fmt: skip
-    fields = await _form(request)
-    return await run_in_threadpool(_change, rule_id, request, catalog, admin, fields)
+    return await _posted(request, catalog, admin, _change, rule_id)
 
 
-def _change(rule_id: str, request: Request, catalog: Catalog, admin: Admin,
-            fields: dict[str, str] | None) -> Response:  # fmt: skip
-    if fields is None:
-        return _rules(request, catalog, admin, _NO_TOKEN, 403)
+def _change(request: Request, catalog: Catalog, admin: Admin, fields: dict[str, str],
+            rule_id: str) -> Response:  # fmt: skip
     op = fields.get("op", "")
     where = catalog.settings.catalog
     back = f"/admin#rule-{rule_id}"
@@ -222,14 +225,10 @@ def _change(rule_id: str, request: Request, catalog: Catalog, admin: Admin,
 @router.post("/try", response_model=None)
 async def try_page(request: Request, catalog: CatalogDep, admin: AdminDep) -> Response:
     """A draft rule tried on what is stored, nothing changed: the page's 'Try' button."""
-    fields = await _form(request)
-    return await run_in_threadpool(_try, request, catalog, admin, fields)
+    return await _posted(request, catalog, admin, _try)
 
 
-def _try(request: Request, catalog: Catalog, admin: Admin, fields: dict[str, str] | None
-         ) -> Response:  # fmt: skip
-    if fields is None:
-        return _rules(request, catalog, admin, _NO_TOKEN, 403)
+def _try(request: Request, catalog: Catalog, admin: Admin, fields: dict[str, str]) -> Response:
     draft = _draft(fields)
     trial = try_draft(catalog, draft)
     catalog.admin_log.record(admin.who, "try rule", draft["pattern"], trial.get("error") or

@@ -13,19 +13,18 @@ restart on the same day goes on from them. Without a file they live in memory.
 
 from __future__ import annotations
 
-import fcntl
 import mmap
 import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 import numpy as np
 
 from serving.grabs import Grabs
-from serving.wrong_keys import WrongKeys
+from serving.wrong_keys import WrongKeys, flocked
 
 SHARED_SLOTS = 1024  # client addresses without a key of ours share these by hash
 ANONYMOUS = "\x00"  # prefix of an anonymous count's name (a client address): no key has a NUL
@@ -166,13 +165,8 @@ class _CounterFile:
             self._cells[:] = 0
             self._cells[0] = day
 
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+    def _locked(self) -> AbstractContextManager[None]:
+        return flocked(self._fd)
 
 
 def _stable_hash(key: str) -> int:

@@ -234,13 +234,18 @@ class _File:
         self._map.close()
         os.close(self._fd)
 
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+    def _locked(self) -> AbstractContextManager[None]:
+        return flocked(self._fd)
+
+
+@contextmanager
+def flocked(fd: int) -> Iterator[None]:
+    """An exclusive `flock` on the open file `fd` for the block: one worker at a time."""
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 @lru_cache(maxsize=8192)  # clients come back: their hash is looked up, not made again

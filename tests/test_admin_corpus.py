@@ -18,6 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 from lxml import html
 
+from pipelines.generate import GenerateConfig
 from pipelines.index.replay import replay
 from pipelines.rules import store
 from pipelines.rules.model import Rule
@@ -25,22 +26,18 @@ from pipelines.rules.trial import try_rules
 from serving.app import create_app
 from serving.settings import Settings
 from tests.catalogs import catalog_files, form_token
-from tests.corpora import Generated, generate
+from tests.corpora import Generated, replayed
 
 ADMIN = "admin-try"
 
 
 @pytest.fixture(scope="module")
-def gen(tmp_path_factory: pytest.TempPathFactory) -> Generated:
-    out = tmp_path_factory.mktemp("admin-try") / "demo"
-    return generate(out, groups=2, articles=2_500, seed=11, range_size=1_000, chunk=500)
-
-
-@pytest.fixture(scope="module")
-def catalog(gen: Generated, tmp_path_factory: pytest.TempPathFactory) -> str:
-    catalog = str(tmp_path_factory.mktemp("admin-try-catalog") / "catalog")
-    replay(gen.corpus, catalog, gen.rules, progress=False)
-    return catalog
+def replayed_corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Generated, str]:
+    """A generated corpus of two groups, and the catalog its replay made."""
+    root = tmp_path_factory.mktemp("admin-corpus")
+    config = GenerateConfig(groups=2, articles=2_500, seed=11, range_size=1_000, chunk=500)
+    gen, _ = replayed(root / "demo", root / "catalog", config)
+    return gen, str(root / "catalog")
 
 
 def _late_upload(gen: Generated, catalog: str) -> dict[str, Any]:
@@ -62,7 +59,8 @@ def _sign_in(client: TestClient) -> None:
     assert r.status_code == 303
 
 
-def test_the_page_tries_a_draft_as_rules_try_does(gen, catalog, tmp_path):
+def test_the_page_tries_a_draft_as_rules_try_does(replayed_corpus, tmp_path):
+    gen, catalog = replayed_corpus
     rules_file = tmp_path / "rules.json"
     rules_file.write_text(json.dumps(gen.rules.to_json()))
     settings = Settings(catalog=catalog, corpus=gen.corpus, rules_file=str(rules_file),
@@ -93,8 +91,9 @@ def test_the_page_tries_a_draft_as_rules_try_does(gen, catalog, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def watched(gen: Generated, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+def watched(replayed_corpus, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     """A catalog replayed with a watch rule on the busiest poster; (catalog, poster)."""
+    gen = replayed_corpus[0]
     uploads = pq.read_table(f"{gen.out}/truth/uploads.parquet").to_pylist()
     posters = [u["poster"] for u in uploads]
     poster = max(set(posters), key=posters.count)

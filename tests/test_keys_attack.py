@@ -9,13 +9,11 @@ from 127.0.0.1): what is tested is the address the server really counts by.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 from lxml import etree
 
@@ -23,7 +21,7 @@ from serving.app import create_app
 from serving.settings import Settings
 from serving.signin import COOKIE
 from tests.catalogs import app_settings, form_token, module_catalog
-from tests.servers import free_port, wait_until
+from tests.servers import serve_app
 
 ATTACKER, USER = "203.0.113.9", "198.51.100.7"
 
@@ -35,15 +33,8 @@ def catalog_dir(tmp_path_factory) -> str:
 
 @pytest.fixture(scope="module")
 def server(catalog_dir) -> Iterator[str]:
-    app = create_app(app_settings(catalog_dir, wrong_keys_burst=10), background=False)
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    wait_until(lambda: server.started, "the web server", seconds=60, every=0.1)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    yield from serve_app(create_app(app_settings(catalog_dir, wrong_keys_burst=10),
+                                    background=False))  # fmt: skip
 
 
 def _error(r: httpx.Response) -> tuple[int, str] | None:

@@ -18,14 +18,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-import uvicorn
 
 from pipelines.rules import store
 from serving.app import create_app
 from serving.settings import Settings
 from tests.browser.devtools import Tab, chromium_tab
 from tests.catalogs import module_catalog
-from tests.servers import CHROMIUM, free_port, wait_until
+from tests.servers import CHROMIUM, free_port, serve_app
 
 pytestmark = [
     pytest.mark.integration,
@@ -46,15 +45,7 @@ def admin_url(catalog_root, tmp_path_factory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("admin") / "admin.jsonl"
     settings = Settings(catalog=catalog_root, api_keys=["k1"], admin_keys=[ADMIN],
                         build_in_process=True, admin_log=str(log))  # fmt: skip
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(settings, background=False), port=port,
-                                           log_level="warning"))  # fmt: skip
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    wait_until(lambda: server.started, "the web server", seconds=60, every=0.1)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    yield from serve_app(create_app(settings, background=False))
 
 
 @pytest.fixture
