@@ -9,6 +9,8 @@ from 127.0.0.1): what is tested is the address the server really counts by.
 from __future__ import annotations
 
 import logging
+import os
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,7 +23,7 @@ from serving.app import create_app
 from serving.settings import Settings
 from serving.signin import COOKIE
 from tests.catalogs import app_settings, form_token, module_catalog
-from tests.servers import serve_app
+from tests.servers import free_port, serve_app, start, stop_group, wait_until
 
 ATTACKER, USER = "203.0.113.9", "198.51.100.7"
 
@@ -213,3 +215,30 @@ def test_a_revoked_kept_key_is_counted_once_then_dropped(catalog_dir):
             assert client.get("/groups").status_code == 200
         limits = client.app.state.catalog.limits  # type: ignore[attr-defined]
         assert limits.wrong_keys.wrong_total == 1 and limits.wrong_keys.slowed_now() == []
+
+
+def test_serve_open_as_a_new_user_tries_it(catalog_dir, tmp_path):
+    """`serve --open` (what `live` runs without keys), two workers, polled from two
+    addresses far past what one day's shared count once allowed: never error 500."""
+    port = free_port()
+    env = {**os.environ, "USENET_INDEXER_DAILY_REQUESTS": "5"}  # a key's limit, not theirs
+    with (tmp_path / "serve.log").open("wb") as log:
+        server = start([sys.executable, "-m", "cli.main", "serve", "--catalog", catalog_dir,
+                        "--open", "--port", str(port), "--workers", "2"], log, env=env)  # fmt: skip
+        try:
+            base = f"http://127.0.0.1:{port}"
+
+            def up() -> bool:
+                try:
+                    return httpx.get(f"{base}/api", params={"t": "caps"}).status_code == 200
+                except httpx.TransportError:
+                    return False
+
+            wait_until(up, "serve --open", seconds=120)
+            for address in (ATTACKER, USER):
+                with httpx.Client(base_url=base, headers={"X-Forwarded-For": address}) as c:
+                    assert all(_error(c.get("/rss", params={"t": "0"})) is None for _ in range(30))
+            status = httpx.get(f"{base}/status").text
+            assert "Without a key, per client address, a day" in status and "no limit" in status
+        finally:
+            stop_group(server)
