@@ -30,6 +30,7 @@ HEADER_PASS_OUTPUTS = {
     "probe_candidates": "Per release, the few articles the article pass should read.",
     "rule_counts": "Per range and rule, how many overview lines the rule dropped.",
     "rule_samples": "About 1 % of each rule's drops kept in full, to judge the rule.",
+    "rule_hits": "Per range, operator rule and day, the headers each rule matched and dropped.",
     "ranges": "One row per indexed range: what the header pass did and under which rules.",
     "window_snapshots": "The carried window after each range, read by the group's next range.",
 }

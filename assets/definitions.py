@@ -39,6 +39,7 @@ from assets.resources import (
     NNTPResource,
     RulesResource,
 )
+from assets.rules import rule_set
 from assets.schedules import health_schedule, tail_schedule
 from assets.sensors import corpus_sensor, history_sensor, index_sensor
 from assets.spots import spots, spots_job, spots_schedule
@@ -92,6 +93,7 @@ def build_defs(
             spots,
             release_ids,
             pre_scans,
+            rule_set,
         ],
         jobs=[
             index_job,

@@ -46,6 +46,7 @@ from pipelines.capture.schedule import parse_size
 from pipelines.capture.standing import standing
 from pipelines.corpus.reader import CorpusReader
 from pipelines.index.schedule import GroupSchedule
+from pipelines.rules.current import catalog_rules
 
 __all__ = ["GROUP_TAG", "IN_FLIGHT", "new_partitions", "register_partitions"]
 
@@ -107,7 +108,8 @@ def index_sensor(
     rules: RulesResource,
 ) -> dg.SensorResult:
     """Requests each group's next range to index (new or stale), one run per group."""
-    rule_set = rules.load()
+    # with the catalog's operator rules: their version is in each request's run key
+    rule_set = catalog_rules(catalog.url, rules.load())
     keys = context.instance.get_dynamic_partitions(RANGES.name or "ranges")
     busy = busy_groups(context.instance)
     requests = []

@@ -103,11 +103,14 @@ class BenchFigures:
         ]
 
 
-def _index_child(corpus: str, catalog: str, queue: Any) -> None:
+def _index_child(corpus: str, catalog: str, rules_spec: tuple[int, bool], queue: Any) -> None:
+    from bench.rule_set import set_up_rules
     from pipelines.corpus.reader import CorpusReader
     from pipelines.index.range_indexer import index_range
     from pipelines.index.rules import Rules
 
+    if rules_spec[0] or rules_spec[1]:  # the operator's rules (docs/RULES.md), stored first
+        set_up_rules(catalog, *rules_spec)
     reader = CorpusReader(corpus)
     group = reader.groups()[0]
     info = reader.complete_ranges(group)[0]
@@ -261,11 +264,17 @@ def _floor_bytes(corpus: Path, catalog: Path) -> int:
 
 
 def run_bench(
-    n_lines: int = 2_000_000, seed: int = 1, chunk: int = 100_000, repeat: int = 1
+    n_lines: int = 2_000_000,
+    seed: int = 1,
+    chunk: int = 100_000,
+    repeat: int = 1,
+    operator_rules: int = 0,
+    nzedb: bool = False,
 ) -> BenchFigures:
     """The figures of one generated range; with repeat > 1 the pass (each time in a fresh
     process, into a fresh catalog) and the floor alternate that many times and the least
-    CPU of each counts: on a shared machine the other load only ever adds time."""
+    CPU of each counts: on a shared machine the other load only ever adds time. With
+    `operator_rules` (and `nzedb`), the catalog holds that rule set (`bench.rule_set`)."""
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp) / "corpus"
         print(f"generating a range of {n_lines:,} lines ...", flush=True)
@@ -281,7 +290,8 @@ def run_bench(
             catalog = Path(tmp) / f"catalog-{attempt}"
             print(f"indexing it in a fresh process ({attempt + 1}/{repeat}) ...", flush=True)
             queue = ctx.Queue()
-            child = ctx.Process(target=_index_child, args=(str(corpus), str(catalog), queue))
+            spec = (operator_rules, nzedb)
+            child = ctx.Process(target=_index_child, args=(str(corpus), str(catalog), spec, queue))
             child.start()
             passes.append(_result_of(child, queue))
             print(f"measuring the time floor ({attempt + 1}/{repeat}) ...", flush=True)

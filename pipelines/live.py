@@ -28,6 +28,7 @@ from pipelines.corpus.fs import sweep_temporary
 from pipelines.index.replay import ReplaySummary, replay
 from pipelines.index.rules import Rules
 from pipelines.live_stages import StageCycle, Stages, StageSettings
+from pipelines.live_status import LiveStatus
 from pipelines.nntp.errors import NNTPError
 from pipelines.providers.failover import BodyPools
 
@@ -118,6 +119,7 @@ class Live:
         # connections than the account allows
         # (or, given `bodies`, the body providers' pools, sharing capture's where the same)
         self.stages = Stages(catalog, capture.groups, capture.pools.pools[0], stages, bodies)
+        self.status = LiveStatus(catalog)  # the last cycle, kept for monitors
 
     def stop(self, reason: str = "stopped by request") -> None:
         self.summary.stopped = self.summary.stopped or reason
@@ -161,6 +163,7 @@ class Live:
         if self.out is not None:
             self.out.write(one.text() + "\n")
             self.out.flush()
+        self.status.record(one)  # for status.json
         return one
 
     def _capture_others(self) -> int:

@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
+from serving import admin
 from serving.newznab.asgi import NewznabEndpoints
 from serving.settings import Settings
 from serving.signin import SignInNeeded, redirect_to_sign_in
@@ -43,6 +44,7 @@ def create_app(
     # /api, /rss and /nzb are answered by this layer before FastAPI's own stack.
     app.add_middleware(NewznabEndpoints)
     app.include_router(web_router)
+    admin.install(app)  # /admin: the rule set's pages and status.json, for an admin key
     app.add_exception_handler(SignInNeeded, redirect_to_sign_in)  # a closed page, no key
     static = Path(__file__).with_name("static")
     app.mount("/static", StaticFiles(directory=str(static)), name="static")

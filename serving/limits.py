@@ -1,5 +1,9 @@
 """API keys and their daily request and download counters (per UTC day).
 
+A request with a key the settings name counts against that key. Any other (no key, or
+a key an open API does not check) is anonymous: counted per client address against the
+anonymous limits (none by default), so one busy client never uses up anyone else's day.
+
 With several worker processes (`serve --workers N`), each worker's own counters would
 let a key through N times its daily limit. Given a file (the index folder the workers
 share), the counters live there instead: a memory-mapped array of int64, read and bumped
@@ -9,20 +13,21 @@ restart on the same day goes on from them. Without a file they live in memory.
 
 from __future__ import annotations
 
-import fcntl
 import mmap
 import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 import numpy as np
 
 from serving.grabs import Grabs
+from serving.wrong_keys import WrongKeys, flocked
 
-SHARED_SLOTS = 1024  # keys not in the settings (an open API) share these by hash
+SHARED_SLOTS = 1024  # client addresses without a key of ours share these by hash
+ANONYMOUS = "\x00"  # prefix of an anonymous count's name (a client address): no key has a NUL
 _REQUESTS, _DOWNLOADS = 0, 1
 
 
@@ -36,8 +41,15 @@ class KeyLimits:
         shared: str | None = None,
         clock: Callable[[], float] = time.time,
         grabs: str | None = None,
+        anonymous_requests: int = 0,
+        anonymous_downloads: int = 0,
+        wrong_keys: WrongKeys | None = None,
     ):
         self.keys = set(keys)
+        self.anonymous_requests = anonymous_requests
+        self.anonymous_downloads = anonymous_downloads
+        # wrong keys per client address (`serving.wrong_keys`): /api, /rss, /nzb, /signin
+        self.wrong_keys = wrong_keys or WrongKeys(10, 6.0)
         self.open_api = open_api
         self.daily_requests = daily_requests
         self.daily_downloads = daily_downloads
@@ -52,36 +64,47 @@ class KeyLimits:
     def allowed(self, key: str | None) -> bool:
         return self.open_api or (key is not None and key in self.keys)
 
-    def count_request(self, key: str | None) -> bool:
-        """Count one API request; False when the key is over its daily limit."""
-        return self._count(key, _REQUESTS, self.daily_requests)
+    def count_request(self, key: str | None, client: str = "") -> bool:
+        """Count one API request; False when the key (or, without one of ours, the
+        client address) is over its daily limit."""
+        who, limit = self._who(key, client, self.daily_requests, self.anonymous_requests)
+        return self._count(who, _REQUESTS, limit)
 
-    def count_download(self, key: str | None, release: bytes) -> bool:
-        if not self._count(key, _DOWNLOADS, self.daily_downloads):
+    def count_download(self, key: str | None, release: bytes, client: str = "") -> bool:
+        who, limit = self._who(key, client, self.daily_downloads, self.anonymous_downloads)
+        if not self._count(who, _DOWNLOADS, limit):
             return False
         self.grabs.count(release)
         return True
 
-    def usage(self, key: str | None) -> tuple[int, int]:
+    def usage(self, key: str | None, client: str = "") -> tuple[int, int]:
+        who = self._who(key, client, 0, 0)[0]
         day = self._today()
         with self._lock:
             if self._file is not None:
-                return self._file.read(day, key or "")
+                return self._file.read(day, who)
             self._roll(day)
-            return self._counts[(key or "", _REQUESTS)], self._counts[(key or "", _DOWNLOADS)]
+            return self._counts[(who, _REQUESTS)], self._counts[(who, _DOWNLOADS)]
+
+    def _who(self, key: str | None, client: str, keyed: int, anonymous: int) -> tuple[str, int]:
+        """Whose count a request bumps, and its limit: the key's, or the address's."""
+        if key is not None and key in self.keys:
+            return key, keyed
+        return ANONYMOUS + client, anonymous
 
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
         self.grabs.close()
+        self.wrong_keys.close()
 
-    def _count(self, key: str | None, kind: int, limit: int) -> bool:
+    def _count(self, key: str, kind: int, limit: int) -> bool:
         day = self._today()
         with self._lock:
             if self._file is not None:
-                return self._file.bump(day, key or "", kind, limit)
+                return self._file.bump(day, key, kind, limit)
             self._roll(day)
-            who = (key or "", kind)
+            who = (key, kind)
             if limit and self._counts[who] >= limit:
                 return False
             self._counts[who] += 1
@@ -142,13 +165,8 @@ class _CounterFile:
             self._cells[:] = 0
             self._cells[0] = day
 
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+    def _locked(self) -> AbstractContextManager[None]:
+        return flocked(self._fd)
 
 
 def _stable_hash(key: str) -> int:

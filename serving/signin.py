@@ -12,6 +12,7 @@ copied into SABnzbd works as it is. Whether a key is accepted is the API's own r
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Annotated
 from urllib.parse import parse_qsl, quote, unquote, urlencode
@@ -75,9 +76,9 @@ def visitor(request: Request, catalog: Catalog) -> PageAccess:
     signed = cookie_key(request)
     given = (request.query_params.get("apikey") or "").strip() or None
     key, signed_in = None, False
-    if signed is not None and accepted(catalog, signed):
+    if signed is not None and _checked(request, catalog, signed):
         key, signed_in = signed, True
-    elif given is not None and accepted(catalog, given):
+    elif given is not None and _checked(request, catalog, given):
         key = given
     here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     return PageAccess(key, signed_in, not catalog.settings.open_api, here)
@@ -96,6 +97,41 @@ PageAccessDep = Annotated[PageAccess, Depends(page_access)]
 
 def accepted(catalog: Catalog, key: str) -> bool:
     return len(key) <= MAX_KEY_CHARS and catalog.limits.allowed(key)
+
+
+def _checked(request: Request, catalog: Catalog, key: str) -> bool:
+    """Whether a page's key (cookie or URL) is accepted; a wrong one counts against the
+    address, and a slowed address's keys are not looked at: a page answering 200 or 303
+    would otherwise tell a guess right from wrong at full speed."""
+    if slowed(request, catalog):
+        return False
+    if accepted(catalog, key):
+        return True
+    wrong_key(request, catalog, key, request.url.path)
+    return False
+
+
+def forget_stale(response: Response, request: Request, catalog: Catalog, access: PageAccess
+                 ) -> None:  # fmt: skip
+    """Drop a kept key no longer accepted (checked, and counted, by `visitor`), so it is
+    not counted again at every page; a slowed address's key was not checked: kept."""
+    if access.signed_in or cookie_key(request) is None:
+        return
+    if not catalog.limits.wrong_keys.is_slowed(client_address(request)):
+        forget_key(response, request)
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else ""
+
+
+def slowed(request: Request, catalog: Catalog) -> int:
+    """Seconds this visitor's address must wait after too many wrong keys (0: none)."""
+    return math.ceil(catalog.limits.wrong_keys.wait(client_address(request)))
+
+
+def wrong_key(request: Request, catalog: Catalog, key: str, where: str = SIGN_IN) -> None:
+    catalog.limits.wrong_keys.wrong(client_address(request), where, key)
 
 
 def cookie_key(request: Request) -> str | None:

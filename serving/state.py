@@ -22,10 +22,12 @@ from pipelines.nzb.writer import NzbFile, write_nzb
 from pipelines.providers.status import providers_status
 from pipelines.spots.sources import ReleaseSources
 from serving import categories
+from serving.admin_log import AdminLog
 from serving.index.manager import IndexManager
 from serving.index.searcher import Snapshot
 from serving.limits import KeyLimits
 from serving.settings import Settings
+from serving.wrong_keys import WrongKeys
 
 log = logging.getLogger(__name__)
 
@@ -53,9 +55,20 @@ class Catalog:
             settings.daily_downloads,
             shared=str(self.index.index_dir / "key-counters.bin"),
             grabs=str(self.index.index_dir / "grabs.bin"),
+            anonymous_requests=settings.anonymous_requests,
+            anonymous_downloads=settings.anonymous_downloads,
+            wrong_keys=WrongKeys(
+                settings.wrong_keys_burst,
+                settings.wrong_keys_per_minute,
+                shared=str(self.index.index_dir / "wrong-keys.bin"),
+            ),
         )
         # spots and imports of releases (spotid/source attrs, the page, NZB passwords)
         self.sources = ReleaseSources(settings.catalog)
+        # who did what on the admin pages (serving/admin_log.py): beside the key counters
+        self.admin_log = AdminLog(
+            settings.admin_log or self.index.index_dir / "admin-actions.jsonl"
+        )
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.last_error: str | None = None

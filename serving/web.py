@@ -18,7 +18,7 @@ from fastapi.templating import Jinja2Templates
 from pipelines.catalog.health import DamagedPartition
 from pipelines.index.parsed_chunk import SOURCE_NAMES
 from pipelines.predb import shown
-from serving import categories, signin, text
+from serving import categories, csrf, signin, text
 from serving.index.searcher import SearchQuery
 from serving.signin import PageAccess, PageAccessDep
 from serving.state import Catalog, CatalogDep
@@ -77,8 +77,11 @@ def _render(
     context["site_title"] = catalog.settings.site_title
     context["all_categories"] = categories.CATEGORIES
     context["access"] = access
+    context["csrf"] = csrf.token(request)  # every form's hidden field (serving/csrf.py)
     status = int(context.pop("status_code", 200))
     response = templates.TemplateResponse(request, name, context, status_code=status)
+    csrf.keep(response, request)
+    signin.forget_stale(response, request, catalog, access)  # a revoked key, counted once
     # a page whose links carry a key is the visitor's own: no shared cache keeps it
     response.headers["Cache-Control"] = "private, no-store" if access.key else "no-cache"
     response.headers["Vary"] = "Cookie"
@@ -223,7 +226,7 @@ def status_page(request: Request, catalog: CatalogDep, access: PageAccessDep) ->
     return _render(
         request, catalog, access, "status.html", stats=stats, status=status,
         refresh=catalog.index.last_refresh, error=catalog.last_error,
-        predb=shown.summary(catalog.settings.catalog),
+        predb=shown.summary(catalog.settings.catalog), settings=catalog.settings,
     )  # fmt: skip
 
 
@@ -245,6 +248,8 @@ def predb_page(
 _WRONG_KEY = "That API key is not accepted here. Check it and try again."
 _NO_KEY = "Enter your API key."
 _STALE_KEY = "The key this browser kept is no longer accepted: sign in again."
+_NO_TOKEN = "This form came from another site, or was open too long: sign in again here."
+_SLOWED = "Too many wrong keys from this address: try again in {} s."
 
 
 @router.get("/signin")
@@ -266,12 +271,18 @@ async def sign_in(request: Request, catalog: CatalogDep) -> Response:
     if fields is None:
         return _sign_in_form(request, catalog, access, None, _NO_KEY, 400)
     target = signin.safe_next(fields.get("next"))
+    if csrf.refusal(request, fields) is not None:
+        return _sign_in_form(request, catalog, access, target, _NO_TOKEN, 403)
     key = (fields.get("apikey") or "").strip()
     if not key and catalog.settings.open_api:
         return RedirectResponse(target, status_code=303)  # no key needed: nothing to keep
     if not key:
         return _sign_in_form(request, catalog, access, target, _NO_KEY, 400)
+    wait = signin.slowed(request, catalog)  # wrong keys from this address: no key looked at
+    if wait:
+        return _sign_in_form(request, catalog, access, target, _SLOWED.format(wait), 429)
     if not signin.accepted(catalog, key):
+        signin.wrong_key(request, catalog, key)
         return _sign_in_form(request, catalog, access, target, _WRONG_KEY, 403)
     response = RedirectResponse(target, status_code=303)
     signin.keep_key(response, request, key)
@@ -279,7 +290,10 @@ async def sign_in(request: Request, catalog: CatalogDep) -> Response:
 
 
 @router.post("/signout")
-def sign_out(request: Request, catalog: CatalogDep) -> Response:
+async def sign_out(request: Request, catalog: CatalogDep) -> Response:
+    fields = await signin.form_fields(request)
+    if fields is None or csrf.refusal(request, fields) is not None:  # not our page's form
+        return Response("Sign out from the site's own page.", 403, media_type="text/plain")
     response = RedirectResponse(
         "/" if not signin.pages_closed(catalog.settings) else signin.SIGN_IN, status_code=303
     )

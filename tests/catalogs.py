@@ -13,6 +13,7 @@ closed afterwards.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -94,9 +95,19 @@ def app_settings(catalog: str, **settings: Any) -> Settings:
     return Settings(catalog=catalog, api_keys=["k1"], build_in_process=True, **settings)
 
 
+def form_token(client: TestClient, page: str = "/signin") -> str:
+    """The form token a page of ours gives this client (its cookie kept by the client)."""
+    r = client.get(page)
+    assert r.status_code == 200, r.text[:300]
+    found = re.search(r'name="csrf" value="([^"]+)"', r.text)
+    assert found, "the page's form carries no token"
+    return found.group(1)
+
+
 def sign_in(client: TestClient, key: str = "k1") -> TestClient:
     """Sign the client in to the web pages, as a person does (the form; then the cookie)."""
-    r = client.post("/signin", data={"apikey": key}, follow_redirects=False)
+    r = client.post("/signin", data={"apikey": key, "csrf": form_token(client)},
+                    follow_redirects=False)  # fmt: skip
     assert r.status_code == 303, r.text[:300]
     return client
 
@@ -133,11 +144,12 @@ def refreshed_index(catalog: str, **options: Any) -> Iterator[IndexManager]:
 
 def catalog_files(catalog: Path) -> dict[str, bytes]:
     """Every catalog file but the range log's timing columns, by path (not the rule sets
-    recorded, nor the stages' memos of what they saw, `_changes`, nor a write's temporary
+    recorded, nor the stages' memos of what they saw, `_changes`, nor the live loop's last
+    cycle kept for monitors, `_live`, nor a write's temporary
     file a SIGKILL left unrenamed: no reader takes one)."""
     out = {}
     for path in sorted(catalog.rglob("*")):
-        if not path.is_file() or "_rules" in path.parts or "_changes" in path.parts:
+        if not path.is_file() or {"_rules", "_changes", "_live"} & set(path.parts):
             continue
         if is_temporary(path.name):
             continue

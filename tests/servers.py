@@ -13,11 +13,11 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from pipelines.nntpserver.ports import free_port  # noqa: F401  (tests import it from here)
+from pipelines.nntpserver.ports import free_port
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # headless, nothing the test did not ask for: no sandbox (root in CI), GPU, QUIC, first-run
@@ -45,6 +45,23 @@ def wait_until(up: Callable[[], bool], what: str, seconds: float, every: float =
             pass
         time.sleep(every)
     raise TimeoutError(f"{what} did not answer in {seconds} s")
+
+
+def serve_app(app: Any) -> Iterator[str]:
+    """The ASGI `app` served by uvicorn in a thread of this process (as `serve` runs
+    it); yields its base URL, stops it when resumed. A fixture's `yield from`."""
+    import threading
+
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    wait_until(lambda: server.started, "the web server", seconds=60, every=0.1)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
 
 
 def start(cmd: Sequence[str], log: IO[bytes] | int, **popen: Any) -> subprocess.Popen[bytes]:

@@ -43,13 +43,24 @@ def test_counts_start_afresh_each_utc_day(tmp_path: Path) -> None:
     limits.close()
 
 
-def test_keys_the_settings_do_not_name_are_counted_too(tmp_path: Path) -> None:
-    # an open API counts whatever key a client sends (or none)
+def test_without_a_key_of_ours_each_address_is_counted_apart(tmp_path: Path) -> None:
+    # an open API: no key, or any key, is anonymous; one address's day is not another's
     for shared in (str(tmp_path / "c.bin"), None):
-        limits = KeyLimits([], True, 1, 0, shared=shared)
-        assert limits.count_request("someone") and not limits.count_request("someone")
-        assert limits.count_request(None) and not limits.count_request(None)
+        limits = KeyLimits(["k"], True, 5, 0, shared=shared, anonymous_requests=1)
+        assert limits.count_request(None, "10.0.0.1")
+        assert not limits.count_request("someone", "10.0.0.1")  # a made-up key is no way out
+        assert limits.count_request(None, "10.0.0.2") and limits.count_request("x", "10.0.0.3")
+        assert limits.usage(None, "10.0.0.1") == (1, 0)
+        assert sum(limits.count_request("k", "10.0.0.1") for _ in range(9)) == 5  # the key's
         limits.close()
+
+
+def test_anonymous_use_is_unlimited_by_default(tmp_path: Path) -> None:
+    limits = KeyLimits([], True, 3, 3, shared=str(tmp_path / "c.bin"))
+    assert all(limits.count_request(None, "10.0.0.1") for _ in range(50))
+    assert all(limits.count_download(None, b"r", "10.0.0.1") for _ in range(50))
+    assert limits.usage(None, "10.0.0.1") == (50, 50)  # still counted, never refused
+    limits.close()
 
 
 def test_a_file_for_other_keys_is_started_afresh(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from cli.main import main
 from serving.app import create_app
 from serving.settings import Settings, load_settings
 from serving.signin import COOKIE, safe_next
-from tests.catalogs import module_catalog, sign_in
+from tests.catalogs import form_token, module_catalog, sign_in
 
 PAGES = ("/", "/?q=love&cat=5000", "/categories", "/groups", "/status")
 
@@ -30,8 +30,10 @@ def served(
     catalog_dir: str, base_url: str = "http://testserver", **fields: Any
 ) -> Iterator[TestClient]:
     """A client of the app with keys k1 and `a b;c"d` (unless `fields` say otherwise)."""
+    # a high wrong-key burst: the module's tests send many from one address (tests/test_keys*)
     settings = Settings(catalog=catalog_dir, build_in_process=True,
-                        **{"api_keys": ["k1", 'a b;c"d'], **fields})  # fmt: skip
+                        **{"api_keys": ["k1", 'a b;c"d'], "wrong_keys_burst": 10_000,
+                           **fields})  # fmt: skip
     with TestClient(create_app(settings, background=False), base_url=base_url) as client:
         yield client
 
@@ -45,6 +47,11 @@ def closed(catalog_dir) -> Iterator[TestClient]:
 @pytest.fixture(autouse=True)
 def _signed_out(closed):
     closed.cookies.clear()
+
+
+def _post(client: TestClient, path: str, data: dict[str, str]) -> Any:
+    """A form posted from the sign-in page (with its token), as a browser does."""
+    return client.post(path, data={**data, "csrf": form_token(client)}, follow_redirects=False)
 
 
 def _doc(r) -> html.HtmlElement:
@@ -82,7 +89,7 @@ def test_closed_pages_send_a_visitor_without_a_key_to_sign_in(closed):
 
 
 def test_signing_in_keeps_the_key_in_a_cookie_and_comes_back(closed):
-    r = closed.post("/signin", data={"apikey": " k1 ", "next": "/status"}, follow_redirects=False)
+    r = _post(closed, "/signin", {"apikey": " k1 ", "next": "/status"})
     assert r.status_code == 303 and r.headers["location"] == "/status"
     cookie = r.headers["set-cookie"]
     assert cookie.startswith(f"{COOKIE}=k1;")
@@ -144,7 +151,7 @@ def test_the_feed_link_follows_the_search(closed):
     ],
 )
 def test_a_wrong_key_gets_a_clear_message_and_no_cookie(closed, key, status, message):
-    r = closed.post("/signin", data={"apikey": key, "next": "/groups"}, follow_redirects=False)
+    r = _post(closed, "/signin", {"apikey": key, "next": "/groups"})
     assert r.status_code == status and "set-cookie" not in r.headers
     doc = html.fromstring(r.text)
     assert message in doc.get_element_by_id("signin-message").text_content()
@@ -162,7 +169,7 @@ def test_bodies_that_are_not_a_sign_in_form_are_refused_cleanly(closed):
     ):
         r = closed.post("/signin", content=body, headers={"content-type": kind},
                         follow_redirects=False)  # fmt: skip
-        assert r.status_code in (400, 403) and "set-cookie" not in r.headers
+        assert r.status_code in (400, 403) and COOKIE not in r.headers.get("set-cookie", "")
         assert html.fromstring(r.text).get_element_by_id("signin-message") is not None
 
 
@@ -171,7 +178,7 @@ def test_bodies_that_are_not_a_sign_in_form_are_refused_cleanly(closed):
                "/signout", "/\r\nSet-Cookie: x=1", ""],
 )  # fmt: skip
 def test_signing_in_never_leads_off_the_site(closed, target):
-    r = closed.post("/signin", data={"apikey": "k1", "next": target}, follow_redirects=False)
+    r = _post(closed, "/signin", {"apikey": "k1", "next": target})
     assert r.status_code == 303 and r.headers["location"] == "/"
 
 
@@ -186,7 +193,7 @@ def test_a_key_with_cookie_syntax_in_it_survives_the_cookie(closed):
 def test_signing_out_forgets_the_key(closed):
     sign_in(closed)
     assert closed.get("/", follow_redirects=False).status_code == 200
-    r = closed.post("/signout", follow_redirects=False)
+    r = _post(closed, "/signout", {})
     assert r.status_code == 303 and r.headers["location"] == "/signin"
     assert f'{COOKIE}=""' in r.headers["set-cookie"] and "Max-Age=0" in r.headers["set-cookie"]
     assert closed.get("/", follow_redirects=False).status_code == 303
@@ -223,7 +230,7 @@ def test_public_pages_are_open_and_their_downloads_ask_for_a_key(catalog_dir):
         sign_in(client)
         doc = _doc(client.get("/"))
         assert all(_key_of(h) == "k1" for h in _hrefs(doc, "//tr[@class='release']/td[8]/a/@href"))
-        r = client.post("/signout", follow_redirects=False)
+        r = _post(client, "/signout", {})
         assert r.headers["location"] == "/"  # browsing goes on
 
 
@@ -234,13 +241,13 @@ def test_an_open_api_needs_no_sign_in(catalog_dir):
         link = _hrefs(doc, "//tr[@class='release']/td[8]/a/@href")[0]
         assert _key_of(link) is None
         assert client.get(link).headers["content-type"] == "application/x-nzb"
-        r = client.post("/signin", data={"apikey": "", "next": "/groups"}, follow_redirects=False)
+        r = _post(client, "/signin", {"apikey": "", "next": "/groups"})
         assert r.status_code == 303 and r.headers["location"] == "/groups"
 
 
 def test_the_cookie_is_secure_over_https(catalog_dir):
     with served(catalog_dir, base_url="https://testserver") as client:
-        r = client.post("/signin", data={"apikey": "k1"}, follow_redirects=False)
+        r = _post(client, "/signin", {"apikey": "k1"})
         assert "secure" in {p.strip().lower() for p in r.headers["set-cookie"].split(";")}
 
 

@@ -45,6 +45,8 @@ COMMANDS = [
     "cli.commands.bench_ids",
     "cli.commands.providers",
     "cli.commands.bench_providers",
+    "cli.commands.rules",
+    "cli.commands.bench_keys",
 ]
 
 

@@ -30,6 +30,20 @@ def add_parser(sub: Any) -> None:
     )
 
 
+    p.add_argument(
+        "--rules",
+        type=int,
+        default=0,
+        metavar="N",
+        help="index with N made-up operator rules in the catalog's rule set (docs/RULES.md)",
+    )
+    p.add_argument(
+        "--nzedb",
+        action="store_true",
+        help="and nZEDb's 18 blacklist rules, all on in every group",
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     from pipelines.process import set_up_process
 
@@ -42,5 +56,5 @@ def run(args: argparse.Namespace) -> int:
     if args.repeat < 1:
         print("bench: --repeat must be at least 1")
         return 2
-    print(run_bench(args.lines, args.seed, args.chunk, args.repeat).text())
+    print(run_bench(args.lines, args.seed, args.chunk, args.repeat, args.rules, args.nzedb).text())
     return 0

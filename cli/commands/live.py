@@ -51,6 +51,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--port", type=int, default=8000, help="the web server's port (8000)")
     p.add_argument("--api-key", action="append", default=[], dest="api_keys", help="accepted key")
     p.add_argument(
+        "--admin-key", action="append", default=[], dest="admin_keys", help="admin pages' key"
+    )
+    p.add_argument(
         "--public-pages", action="store_true", help="with keys, the web pages open to anyone"
     )
     p.add_argument("--no-serve", action="store_true", help="capture and index only")
@@ -78,6 +81,9 @@ def serve_command(args: argparse.Namespace) -> list[str]:
         cmd += ["--api-key", key]
     if not args.api_keys:
         cmd.append("--open")
+    for key in args.admin_keys:
+        cmd += ["--admin-key", key]
+    cmd += ["--corpus", args.corpus] + (["--rules", args.rules] if args.rules else [])
     if args.public_pages:
         cmd.append("--public-pages")
     return cmd

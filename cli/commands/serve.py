@@ -24,11 +24,29 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--api-key", action="append", dest="api_keys", help="accepted key (repeatable)")
     p.add_argument("--open", action="store_true", help="serve the API without keys")
     p.add_argument(
+        "--admin-key",
+        action="append",
+        dest="admin_keys",
+        help="key of the admin pages (repeatable)",
+    )
+    p.add_argument(
+        "--anonymous-requests",
+        type=int,
+        help="with --open, requests a client address may make a day without a key (0: no limit)",
+    )
+    p.add_argument(
+        "--anonymous-downloads",
+        type=int,
+        help="with --open, downloads a client address may make a day without a key (0: no limit)",
+    )
+    p.add_argument(
         "--public-pages",
         action="store_true",
         help="with API keys, let anyone browse the web pages without signing in "
         "(downloads and feeds still need a key)",
     )
+    p.add_argument("--corpus", help="the catalog's corpus: the admin page's Try runs `rules try`")
+    p.add_argument("--rules", dest="rules_file", help="the header pass's rule set (JSON)")
     p.add_argument("--config", help="TOML file with Settings fields")
     p.add_argument("--title", help="site title")
     p.add_argument(
@@ -62,6 +80,11 @@ def run(args: argparse.Namespace) -> int:
         catalog=args.catalog,
         api_keys=args.api_keys,
         open_api=True if args.open else None,
+        admin_keys=args.admin_keys,
+        corpus=args.corpus,
+        rules_file=args.rules_file,
+        anonymous_requests=args.anonymous_requests,
+        anonymous_downloads=args.anonymous_downloads,
         public_pages=True if args.public_pages else None,
         site_title=args.title,
         refresh_seconds=args.refresh,

@@ -110,6 +110,26 @@ RULE_COUNTS = pa.schema(
     ]
 )
 
+# What each rule of the operator's set matched in a range, per day of the headers' dates
+# (pipelines/rules, docs/RULES.md): every rule that matched gets a row, not only the first.
+RULE_HITS = pa.schema(
+    [
+        ("group", pa.string()),
+        ("range_first", pa.int64()),
+        ("range_last", pa.int64()),
+        ("rule", pa.string()),
+        ("day", pa.int32()),  # days since 1970-01-01 of the headers' effective dates
+        ("headers", pa.int64()),
+        ("bytes", pa.int64()),
+        ("releases", pa.int64()),  # distinct release identities among them
+        ("dropped", pa.int64()),  # the headers this rule dropped (it decided first)
+        # a watch rule's rows split by what became of its headers: `kept`, or
+        # `dropped by <rule id>`; empty for other rules
+        ("outcome", pa.string()),
+        ("rules_version", pa.string()),
+    ]
+)
+
 RULE_SAMPLES = pa.schema(
     [
         ("group", pa.string()),
@@ -219,6 +239,7 @@ TABLES: dict[str, pa.Schema] = {
     "probe_candidates": PROBE_CANDIDATES,
     "rule_counts": RULE_COUNTS,
     "rule_samples": RULE_SAMPLES,
+    "rule_hits": RULE_HITS,
     "ranges": RANGES,
 }
 # the article pass's tables, written beside the header pass's (not every range has them)

@@ -4,13 +4,15 @@ Order of the rules (each line is counted by the first that drops it, so the coun
 up: headers = segments kept + every rule's drops + bad lines):
 bad line -> crosspost owned by another indexed group -> garbage signature ->
 per-article random subject -> no yEnc part counter (text posts, hash subjects) -> a part
-counter no file has (part past its total, absurd totals) ->
+counter no file has (part past its total, absurd totals) -> the operator's rules (the
+catalog's rule set, `pipelines/rules`: counted under each rule's id) ->
 duplicate part of one file.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,7 +21,7 @@ import pyarrow as pa
 from kernels import frontier, hashing, segment_rows, spans
 from kernels import scan as sc
 from kernels.grouping import file_runs
-from kernels.line_fields import line_fields
+from kernels.line_fields import LineFields, line_fields
 from kernels.subject import parse_subjects
 from pipelines.corpus.reader import Chunk
 from pipelines.index.parsed_chunk import (
@@ -32,6 +34,8 @@ from pipelines.index.parsed_chunk import (
 from pipelines.index.rules import Rules
 from pipelines.index.subjects import share_subjects
 from pipelines.rfc2047 import decode_subjects
+from pipelines.rules.hits import ChunkLines, RuleHits, apply_rules, class_reps
+from pipelines.rules.matcher import RuleMatcher
 
 RULE_CROSSPOST = "crosspost"
 RULE_GARBAGE = "garbage_signature"
@@ -53,6 +57,7 @@ class Drops:
     samples: dict[str, list[object]] = field(
         default_factory=lambda: {name: [] for name in SAMPLE_COLUMNS}
     )
+    hits: RuleHits = field(default_factory=RuleHits)  # every operator rule's matches
 
     def add(self, rule: str, n: int, detail: str = "") -> None:
         if n:
@@ -75,6 +80,7 @@ class GroupContext:
     groups: tuple[str, ...]
     garbage_posters: np.ndarray  # uint64 hashes of garbage posters for this group
     boilerplate: np.ndarray  # uint64 identity keys that name no release
+    matcher: RuleMatcher  # the operator's rules that apply in this group
 
 
 def group_context(group: str, priority: list[str], rules: Rules) -> GroupContext:
@@ -95,6 +101,7 @@ def group_context(group: str, priority: list[str], rules: Rules) -> GroupContext
         tuple(priority),
         np.array(posters, np.uint64),
         np.unique(boilerplate),
+        RuleMatcher(list(rules.filters), group),
     )
 
 
@@ -186,7 +193,6 @@ def parse_chunk(
     in_play &= ~bad_counter
     sample_live(RULE_NO_COUNTER, no_counter)
 
-    pos = np.flatnonzero(in_play)  # positions in lrows
     # the release identity's part and its source, a row of the table each (a class)
     identity = table.identity_key
     by_stem = (identity == 0) | np.isin(identity, ctx.boilerplate)
@@ -194,6 +200,10 @@ def parse_chunk(
     # nothing but a nameless counter: the file itself is the release
     stem = table.stem_key
     ident_of = np.where(by_stem, np.where(stem != 0, stem, table.file_key), identity)
+    if ctx.matcher.rules:  # the operator's rules, on the files in play (pipelines/rules)
+        in_play &= ~_operator_rules(ctx, data, fs, fe, lrows, row, in_play, lf, effective,
+                                    ident_of, drops, sample_live)  # fmt: skip
+    pos = np.flatnonzero(in_play)  # positions in lrows
     # the chunk's lines and the subject classes as the segment rows read them
     lines = segment_rows.typed(
         segment_rows.Lines(
@@ -266,6 +276,47 @@ def parse_chunk(
         run_name=run_name,
         run_xref=run_xref,
     )
+
+
+def _operator_rules(
+    ctx: GroupContext,
+    data: np.ndarray,
+    fs: np.ndarray,
+    fe: np.ndarray,
+    lrows: np.ndarray,
+    row: np.ndarray,
+    in_play: np.ndarray,
+    lf: LineFields,
+    effective: np.ndarray,
+    ident_of: np.ndarray,
+    drops: Drops,
+    sample_live: Callable[[str, np.ndarray], None],
+) -> np.ndarray:
+    """The lines in play (positions in lrows) an operator rule dropped, counted and
+    sampled under the rule's id."""
+    at = np.flatnonzero(in_play)
+    line = lrows[at]
+    lines = ChunkLines(line, row[at], lf.poster[line], effective[line], lf.nbytes[line],
+                       ident_of[row[at]], class_reps(row, lrows))  # fmt: skip
+    verdict = apply_rules(
+        ctx.matcher,
+        data,
+        (fs[:, sc.F_SUBJECT], fe[:, sc.F_SUBJECT]),
+        (fs[:, sc.F_FROM], fe[:, sc.F_FROM]),
+        (fs[:, sc.F_MESSAGE_ID], fe[:, sc.F_MESSAGE_ID]),
+        lines,
+        drops.hits,
+    )
+    dropped = np.zeros(len(in_play), bool)
+    if verdict is None:
+        return dropped
+    for rule, mask in verdict.by_rule.items():
+        lost = np.zeros(len(in_play), bool)
+        lost[at[mask]] = True
+        drops.add(rule, int(mask.sum()))
+        sample_live(rule, lost)
+        dropped |= lost
+    return dropped
 
 
 def _sample_texts(data: bytes, start: np.ndarray, end: np.ndarray) -> list[str]:

@@ -24,12 +24,13 @@ from pipelines.corpus.reader import CorpusReader, RangeInfo, RangeReport
 from pipelines.index.catalog_rows import CatalogRows
 from pipelines.index.fill import Fill
 from pipelines.index.parse import RULE_BAD_LINE, Drops, group_context, parse_chunk
-from pipelines.index.rule_rows import rule_counts, rule_samples
+from pipelines.index.rule_rows import rule_counts, rule_hits, rule_samples
 from pipelines.index.rules import Rules
 from pipelines.index.snapshot import save_window
 from pipelines.index.window import Window
 from pipelines.merge.store import drop_merge_outputs
 from pipelines.process import set_up_process
+from pipelines.rules.current import catalog_rules
 
 # the stages of a range's CPU, in the order they run
 STAGES = (
@@ -134,6 +135,7 @@ def index_range(
     ref = info.ref
     # the span the rows are written for: the range, or the tail's part of it
     first, last = (tail.first, tail.last) if tail else (ref.first, ref.last)
+    rules = catalog_rules(catalog, rules, record=True)  # with the catalog's operator rules
     version = rules.fingerprint
     window = window if window is not None else Window(rules)
     window.rules = rules
@@ -197,6 +199,7 @@ def index_range(
     tables = out.tables()
     tables["rule_counts"] = rule_counts(ref.group, first, last, version, drops)
     tables["rule_samples"] = rule_samples(ref.group, first, drops)
+    tables["rule_hits"] = rule_hits(ref.group, first, last, version, drops)
     for name, table in tables.items():
         result.bytes_written[name] = write_partition(
             catalog, name, ref.group, first, last, table, tail=tail is not None

@@ -1,5 +1,6 @@
-"""The rows of `rule_counts` and `rule_samples`: what each rule dropped in a range, and
-the lines it dropped that were kept in full (`pipelines.index.parse.Drops`)."""
+"""The rows of `rule_counts`, `rule_samples` and `rule_hits`: what each rule dropped in a
+range, the lines it dropped that were kept in full (`pipelines.index.parse.Drops`), and
+what each operator rule matched per day."""
 
 from __future__ import annotations
 
@@ -32,3 +33,10 @@ def rule_samples(group: str, first: int, drops: Drops) -> pa.Table:
         {f.name: pa.array(columns[f.name], f.type) for f in schema.RULE_SAMPLES},
         schema=schema.RULE_SAMPLES,
     )
+
+
+def rule_hits(group: str, first: int, last: int, version: str, drops: Drops) -> pa.Table:
+    names = ("rule", "day", "headers", "bytes", "releases", "dropped", "outcome")
+    rows = [dict(zip(names, row, strict=True)) for row in drops.hits.rows()]
+    fixed = {"group": group, "range_first": first, "range_last": last, "rules_version": version}
+    return pa.Table.from_pylist([fixed | r for r in rows], schema.RULE_HITS)

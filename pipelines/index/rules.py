@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+from pipelines.rules.model import Rule
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,11 @@ class Rules:
         '<TOWN> www.town.ag > sponsored by www.ssl-news.info > (1/2) "x.nfo" yEnc (1/1)',
     )
 
-    @property
+    # the operator's rules from the catalog's rule set (`pipelines.rules`), in evaluation
+    # order; only what they match and do (`Rule.matching`) is kept here
+    filters: tuple[Rule, ...] = ()
+
+    @cached_property
     def fingerprint(self) -> str:
         """The version and a hash of the content: two rule sets with one version still differ."""
         return fingerprint_of(self.to_json())
@@ -60,10 +67,14 @@ class Rules:
         return [*self.groups, *rest]
 
     def to_json(self) -> dict[str, Any]:
-        doc = asdict(self)
+        doc = asdict(replace(self, filters=()))  # asdict copies each rule: done apart
         doc["groups"] = list(self.groups)
         doc["boilerplate"] = list(self.boilerplate)
         doc["garbage"] = [asdict(g) for g in self.garbage]
+        # no operator rules: the key is left out, so a catalog's fingerprints stay as they were
+        del doc["filters"]
+        if self.filters:
+            doc["filters"] = [r.matching() for r in self.filters]
         return doc
 
     @classmethod
@@ -77,6 +88,7 @@ class Rules:
         if "boilerplate" in doc:
             doc["boilerplate"] = tuple(doc["boilerplate"])
         doc["garbage"] = tuple(GarbageSignature(**g) for g in doc.get("garbage", ()))
+        doc["filters"] = tuple(Rule.from_json(r) for r in doc.get("filters", ()))
         for name in ("upload_gap", "window", "batch_total_min", "batch_uploads_min"):
             if name in doc and (not isinstance(doc[name], int) or doc[name] <= 0):
                 raise ValueError(f"rule {name} must be a positive integer, not {doc[name]!r}")

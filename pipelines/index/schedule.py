@@ -42,6 +42,9 @@ from pipelines.index.range_indexer import RangeResult
 from pipelines.index.rules import Rules, fingerprint_of
 from pipelines.index.snapshot import DamagedSnapshot, has_snapshot, load_window
 from pipelines.index.window import Window
+from pipelines.rules.current import catalog_rules
+from pipelines.rules.fires import fires_in
+from pipelines.rules.stale import WouldFire, filters_stale
 
 # Beside the window snapshots: the indexer's own state, not a catalog table.
 RULES_FOLDER = "_rules"
@@ -78,11 +81,17 @@ def recorded_rules(catalog: str, fingerprint: str) -> dict[str, Any] | None:
 
 
 def stale_reason(
-    old: dict[str, Any] | None, new: dict[str, Any], group: str, fired: set[str]
+    old: dict[str, Any] | None,
+    new: dict[str, Any],
+    group: str,
+    fired: set[str],
+    would_fire: WouldFire = lambda rule: None,
 ) -> str | None:
     """Why a range of `group` indexed under rules `old` must be redone under `new`.
 
-    `fired` is the set of rules that dropped lines in the range. None: still good.
+    `fired` is the set of rules that dropped lines in the range (and the operator's rules
+    that matched there); `would_fire` says whether an operator rule matches there (None:
+    not known, `pipelines.rules.fires`). None: still good.
     """
     if old is None:
         return "indexed under a rule set the catalog does not record"
@@ -90,7 +99,12 @@ def stale_reason(
     if not changed:
         return "the rule set's version moved"
     for setting in sorted(changed):
-        if setting == "garbage":
+        if setting == "filters":  # the operator's rules: where they matched or may match
+            why = filters_stale(old.get("filters", []), new.get("filters", []), group, fired,
+                                would_fire)  # fmt: skip
+            if why is not None:
+                return why
+        elif setting == "garbage":
             added = [g for g in new.get("garbage", []) if g not in old.get("garbage", [])]
             removed = [g for g in old.get("garbage", []) if g not in new.get("garbage", [])]
             if any(g.get("group", "") in ("", group) for g in added):
@@ -179,6 +193,7 @@ class GroupSchedule:
     """One group's ranges (`refs`, any order) against the current rule set."""
 
     def __init__(self, catalog: str, refs: Iterable[RangeRef], rules: Rules) -> None:
+        rules = catalog_rules(catalog, rules)  # with the operator's rules the catalog holds
         self.catalog = catalog
         self.refs = sorted(refs, key=lambda r: r.first)
         self.version = rules.fingerprint
@@ -223,7 +238,12 @@ class GroupSchedule:
             if fired is None:
                 return f"its rule counts cannot be read back ({version} -> {self.version})"
             old = self._rule_set(version)
-            why = stale_reason(old, self.rules, state.ref.group, fired)
+            ref = state.ref
+
+            def would_fire(rule: dict[str, Any]) -> bool | None:
+                return fires_in(self.catalog, rule, ref.group, ref.first)
+
+            why = stale_reason(old, self.rules, ref.group, fired, would_fire)
             if why is not None:
                 return f"{why} ({version} -> {self.version})"
         if before is not None and before.log and before.rules_version != version:
@@ -253,15 +273,18 @@ class GroupSchedule:
     def _read_rule_counts(self, group: str) -> None:
         fs, root = open_fs(self.catalog)
         self._fired = {}
-        for f in list_group(fs, root, "rule_counts", group):
-            try:
-                rows = read_parquet(fs, f.path, ["range_first", "rule", "count"]).to_pylist()
-            except (OSError, pa.ArrowException):
-                self._unreadable_counts.append((f.first, f.last))
-                continue
-            for row in rows:
-                if row["count"]:
-                    self._fired.setdefault(int(row["range_first"]), set()).add(str(row["rule"]))
+        # what the rules dropped, and every operator rule that matched (`rule_hits`)
+        for table, count in (("rule_counts", "count"), ("rule_hits", "headers")):
+            for f in list_group(fs, root, table, group):
+                try:
+                    rows = read_parquet(fs, f.path, ["range_first", "rule", count]).to_pylist()
+                except (OSError, pa.ArrowException):
+                    self._unreadable_counts.append((f.first, f.last))
+                    continue
+                for row in rows:
+                    if row[count]:
+                        fired = self._fired.setdefault(int(row["range_first"]), set())
+                        fired.add(str(row["rule"]))
 
 
 # --- the window a range starts from ---------------------------------------------------

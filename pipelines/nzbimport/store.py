@@ -134,17 +134,7 @@ def write_batch(
 @contextmanager
 def import_lock(fs: AbstractFileSystem, root: str) -> Iterator[None]:
     """One import at a time per catalog (a local catalog: an flock; others: none)."""
-    from pipelines.catalog.partitions import is_local
+    from pipelines.catalog.lock import file_lock
 
-    if not is_local(fs):
+    with file_lock(fs, f"{root}/_imports/lock"):
         yield
-        return
-    import fcntl
-
-    fs.makedirs(f"{root}/_imports", exist_ok=True)
-    with open(f"{root}/_imports/lock", "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)

@@ -9,6 +9,7 @@ with code 900, never a stack trace.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import quote
@@ -68,13 +69,22 @@ def guarded(params: P.Params, handler: Callable[[bool], Reply], what: str) -> Re
         return _error(E.UNKNOWN, "Unknown error", as_json)
 
 
-def authorise(catalog: Catalog, params: P.Params) -> str | None:
+def authorise(
+    catalog: Catalog, params: P.Params, client: str = "", where: str = "/api"
+) -> str | None:
     key = P.key_of(params)
-    if not catalog.limits.allowed(key):
+    limits = catalog.limits
+    # an address sending wrong keys is slowed before its key is looked at (serving.wrong_keys)
+    wait = limits.wrong_keys.wait(client) if key is not None and not limits.open_api else 0
+    if wait:
+        raise E.NewznabError(E.REQUEST_LIMIT, f"Request limit reached: too many wrong keys "
+                             f"from this address, try again in {math.ceil(wait)} s")  # fmt: skip
+    if not limits.allowed(key):
         if key is None:
             raise E.NewznabError(E.BAD_KEY, "Incorrect user credentials: no API key given")
+        limits.wrong_keys.wrong(client, where, key)
         raise E.NewznabError(E.BAD_KEY, "Incorrect user credentials")
-    if not catalog.limits.count_request(key):
+    if not limits.count_request(key, client):
         raise E.NewznabError(E.REQUEST_LIMIT, "Request limit reached")
     return key
 
@@ -125,7 +135,7 @@ def _with_pre(
     return attrs
 
 
-def nzb_reply(catalog: Catalog, key: str | None, release: bytes) -> Reply:
+def nzb_reply(catalog: Catalog, key: str | None, release: bytes, client: str = "") -> Reply:
     stages = Stages()
     row = catalog.download_row(release)
     # a dead release (its articles gone) is never returned: its NZB would fail
@@ -135,7 +145,7 @@ def nzb_reply(catalog: Catalog, key: str | None, release: bytes) -> Reply:
     # while reading fails it the same way (an NZB lacking files would fail downloaders).
     if catalog.damaged_files(row) is not None:
         raise E.NewznabError(E.UNKNOWN, _UNREADABLE)
-    if not catalog.limits.count_download(key, release):
+    if not catalog.limits.count_download(key, release, client):
         raise E.NewznabError(E.DOWNLOAD_LIMIT, "Download limit reached")
     stages.mark("find")
     try:
@@ -156,7 +166,7 @@ def function_of(params: P.Params) -> str:
     return ALIASES.get(function, function)
 
 
-def api(catalog: Catalog, params: P.Params, base: str) -> Reply:
+def api(catalog: Catalog, params: P.Params, base: str, client: str = "") -> Reply:
     def handle(as_json: bool) -> Reply:
         function = function_of(params)
         if not function:
@@ -175,9 +185,9 @@ def api(catalog: Catalog, params: P.Params, base: str) -> Reply:
             raise E.NewznabError(E.NOT_AVAILABLE, "Function not available")
         if function not in SEARCHES and function not in ("get", "details"):
             raise E.NewznabError(E.NO_FUNCTION, "No such function")
-        key = authorise(catalog, params)
+        key = authorise(catalog, params, client)
         if function == "get":
-            return nzb_reply(catalog, key, P.release_key(params))
+            return nzb_reply(catalog, key, P.release_key(params), client)
         if function == "details":
             current = catalog.snapshot
             release = P.release_key(params)
@@ -191,11 +201,11 @@ def api(catalog: Catalog, params: P.Params, base: str) -> Reply:
     return guarded(params, handle, "/api")
 
 
-def rss(catalog: Catalog, params: P.Params, base: str) -> Reply:
+def rss(catalog: Catalog, params: P.Params, base: str, client: str = "") -> Reply:
     """Newest releases of the categories in `t` (comma list; 0 or none: every category)."""
 
     def handle(as_json: bool) -> Reply:
-        key = authorise(catalog, params)
+        key = authorise(catalog, params, client, "/rss")
         raw = params.get("t") or "0"
         cats = P.categories(P.Params([("cat", raw)]))
         cats = tuple(c for c in cats if c != 0)
@@ -207,10 +217,10 @@ def rss(catalog: Catalog, params: P.Params, base: str) -> Reply:
     return guarded(params, handle, "/rss")
 
 
-def nzb(catalog: Catalog, params: P.Params, guid: str) -> Reply:
+def nzb(catalog: Catalog, params: P.Params, guid: str, client: str = "") -> Reply:
     def handle(as_json: bool) -> Reply:
-        key = authorise(catalog, params)
+        key = authorise(catalog, params, client, "/nzb")
         release = P.release_key(P.Params([("id", guid.removesuffix(".nzb"))]))
-        return nzb_reply(catalog, key, release)
+        return nzb_reply(catalog, key, release, client)
 
     return guarded(params, handle, "/nzb")

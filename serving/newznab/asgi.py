@@ -44,13 +44,15 @@ class NewznabEndpoints:
         catalog: Catalog = scope["app"].state.catalog
         query = scope["query_string"].decode("latin-1")  # as Starlette reads it
         params = P.Params(parse_qsl(query, keep_blank_values=True))
+        client = client_address(scope)  # limits and wrong keys count per address
         if download:
-            reply = await run_in_threadpool(api.nzb, catalog, params, path[5:])
+            reply = await run_in_threadpool(api.nzb, catalog, params, path[5:], client)
         elif path == "/api" and api.function_of(params) == "get":
-            reply = await run_in_threadpool(api.api, catalog, params, self._base(scope, catalog))
+            base = self._base(scope, catalog)
+            reply = await run_in_threadpool(api.api, catalog, params, base, client)
         else:
             serve = api.api if path == "/api" else api.rss
-            reply = serve(catalog, params, self._base(scope, catalog))
+            reply = serve(catalog, params, self._base(scope, catalog), client)
         body = b"" if scope["method"] == "HEAD" else reply.body
         await _send(send, 200, body, reply.media_type, reply.headers, len(reply.body))
 
@@ -67,6 +69,14 @@ class NewznabEndpoints:
                 self._bases.clear()
             found = self._bases[ident] = str(Request(scope).base_url).rstrip("/")
         return found
+
+
+def client_address(scope: Scope) -> str:
+    """The client's address: uvicorn puts a trusted proxy's `X-Forwarded-For` there
+    (`--forwarded-allow-ips`, 127.0.0.1 by default), so behind a local proxy it is the
+    visitor's own, not the proxy's."""
+    client = scope.get("client")
+    return str(client[0]) if client else ""
 
 
 async def _send(send: Send, status: int, body: bytes, media_type: str,

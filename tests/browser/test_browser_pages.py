@@ -14,20 +14,18 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-import uvicorn
 from lxml import etree, html
 
 from serving.app import create_app
 from serving.settings import Settings
 from tests.browser.devtools import Tab, chromium_tab
 from tests.catalogs import app_settings, module_catalog
-from tests.servers import CHROMIUM, chromium_dom, free_port, wait_until
+from tests.servers import CHROMIUM, chromium_dom, serve_app
 
 pytestmark = [
     pytest.mark.integration,
@@ -43,15 +41,7 @@ def catalog_root(tmp_path_factory) -> str:
 
 
 def _serve(settings: Settings) -> Iterator[str]:
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(settings, background=False), port=port,
-                                           log_level="warning"))  # fmt: skip
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    wait_until(lambda: server.started, "the web server", seconds=60, every=0.1)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    yield from serve_app(create_app(settings, background=False))
 
 
 @pytest.fixture(scope="module")
