@@ -198,11 +198,12 @@ def index_tails(
 ) -> None:
     """Index what the tail pass stored of each group's growing range
     (`pipelines.index.tail`): its releases searchable now, those still open provisional."""
-    reader = corpus.reader()
+    backbones = corpus.backbones()  # each group's tail from its primary backbone
     rule_set = rules.load()
-    priority = rule_set.priority(reader.groups())
+    priority = rule_set.priority(backbones.groups())
     with lease(context):
         for group in groups:
+            reader = corpus.group_reader(backbones, group)
             try:
                 done = index_tail(reader, catalog.url, rule_set, priority, group)
             except OutOfOrder as exc:  # the range before it is not indexed yet

@@ -58,13 +58,15 @@ def new_partitions(
     """Range keys of registrable ranges and group names the instance does not have yet.
 
     A range already registered is not read again: one listing per group, and a manifest
-    read only for the ranges not registered yet (a group's growing tail, new ones).
+    read only for the ranges not registered yet (a group's growing tail, new ones). A
+    group on several backbones has its primary's ranges (docs/BACKBONES.md).
     """
-    reader = corpus.reader()
+    backbones = corpus.backbones()
     ranges, groups = [], []
-    for group in reader.groups():
+    for group in backbones.groups():
         if group not in known_groups:
             groups.append(group)
+        reader = corpus.group_reader(backbones, group)
         for ref in reader.range_refs(group):
             key = range_key(ref)
             if key not in known_ranges and registrable(reader.range_info(ref)):

@@ -10,7 +10,9 @@ capture runs while groups have room ahead of their index.
   catalog. It asks only when no run of the group is queued or running, so a group's
   ranges run one at a time, in article order; groups run side by side. A range whose
   last run did not get to finish (killed, lost: `watchdog.interrupted`) is asked for
-  again; one whose run failed by itself is not (it would fail the same way).
+  again; one whose run failed by itself is not (it would fail the same way). A range
+  its last run left waiting for another backbone's capture (`WAITS_TAG`) is asked for
+  again once `WAIT_RETRY_SECONDS` have passed.
 - `history_sensor` asks for a history capture of the groups whose tail has begun, whose
   history is not all stored, and which are fewer than `ahead` ranges ahead of their index
   (all of them under `disk_cap`), when no history run is queued or running.
@@ -39,7 +41,7 @@ from assets.resources import (
     NNTPResource,
     RulesResource,
 )
-from assets.tags import GROUP_TAG, HISTORY, IN_FLIGHT, in_flight
+from assets.tags import GROUP_TAG, HISTORY, IN_FLIGHT, WAITS_TAG, in_flight
 from assets.watchdog import interrupted
 from pipelines.capture.indexed import IndexedRanges
 from pipelines.capture.schedule import parse_size
@@ -51,6 +53,8 @@ __all__ = ["GROUP_TAG", "IN_FLIGHT", "new_partitions", "register_partitions"]
 
 # after a failed history run, the sensor waits this long before asking again
 HISTORY_BACKOFF_SECONDS = 300
+# after a run left a range waiting for another backbone, the sensor waits this long
+WAIT_RETRY_SECONDS = 300
 
 
 @dg.sensor(minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.RUNNING)
@@ -119,14 +123,20 @@ def index_sensor(
             continue
         key = range_key(due.ref)
         run_id, why = interrupted_run(context.instance, key)
+        waited, ago = waited_run(context.instance, key)
+        if waited and ago < WAIT_RETRY_SECONDS:
+            context.log.info(f"{key}: waits for another backbone (run {waited})")
+            continue
         context.log.info(f"{key}: {due.why}" + (f" (its run {run_id}: {why})" if why else ""))
         # one request per range, rule set, earlier indexing of it and of the range before
-        # it (whose window it starts from), and run of it that did not get to finish
+        # it (whose window it starts from), run of it that did not get to finish, and run
+        # that left it waiting
         run_key = f"{key}@{rule_set.fingerprint}@{due.indexed_at}@{due.after}"
+        run_key = f"{run_key}@redo-{run_id}" if why else run_key
         requests.append(
             dg.RunRequest(
                 partition_key=key,
-                run_key=f"{run_key}@redo-{run_id}" if why else run_key,
+                run_key=f"{run_key}@after-{waited}" if waited else run_key,
                 tags={GROUP_TAG: group},
             )
         )
@@ -143,6 +153,15 @@ def interrupted_run(instance: dg.DagsterInstance, key: str) -> tuple[str, str]:
         if why:
             return run.run_id, why
     return "", ""
+
+
+def waited_run(instance: dg.DagsterInstance, key: str) -> tuple[str, float]:
+    """(id, seconds since it ended) of the range's last run when it left the range waiting
+    for another backbone, else ("", 0.0)."""
+    records = instance.get_run_records(dg.RunsFilter(tags={"dagster/partition": key}), limit=1)
+    if records and key in records[0].dagster_run.tags.get(WAITS_TAG, "").split(","):
+        return records[0].dagster_run.run_id, time.time() - (records[0].end_time or time.time())
+    return "", 0.0
 
 
 @dg.sensor(

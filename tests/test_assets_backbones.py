@@ -1,0 +1,168 @@
+"""The Dagster path over a corpus of several backbones: partitions from each group's
+primary, runs that fill from the others as `replay` does, a range that waits skipped and
+asked for again (docs/BACKBONES.md, docs/DAGSTER.md)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from assets import sensors as sensors_module
+from assets.partitions import RANGES, range_key, ranges_by_group
+from assets.resources import CatalogResource, CorpusResource, RulesResource
+from assets.sensors import corpus_sensor, index_sensor
+from assets.tags import WAITS_TAG
+from bench.backbone_split import SplitSettings, split_corpus
+from pipelines.corpus.backbones import backbone_root
+from pipelines.corpus.reader import CorpusReader
+from pipelines.generate import GenerateConfig
+from pipelines.index.replay import replay
+from pipelines.index.rules import Rules
+from tests.catalogs import catalog_files
+from tests.corpora import generate
+from tests.dagster_runs import in_process_defs, registered
+from tests.test_backbones import _cut_b, _put_back, _ranges
+
+CONFIG = GenerateConfig(groups=1, articles=9000, seed=11, range_size=3000, chunk=500, days=10)
+SPLIT = SplitSettings(range_size=3000, chunk_size=500)
+
+
+@pytest.fixture(scope="module")
+def split(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A generated corpus split over backbones `a` and `b`, and `replay`'s catalog of it."""
+    out = tmp_path_factory.mktemp("assets_backbones")
+    gen = generate(out / "gen", CONFIG)
+    corpus = out / "split"
+    split_corpus(gen.corpus, str(corpus), SPLIT)
+    catalog = out / "replayed"
+    summary = replay(str(corpus), str(catalog), Rules(), progress=False, tail=False)
+    assert summary.filled.get("filled", 0) > 100 and not summary.stopped, summary.text()
+    return corpus, catalog
+
+
+def _copy(split: tuple[Path, Path], tmp_path: Path) -> Path:
+    corpus = tmp_path / "split"
+    shutil.copytree(split[0], corpus)
+    return corpus
+
+
+def _run(defs: dg.Definitions, instance: dg.DagsterInstance, key: str) -> dg.ExecuteInProcessResult:
+    job = defs.resolve_job_def("index_job")
+    return job.execute_in_process(instance=instance, partition_key=key)
+
+
+def _keys(instance: dg.DagsterInstance) -> list[str]:
+    return list(instance.get_dynamic_partitions(RANGES.name or "ranges"))
+
+
+def test_the_partitions_are_the_primarys_ranges(split: tuple[Path, Path], tmp_path: Path) -> None:
+    corpus = _copy(split, tmp_path)
+    assert CorpusReader(str(corpus)).groups() == []  # the root holds no group itself
+    with registered(str(corpus), str(tmp_path / "catalog")) as instance:
+        (group,) = ranges_by_group(_keys(instance))
+        primary = CorpusReader(backbone_root(str(corpus), "a"))
+        assert sorted(_keys(instance)) == sorted(range_key(r) for r in primary.range_refs(group))
+
+
+def test_a_run_per_range_gives_replays_catalog(split: tuple[Path, Path], tmp_path: Path) -> None:
+    corpus, replayed = _copy(split, tmp_path), split[1]
+    catalog = tmp_path / "catalog"
+    defs = in_process_defs(str(corpus), str(catalog))
+    with registered(str(corpus), str(catalog)) as instance:
+        for key in _keys(instance):
+            result = _run(defs, instance, key)
+            assert result.asset_materializations_for_node("header_pass"), key
+    assert catalog_files(catalog) == catalog_files(replayed)
+
+
+@pytest.mark.slow
+def test_one_run_of_every_range_gives_replays_catalog(
+    split: tuple[Path, Path], tmp_path: Path
+) -> None:
+    corpus, replayed = _copy(split, tmp_path), split[1]
+    catalog = tmp_path / "catalog"
+    defs = in_process_defs(str(corpus), str(catalog))
+    with registered(str(corpus), str(catalog)) as instance:
+        ordered = _keys(instance)
+        result = defs.resolve_job_def("index_job").execute_in_process(
+            instance=instance,
+            tags={
+                "dagster/asset_partition_range_start": ordered[0],
+                "dagster/asset_partition_range_end": ordered[-1],
+            },
+        )
+        assert result.success
+    assert catalog_files(catalog) == catalog_files(replayed)
+
+
+def _index_tick(instance: dg.DagsterInstance, catalog: Path) -> list[dg.RunRequest]:
+    resources = {"catalog": CatalogResource(url=str(catalog)), "rules": RulesResource()}
+    with dg.build_sensor_context(instance=instance, resources=resources) as context:
+        result = index_sensor(context)
+    assert isinstance(result, dg.SensorResult)
+    return list(result.run_requests or [])
+
+
+def test_a_range_that_waits_is_skipped_then_asked_for_again(
+    split: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Backbone b still being captured short of the primary's newest range: its run
+    indexes nothing and fails nothing; the sensor asks for it again a while later, and
+    once b is stored past it the catalog is replay's."""
+    corpus, replayed = _copy(split, tmp_path), split[1]
+    last = _ranges(corpus / "@a")[-1]
+    cut = int(last.name.split("-")[0]) + 1000 + SPLIT.offset
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+    kept = _cut_b(corpus, cut, now, tmp_path / "aside")
+    catalog = tmp_path / "catalog"
+    defs = in_process_defs(str(corpus), str(catalog))
+    with registered(str(corpus), str(catalog)) as instance:
+        *before, newest = _keys(instance)
+        assert newest.endswith(last.name)
+        for key in before:
+            assert _run(defs, instance, key).asset_materializations_for_node("header_pass")
+        waited = _run(defs, instance, newest)
+        assert waited.success and not waited.asset_materializations_for_node("header_pass")
+        assert instance.get_run_by_id(waited.run_id).tags[WAITS_TAG] == newest
+        assert _index_tick(instance, catalog) == []  # asked for again only a while later
+        monkeypatch.setattr(sensors_module, "WAIT_RETRY_SECONDS", 0.0)
+        (request,) = _index_tick(instance, catalog)
+        assert request.partition_key == newest and waited.run_id in (request.run_key or "")
+        _put_back(corpus, kept, tmp_path / "aside")
+        assert _run(defs, instance, newest).asset_materializations_for_node("header_pass")
+    assert catalog_files(catalog) == catalog_files(replayed)
+
+
+def _corpus_tick(instance: dg.DagsterInstance, corpus: CorpusResource) -> None:
+    with dg.build_sensor_context(instance=instance, resources={"corpus": corpus}) as context:
+        result = corpus_sensor(context)
+    assert isinstance(result, dg.SensorResult)
+    for request in result.dynamic_partitions_requests or []:
+        assert isinstance(request, dg.AddDynamicPartitionsRequest)
+        instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
+
+
+@pytest.mark.parametrize("backbones", [["b"], ["a", "b"]])
+def test_the_sensors_find_a_group_only_under_named_backbones(
+    split: tuple[Path, Path], tmp_path: Path, backbones: list[str]
+) -> None:
+    """A group stored under `<root>/@b` alone, or under `@a` and `@b`: its partitions are
+    its primary's complete ranges, and the index sensor asks for the first of them."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name in backbones:
+        shutil.copytree(split[0] / f"@{name}", corpus / f"@{name}")
+    catalog = tmp_path / "catalog"
+    primary = CorpusReader(backbone_root(str(corpus), backbones[0]))
+    (group,) = primary.groups()
+    refs = [info.ref for info in primary.ranges(group) if info.complete]
+    with dg.DagsterInstance.ephemeral() as instance:
+        _corpus_tick(instance, CorpusResource(url=str(corpus), catalog=str(catalog)))
+        assert instance.get_dynamic_partitions("groups") == [group]
+        assert sorted(_keys(instance)) == sorted(range_key(r) for r in refs)
+        (request,) = _index_tick(instance, catalog)
+        assert request.partition_key == range_key(refs[0])
