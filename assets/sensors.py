@@ -46,7 +46,7 @@ from assets.watchdog import interrupted
 from pipelines.capture.indexed import IndexedRanges
 from pipelines.capture.schedule import parse_size
 from pipelines.capture.standing import standing
-from pipelines.corpus.reader import CorpusReader
+from pipelines.index.backbones import CorpusBackbones
 from pipelines.index.schedule import GroupSchedule
 
 __all__ = ["GROUP_TAG", "IN_FLIGHT", "new_partitions", "register_partitions"]
@@ -194,13 +194,19 @@ def history_sensor(
         and time.time() - (failed[0].end_time or 0) < HISTORY_BACKOFF_SECONDS
     ):
         return dg.SkipReason("the last history capture failed: waiting before the next")
-    reader, indexed = CorpusReader(corpus.url), IndexedRanges(catalog.url)
+    backbones: CorpusBackbones | None = None
+    indexed = IndexedRanges(catalog.url)
     room, waiting_bytes, why = [], 0, []
     for group in capture.group_list():
         last = last_standing(instance, group)
         if last is None or int(last.get("tail_from", -1)) < 0:
             why.append(f"{group}: the tail goes first")
             continue
+        try:
+            backbones = backbones or corpus.backbones()
+        except FileNotFoundError as exc:  # nothing stored yet
+            return dg.SkipReason(str(exc))
+        reader = corpus.group_reader(backbones, group)  # its primary backbone's corpus
         low = int(last.get("server_low", -1))
         st = standing(reader, indexed, group, capture.range_size, low if low >= 0 else None)
         waiting_bytes += st.waiting_bytes

@@ -65,7 +65,7 @@ def index_group(
     priority = job.rules.priority(backbones.groups())
     record_rules(job.catalog, job.rules)
     compile_apart()  # a first run after an install compiles the kernels apart
-    results = []
+    results: list[RangeResult] = []
     window: Window | None = None
     carried_from: RangeRef | None = None
     for ref in sorted(job.refs, key=lambda r: r.first):
