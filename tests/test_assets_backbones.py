@@ -11,10 +11,17 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from assets import build_defs
 from assets import sensors as sensors_module
 from assets.partitions import RANGES, range_key, ranges_by_group
-from assets.resources import CatalogResource, CorpusResource, RulesResource
-from assets.sensors import corpus_sensor, index_sensor
+from assets.resources import (
+    CaptureResource,
+    CatalogResource,
+    CorpusResource,
+    NNTPResource,
+    RulesResource,
+)
+from assets.sensors import corpus_sensor, history_sensor, index_sensor
 from assets.tags import WAITS_TAG
 from bench.backbone_split import SplitSettings, split_corpus
 from pipelines.corpus.backbones import backbone_root
@@ -22,9 +29,11 @@ from pipelines.corpus.reader import CorpusReader
 from pipelines.generate import GenerateConfig
 from pipelines.index.replay import replay
 from pipelines.index.rules import Rules
+from pipelines.nntpserver.server import NNTPServer
 from tests.catalogs import catalog_files
 from tests.corpora import generate
 from tests.dagster_runs import in_process_defs, registered
+from tests.test_backbone_live import _lines, _releases
 from tests.test_backbones import _cut_b, _put_back, _ranges
 
 CONFIG = GenerateConfig(groups=1, articles=9000, seed=11, range_size=3000, chunk=500, days=10)
@@ -166,3 +175,71 @@ def test_the_sensors_find_a_group_only_under_named_backbones(
         assert sorted(_keys(instance)) == sorted(range_key(r) for r in refs)
         (request,) = _index_tick(instance, catalog)
         assert request.partition_key == range_key(refs[0])
+
+
+PROVIDER = """\
+[[provider]]
+name = "{name}"
+host = "127.0.0.1"
+port = {port}
+connections = 2
+priority = {priority}
+role = "headers"
+backbone = "{name}"
+"""
+
+
+@pytest.mark.timeout(300)
+def test_the_capture_jobs_capture_each_backbone_and_the_index_fills(
+    split: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two providers on two backbones (serve-nntp over each backbone of the split): the
+    tail and history jobs store each backbone's corpus as its provider serves it, and the
+    index sensor's runs fill the primary from the other: the releases `replay` finds."""
+    served = str(split[0])
+    (group,) = CorpusReader(backbone_root(served, "a")).groups()
+    corpus, catalog = tmp_path / "corpus", tmp_path / "catalog"
+    with NNTPServer(backbone_root(served, "a")) as a, NNTPServer(backbone_root(served, "b")) as b:
+        settings = tmp_path / "providers.toml"
+        settings.write_text(
+            PROVIDER.format(name="a", port=a.port, priority=1)
+            + PROVIDER.format(name="b", port=b.port, priority=2)
+        )
+        monkeypatch.delenv("USENET_INDEXER_NNTP_HOST", raising=False)
+        resources = {
+            "corpus": CorpusResource(url=str(corpus), catalog=str(catalog)),
+            "catalog": CatalogResource(url=str(catalog)),
+            "rules": RulesResource(),
+            "nntp": NNTPResource(providers_file=str(settings)),
+            "capture": CaptureResource(
+                groups=[group],
+                range_size=SPLIT.range_size,
+                chunk_size=SPLIT.chunk_size,
+                headroom=0,
+                ahead=100,
+                ranges_open=4,
+            ),
+        }
+        defs = build_defs(resource_overrides=resources, executor=dg.in_process_executor)
+        with dg.DagsterInstance.ephemeral() as instance:
+            tail = defs.resolve_job_def("tail_job")
+            assert tail.execute_in_process(instance=instance).success
+            with dg.build_sensor_context(instance=instance, resources=resources) as context:
+                request = history_sensor(context)
+            assert isinstance(request, dg.RunRequest)
+            history = defs.resolve_job_def("history_job")
+            config = request.run_config
+            assert history.execute_in_process(instance=instance, run_config=config).success
+            while requests := _index_tick(instance, catalog):
+                for r in requests:
+                    assert _run(defs, instance, r.partition_key or "").success
+            # the next tail pass indexes what is stored of the growing range, its history done
+            assert tail.execute_in_process(instance=instance).success
+    for name in ("a", "b"):  # each backbone's corpus as its provider serves it
+        assert _lines(backbone_root(str(corpus), name), group) == _lines(
+            backbone_root(served, name), group
+        )
+    assert any((catalog / "_fill").rglob("*.npz"))  # the runs filled from b
+    batch = tmp_path / "batch"
+    replay(str(corpus), str(batch), Rules(), progress=False)
+    assert _releases(catalog) == _releases(batch)
