@@ -167,9 +167,7 @@ def run_capture(
         ProviderPools([provider]), corpus.url, groups, settings, consumed=IndexedRanges(catalog.url)
     )
     instance = context.instance
-    known = set(instance.get_dynamic_partitions(GROUPS.name or "groups"))
-    if new := [g for g in groups if g not in known]:
-        instance.add_dynamic_partitions(GROUPS.name or "groups", new)
+    add_groups(instance, groups)
     error: CaptureError | None = None
     with lease(context):
         try:
@@ -187,6 +185,13 @@ def run_capture(
             metadata={"chunks": summary.chunks, "lines": summary.lines},
         )
     return summary
+
+
+def add_groups(instance: dg.DagsterInstance, groups: list[str]) -> None:
+    """The group partitions of the groups a pass captures, before it stores anything."""
+    known = set(instance.get_dynamic_partitions(GROUPS.name or "groups"))
+    if new := [g for g in groups if g not in known]:
+        instance.add_dynamic_partitions(GROUPS.name or "groups", new)
 
 
 def backbone_providers(nntp: NNTPResource, capture: CaptureResource, part: str) -> list[Provider]:
@@ -222,6 +227,7 @@ def run_backbones(
         capture.settings(part, len(groups)),
         consumed=consumed_by_backbone(catalog.url, order),
     )
+    add_groups(context.instance, groups)
     with lease(context):
         runs = runner.run()
         for run in runs:

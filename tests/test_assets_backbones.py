@@ -23,21 +23,17 @@ from assets.resources import (
 )
 from assets.sensors import corpus_sensor, history_sensor, index_sensor
 from assets.tags import WAITS_TAG
-from bench.backbone_split import SplitSettings, split_corpus
+from bench.backbone_split import split_corpus
 from pipelines.corpus.backbones import backbone_root
 from pipelines.corpus.reader import CorpusReader
-from pipelines.generate import GenerateConfig
 from pipelines.index.replay import replay
 from pipelines.index.rules import Rules
-from pipelines.nntpserver.server import NNTPServer
+from pipelines.nntpserver.server import NNTPServer, ServerOptions
 from tests.catalogs import catalog_files
 from tests.corpora import generate
 from tests.dagster_runs import in_process_defs, registered
 from tests.test_backbone_live import _lines, _releases
-from tests.test_backbones import _cut_b, _put_back, _ranges
-
-CONFIG = GenerateConfig(groups=1, articles=9000, seed=11, range_size=3000, chunk=500, days=10)
-SPLIT = SplitSettings(range_size=3000, chunk_size=500)
+from tests.test_backbones import CONFIG, SPLIT, _cut_b, _put_back, _ranges
 
 
 @pytest.fixture(scope="module")
@@ -189,6 +185,33 @@ backbone = "{name}"
 """
 
 
+def _capture_resources(
+    corpus: Path, catalog: Path, group: str, ports: dict[str, int]
+) -> dict[str, object]:
+    """The resources of capture from one provider per backbone (`ports`, in priority order)."""
+    settings = corpus.parent / "providers.toml"
+    settings.write_text(
+        "".join(
+            PROVIDER.format(name=name, port=port, priority=i + 1)
+            for i, (name, port) in enumerate(ports.items())
+        )
+    )
+    return {
+        "corpus": CorpusResource(url=str(corpus), catalog=str(catalog)),
+        "catalog": CatalogResource(url=str(catalog)),
+        "rules": RulesResource(),
+        "nntp": NNTPResource(providers_file=str(settings)),
+        "capture": CaptureResource(
+            groups=[group],
+            range_size=SPLIT.range_size,
+            chunk_size=SPLIT.chunk_size,
+            headroom=0,
+            ahead=100,
+            ranges_open=4,
+        ),
+    }
+
+
 @pytest.mark.timeout(300)
 def test_the_capture_jobs_capture_each_backbone_and_the_index_fills(
     split: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -199,27 +222,9 @@ def test_the_capture_jobs_capture_each_backbone_and_the_index_fills(
     served = str(split[0])
     (group,) = CorpusReader(backbone_root(served, "a")).groups()
     corpus, catalog = tmp_path / "corpus", tmp_path / "catalog"
+    monkeypatch.delenv("USENET_INDEXER_NNTP_HOST", raising=False)
     with NNTPServer(backbone_root(served, "a")) as a, NNTPServer(backbone_root(served, "b")) as b:
-        settings = tmp_path / "providers.toml"
-        settings.write_text(
-            PROVIDER.format(name="a", port=a.port, priority=1)
-            + PROVIDER.format(name="b", port=b.port, priority=2)
-        )
-        monkeypatch.delenv("USENET_INDEXER_NNTP_HOST", raising=False)
-        resources = {
-            "corpus": CorpusResource(url=str(corpus), catalog=str(catalog)),
-            "catalog": CatalogResource(url=str(catalog)),
-            "rules": RulesResource(),
-            "nntp": NNTPResource(providers_file=str(settings)),
-            "capture": CaptureResource(
-                groups=[group],
-                range_size=SPLIT.range_size,
-                chunk_size=SPLIT.chunk_size,
-                headroom=0,
-                ahead=100,
-                ranges_open=4,
-            ),
-        }
+        resources = _capture_resources(corpus, catalog, group, {"a": a.port, "b": b.port})
         defs = build_defs(resource_overrides=resources, executor=dg.in_process_executor)
         with dg.DagsterInstance.ephemeral() as instance:
             tail = defs.resolve_job_def("tail_job")
@@ -243,3 +248,30 @@ def test_the_capture_jobs_capture_each_backbone_and_the_index_fills(
     batch = tmp_path / "batch"
     replay(str(corpus), str(batch), Rules(), progress=False)
     assert _releases(catalog) == _releases(batch)
+
+
+@pytest.mark.timeout(300)
+def test_a_backbone_refusing_the_credentials_fails_the_capture_and_the_other_is_stored(
+    split: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served = str(split[0])
+    (group,) = CorpusReader(backbone_root(served, "a")).groups()
+    corpus, catalog = tmp_path / "corpus", tmp_path / "catalog"
+    monkeypatch.delenv("USENET_INDEXER_NNTP_HOST", raising=False)
+    locked = ServerOptions(user="u", password="pw")  # b's provider sends no credentials
+    with (
+        NNTPServer(backbone_root(served, "a")) as a,
+        NNTPServer(backbone_root(served, "b"), options=locked) as b,
+    ):
+        resources = _capture_resources(corpus, catalog, group, {"a": a.port, "b": b.port})
+        defs = build_defs(resource_overrides=resources, executor=dg.in_process_executor)
+        with dg.DagsterInstance.ephemeral() as instance:
+            tail = defs.resolve_job_def("tail_job")
+            result = tail.execute_in_process(instance=instance, raise_on_error=False)
+            assert not result.success
+            error = result.get_step_failure_events()[0].step_failure_data.error
+            assert error is not None and "backbone b" in error.message
+            assert "backbone a" not in error.message
+            assert instance.get_dynamic_partitions("groups") == [group]
+    stored = CorpusReader(backbone_root(str(corpus), "a")).ranges(group)
+    assert stored and sum(c.lines for i in stored if i.manifest for c in i.manifest.chunks) > 0
