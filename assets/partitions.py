@@ -74,6 +74,20 @@ def new_partitions(
     return ranges, groups
 
 
+def foreign_partitions(corpus: CorpusResource, known_ranges: set[str]) -> list[str]:
+    """Range keys of a group on several backbones that are not its primary's ranges:
+    registered while another backbone held the group alone (its numbers mean other
+    articles there), they can never be indexed; the corpus sensor removes them. A group
+    on one backbone has none."""
+    backbones = corpus.backbones()
+    foreign = []
+    for group, refs in ranges_by_group(known_ranges).items():
+        if len(backbones.holders(group)) > 1:
+            primary = set(corpus.group_reader(backbones, group).range_refs(group))
+            foreign += [range_key(ref) for ref in refs if ref not in primary]
+    return foreign
+
+
 def register_partitions(
     instance: dg.DagsterInstance, corpus: CorpusResource
 ) -> tuple[list[str], list[str]]:

@@ -3,8 +3,10 @@ capture runs while groups have room ahead of their index.
 
 - `corpus_sensor` adds a range partition when its range.json appears and says complete
   (an incomplete range gets none until it is: `partitions.registrable`), and a group
-  partition for each new group. Capture runs register what they store themselves; this
-  sensor finds what other writers (the CLI's capture, a copied corpus) put there.
+  partition for each new group; on a corpus of several backbones, each group's primary's
+  ranges (another backbone's, registered before the primary came, are removed). Capture
+  runs register what they store themselves; this sensor finds what other writers (the
+  CLI's capture, a copied corpus) put there.
 - `index_sensor` asks, per group, for the first range that is due (never indexed, or
   stale), as `pipelines.index.schedule` says, the answer `replay` gets on the same
   catalog. It asks only when no run of the group is queued or running, so a group's
@@ -28,6 +30,7 @@ from assets.jobs import index_job
 from assets.partitions import (
     GROUPS,
     RANGES,
+    foreign_partitions,
     new_partitions,
     parse_range_key,
     range_key,
@@ -66,9 +69,12 @@ def corpus_sensor(
     known_groups = set(context.instance.get_dynamic_partitions(GROUPS.name or "groups"))
     try:
         ranges, groups = new_partitions(corpus, known_ranges, known_groups)
+        foreign = foreign_partitions(corpus, known_ranges)
     except FileNotFoundError as exc:  # before the first capture stored anything
         return dg.SkipReason(str(exc))
-    requests = []
+    requests: list[dg.AddDynamicPartitionsRequest | dg.DeleteDynamicPartitionsRequest] = []
+    if foreign:  # another backbone's ranges, registered before the group's primary came
+        requests.append(RANGES.build_delete_request(foreign))
     if ranges:
         requests.append(RANGES.build_add_request(ranges))
     if groups:

@@ -147,8 +147,12 @@ def _corpus_tick(instance: dg.DagsterInstance, corpus: CorpusResource) -> None:
         result = corpus_sensor(context)
     assert isinstance(result, dg.SensorResult)
     for request in result.dynamic_partitions_requests or []:
-        assert isinstance(request, dg.AddDynamicPartitionsRequest)
-        instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
+        name, keys = request.partitions_def_name, list(request.partition_keys)
+        if isinstance(request, dg.DeleteDynamicPartitionsRequest):
+            for key in keys:
+                instance.delete_dynamic_partition(name, key)
+        else:
+            instance.add_dynamic_partitions(name, keys)
 
 
 @pytest.mark.parametrize("backbones", [["b"], ["a", "b"]])
@@ -171,6 +175,32 @@ def test_the_sensors_find_a_group_only_under_named_backbones(
         assert sorted(_keys(instance)) == sorted(range_key(r) for r in refs)
         (request,) = _index_tick(instance, catalog)
         assert request.partition_key == range_key(refs[0])
+
+
+def test_a_primary_that_comes_later_replaces_the_others_partitions(
+    split: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A group first stored under `@b` alone gets b's ranges; once `@a` (first in priority)
+    holds it too, nothing indexed yet, a is its primary: b's keys go, a's come."""
+    corpus, catalog = tmp_path / "corpus", tmp_path / "catalog"
+    corpus.mkdir()
+    shutil.copytree(split[0] / "@b", corpus / "@b")
+    resource = CorpusResource(url=str(corpus), catalog=str(catalog))
+    (group,) = CorpusReader(backbone_root(str(corpus), "b")).groups()
+
+    def complete(name: str) -> list[str]:
+        infos = CorpusReader(backbone_root(str(corpus), name)).ranges(group)
+        return sorted(range_key(i.ref) for i in infos if i.complete)
+
+    with dg.DagsterInstance.ephemeral() as instance:
+        _corpus_tick(instance, resource)
+        assert sorted(_keys(instance)) == complete("b")
+        shutil.copytree(split[0] / "@a", corpus / "@a")
+        _corpus_tick(instance, resource)
+        _corpus_tick(instance, resource)
+        assert sorted(_keys(instance)) == complete("a")
+        (request,) = _index_tick(instance, catalog)
+        assert request.partition_key == complete("a")[0]
 
 
 PROVIDER = """\
