@@ -68,8 +68,9 @@ def corpus_sensor(
     known_ranges = set(context.instance.get_dynamic_partitions(RANGES.name or "ranges"))
     known_groups = set(context.instance.get_dynamic_partitions(GROUPS.name or "groups"))
     try:
-        ranges, groups = new_partitions(corpus, known_ranges, known_groups)
-        foreign = foreign_partitions(corpus, known_ranges)
+        backbones = corpus.backbones()
+        ranges, groups = new_partitions(corpus, known_ranges, known_groups, backbones)
+        foreign = foreign_partitions(corpus, known_ranges, backbones)
     except FileNotFoundError as exc:  # before the first capture stored anything
         return dg.SkipReason(str(exc))
     requests: list[dg.AddDynamicPartitionsRequest | dg.DeleteDynamicPartitionsRequest] = []
