@@ -14,8 +14,15 @@ high-water article, the server's marks, the tail's first article, the ranges cap
 growing, indexed and waiting (captured, not indexed: the prefetch's distance ahead), the
 last article indexed without a gap, and the history still to fetch. The numbers plot
 over time in the asset's page.
+
+With a providers settings file whose header providers are on several backbones, a pass is
+one capture per backbone, side by side, each into its backbone's corpus
+(`pipelines.capture.backbones`, as `capture --providers` does; docs/BACKBONES.md); each
+group's standing is its primary backbone's. A backbone that stops on an error fails the
+run once the others are done.
 """
 
+import dataclasses
 from typing import Any
 
 import dagster as dg
@@ -30,14 +37,19 @@ from assets.resources import (
     RulesResource,
 )
 from assets.watchdog import lease
+from pipelines.capture.backbones import BackboneCapture, by_backbone
+from pipelines.capture.filled import consumed_by_backbone
 from pipelines.capture.indexed import IndexedRanges
 from pipelines.capture.prefetch import Capture, CaptureError
 from pipelines.capture.progress import CaptureSummary
 from pipelines.capture.standing import Standing, standing
+from pipelines.corpus.backbones import backbone_root
 from pipelines.corpus.reader import CorpusReader
+from pipelines.index.backbones import CorpusBackbones
 from pipelines.index.schedule import OutOfOrder
 from pipelines.index.tail import index_tail
 from pipelines.nntp.pool import ProviderPools
+from pipelines.nntp.provider import Provider
 
 CORPUS = dg.AssetKey("corpus")
 CAPTURE_GROUP = "capture"
@@ -107,12 +119,13 @@ def last_standing(instance: dg.DagsterInstance, group: str) -> dict[str, Any] | 
 
 def report(
     context: dg.OpExecutionContext, cap: Capture, part: str, corpus: str, catalog: str,
-    range_size: int,
+    range_size: int, groups: list[str] | None = None,
 ) -> list[str]:  # fmt: skip
-    """Record a `corpus` materialization for each group whose standing changed."""
+    """Record a `corpus` materialization for each group (of `groups`, else the capture's)
+    whose standing changed."""
     reader, indexed = CorpusReader(corpus), IndexedRanges(catalog)
     recorded = []
-    for group in cap.groups:
+    for group in cap.groups if groups is None else groups:
         bounds = cap.bounds_seen.get(group)
         if bounds is None:  # the pass stopped before GROUP answered: nothing new to say
             continue
@@ -143,6 +156,9 @@ def run_capture(
             "resource's groups"
         )
     try:
+        several = backbone_providers(nntp, capture, part)
+        if several:
+            return run_backbones(context, part, groups, several, capture, corpus, catalog)
         provider = nntp.provider(capture.connections(part, nntp.account_connections()))
     except ValueError as exc:
         raise dg.Failure(description=str(exc)) from exc
@@ -151,9 +167,7 @@ def run_capture(
         ProviderPools([provider]), corpus.url, groups, settings, consumed=IndexedRanges(catalog.url)
     )
     instance = context.instance
-    known = set(instance.get_dynamic_partitions(GROUPS.name or "groups"))
-    if new := [g for g in groups if g not in known]:
-        instance.add_dynamic_partitions(GROUPS.name or "groups", new)
+    add_groups(instance, groups)
     error: CaptureError | None = None
     with lease(context):
         try:
@@ -171,6 +185,72 @@ def run_capture(
             metadata={"chunks": summary.chunks, "lines": summary.lines},
         )
     return summary
+
+
+def add_groups(instance: dg.DagsterInstance, groups: list[str]) -> None:
+    """The group partitions of the groups a pass captures, before it stores anything."""
+    known = set(instance.get_dynamic_partitions(GROUPS.name or "groups"))
+    if new := [g for g in groups if g not in known]:
+        instance.add_dynamic_partitions(GROUPS.name or "groups", new)
+
+
+def backbone_providers(nntp: NNTPResource, capture: CaptureResource, part: str) -> list[Provider]:
+    """The settings file's header providers, each with the part's share of its
+    connections, when they are on several backbones; else none (one capture, as always)."""
+    if nntp.server() or not nntp.settings_file():
+        return []
+    headers = nntp.provider_set().for_headers()
+    if len(by_backbone(headers)) < 2:
+        return []
+    return [
+        dataclasses.replace(p, connections=capture.connections(part, p.connections))
+        for p in headers
+    ]
+
+
+def run_backbones(
+    context: dg.OpExecutionContext,
+    part: str,
+    groups: list[str],
+    providers: list[Provider],
+    capture: CaptureResource,
+    corpus: CorpusResource,
+    catalog: CatalogResource,
+) -> CaptureSummary:
+    """One pass of `part` per backbone, side by side; the partitions registered, each
+    group's standing recorded from its primary backbone's capture."""
+    order = list(by_backbone(providers))
+    runner = BackboneCapture(
+        providers,
+        corpus.url,
+        groups,
+        capture.settings(part, len(groups)),
+        consumed=consumed_by_backbone(catalog.url, order),
+    )
+    add_groups(context.instance, groups)
+    with lease(context):
+        runs = runner.run()
+        for run in runs:
+            context.log.info(run.format())
+        ranges, _ = register_partitions(context.instance, corpus)
+        if ranges:
+            context.log.info(f"new range partitions: {', '.join(ranges)}")
+        backbones = CorpusBackbones(corpus.url)
+        held = [g for g in groups if backbones.holders(g)]
+        primary = {g: backbones.primary(catalog.url, g) for g in held}
+        for name, cap in runner.captures.items():
+            mine = [g for g in held if primary[g] == name]
+            root = backbone_root(corpus.url, name)
+            report(context, cap, part, root, catalog.url, capture.range_size, mine)
+    if failed := [run for run in runs if run.error]:
+        raise dg.Failure(
+            description="; ".join(f"capture stopped: backbone {r.name}: {r.error}" for r in failed),
+            metadata={
+                "chunks": sum(r.summary.chunks for r in runs),
+                "lines": sum(r.summary.lines for r in runs),
+            },
+        )
+    return runs[0].summary
 
 
 @dg.op
@@ -198,11 +278,12 @@ def index_tails(
 ) -> None:
     """Index what the tail pass stored of each group's growing range
     (`pipelines.index.tail`): its releases searchable now, those still open provisional."""
-    reader = corpus.reader()
+    backbones = corpus.backbones()  # each group's tail from its primary backbone
     rule_set = rules.load()
-    priority = rule_set.priority(reader.groups())
+    priority = rule_set.priority(backbones.groups())
     with lease(context):
         for group in groups:
+            reader = corpus.group_reader(backbones, group)
             try:
                 done = index_tail(reader, catalog.url, rule_set, priority, group)
             except OutOfOrder as exc:  # the range before it is not indexed yet

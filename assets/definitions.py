@@ -52,7 +52,9 @@ BACKEND_ENV = "USENET_INDEXER_CELERY_BACKEND"
 
 def default_resources() -> dict[str, Any]:
     return {
-        "corpus": CorpusResource(url=dg.EnvVar("USENET_INDEXER_CORPUS")),
+        "corpus": CorpusResource(
+            url=dg.EnvVar("USENET_INDEXER_CORPUS"), catalog=dg.EnvVar("USENET_INDEXER_CATALOG")
+        ),
         "catalog": CatalogResource(url=dg.EnvVar("USENET_INDEXER_CATALOG")),
         "rules": RulesResource(),
         "nntp": NNTPResource(),

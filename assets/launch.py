@@ -192,7 +192,7 @@ def run_main_job(
     """Every asset materialized, in dependency order. `nntp`: the news server the probes
     and the health sweep read (without it those two steps are left out)."""
     started = time.perf_counter()
-    corpus_resource = CorpusResource(url=corpus)
+    corpus_resource = CorpusResource(url=corpus, catalog=catalog)
     rules_resource = RulesResource(path=rules_path)
     resources: dict[str, object] = {
         "corpus": corpus_resource,

@@ -17,6 +17,7 @@ import dagster as dg
 from assets.resources import CorpusResource
 from pipelines.corpus.layout import RangeRef, parse_span, span_name
 from pipelines.corpus.reader import RangeInfo
+from pipelines.index.backbones import CorpusBackbones
 
 RANGES = dg.DynamicPartitionsDefinition(name="ranges")
 GROUPS = dg.DynamicPartitionsDefinition(name="groups")
@@ -53,23 +54,45 @@ def registrable(info: RangeInfo) -> bool:
 
 
 def new_partitions(
-    corpus: CorpusResource, known_ranges: set[str], known_groups: set[str]
+    corpus: CorpusResource,
+    known_ranges: set[str],
+    known_groups: set[str],
+    backbones: CorpusBackbones | None = None,
 ) -> tuple[list[str], list[str]]:
     """Range keys of registrable ranges and group names the instance does not have yet.
 
     A range already registered is not read again: one listing per group, and a manifest
-    read only for the ranges not registered yet (a group's growing tail, new ones).
+    read only for the ranges not registered yet (a group's growing tail, new ones). A
+    group on several backbones has its primary's ranges (docs/BACKBONES.md).
     """
-    reader = corpus.reader()
+    backbones = backbones or corpus.backbones()
     ranges, groups = [], []
-    for group in reader.groups():
+    for group in backbones.groups():
         if group not in known_groups:
             groups.append(group)
+        reader = corpus.group_reader(backbones, group)
         for ref in reader.range_refs(group):
             key = range_key(ref)
             if key not in known_ranges and registrable(reader.range_info(ref)):
                 ranges.append(key)
     return ranges, groups
+
+
+def foreign_partitions(
+    corpus: CorpusResource, known_ranges: set[str], backbones: CorpusBackbones
+) -> list[str]:
+    """Range keys of a group on several backbones that are not its primary's ranges:
+    registered while another backbone held the group alone (its numbers mean other
+    articles there), they can never be indexed; the corpus sensor removes them. A corpus
+    of one backbone has none (and its keys are not looked at)."""
+    if len(backbones.order) < 2:
+        return []
+    foreign = []
+    for group, refs in ranges_by_group(known_ranges).items():
+        if len(backbones.holders(group)) > 1:
+            primary = set(corpus.group_reader(backbones, group).range_refs(group))
+            foreign += [range_key(ref) for ref in refs if ref not in primary]
+    return foreign
 
 
 def register_partitions(

@@ -23,6 +23,7 @@ from pipelines.capture.planner import PlanSettings
 from pipelines.capture.prefetch import CaptureSettings
 from pipelines.capture.schedule import Limits, parse_size
 from pipelines.corpus.reader import CorpusReader
+from pipelines.index.backbones import CorpusBackbones
 from pipelines.index.rules import Rules
 from pipelines.nntp.provider import Provider
 from pipelines.nntp.providers import PROVIDERS_ENV, ProviderSet, load_providers
@@ -41,12 +42,27 @@ GROUPS_ENV = "USENET_INDEXER_GROUPS"  # comma- or space-separated
 
 
 class CorpusResource(dg.ConfigurableResource):
-    """The stored overview corpus (docs/CORPUS.md)."""
+    """The stored overview corpus (docs/CORPUS.md), of one backbone or several
+    (docs/BACKBONES.md): each group is read from its primary backbone, which the catalog
+    pins once a second backbone holds the group."""
 
     url: str
+    catalog: str = ""  # the catalog's URL: where a group's primary backbone is pinned
 
     def reader(self) -> CorpusReader:
         return CorpusReader(self.url)
+
+    def backbones(self) -> CorpusBackbones:
+        return CorpusBackbones(self.url)
+
+    def group_reader(self, backbones: CorpusBackbones, group: str) -> CorpusReader:
+        """The reader of the group's primary backbone (the corpus's, with one backbone)."""
+        if len(backbones.holders(group)) > 1 and not self.catalog:
+            raise ValueError(
+                f"{group} is on several backbones: the corpus resource needs the catalog "
+                "(its `catalog`) to know the group's primary"
+            )
+        return backbones.reader(self.catalog, group)
 
 
 class CatalogResource(dg.ConfigurableResource):

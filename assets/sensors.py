@@ -3,14 +3,18 @@ capture runs while groups have room ahead of their index.
 
 - `corpus_sensor` adds a range partition when its range.json appears and says complete
   (an incomplete range gets none until it is: `partitions.registrable`), and a group
-  partition for each new group. Capture runs register what they store themselves; this
-  sensor finds what other writers (the CLI's capture, a copied corpus) put there.
+  partition for each new group; on a corpus of several backbones, each group's primary's
+  ranges (another backbone's, registered before the primary came, are removed). Capture
+  runs register what they store themselves; this sensor finds what other writers (the
+  CLI's capture, a copied corpus) put there.
 - `index_sensor` asks, per group, for the first range that is due (never indexed, or
   stale), as `pipelines.index.schedule` says, the answer `replay` gets on the same
   catalog. It asks only when no run of the group is queued or running, so a group's
   ranges run one at a time, in article order; groups run side by side. A range whose
   last run did not get to finish (killed, lost: `watchdog.interrupted`) is asked for
-  again; one whose run failed by itself is not (it would fail the same way).
+  again; one whose run failed by itself is not (it would fail the same way). A range
+  its last run left waiting for another backbone's capture (`WAITS_TAG`) is asked for
+  again once `WAIT_RETRY_SECONDS` have passed.
 - `history_sensor` asks for a history capture of the groups whose tail has begun, whose
   history is not all stored, and which are fewer than `ahead` ranges ahead of their index
   (all of them under `disk_cap`), when no history run is queued or running.
@@ -26,6 +30,7 @@ from assets.jobs import index_job
 from assets.partitions import (
     GROUPS,
     RANGES,
+    foreign_partitions,
     new_partitions,
     parse_range_key,
     range_key,
@@ -39,12 +44,12 @@ from assets.resources import (
     NNTPResource,
     RulesResource,
 )
-from assets.tags import GROUP_TAG, HISTORY, IN_FLIGHT, in_flight
+from assets.tags import GROUP_TAG, HISTORY, IN_FLIGHT, WAITS_TAG, in_flight
 from assets.watchdog import interrupted
 from pipelines.capture.indexed import IndexedRanges
 from pipelines.capture.schedule import parse_size
 from pipelines.capture.standing import standing
-from pipelines.corpus.reader import CorpusReader
+from pipelines.index.backbones import CorpusBackbones
 from pipelines.index.schedule import GroupSchedule
 from pipelines.rules.current import catalog_rules
 
@@ -52,6 +57,8 @@ __all__ = ["GROUP_TAG", "IN_FLIGHT", "new_partitions", "register_partitions"]
 
 # after a failed history run, the sensor waits this long before asking again
 HISTORY_BACKOFF_SECONDS = 300
+# after a run left a range waiting for another backbone, the sensor waits this long
+WAIT_RETRY_SECONDS = 300
 
 
 @dg.sensor(minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.RUNNING)
@@ -62,10 +69,14 @@ def corpus_sensor(
     known_ranges = set(context.instance.get_dynamic_partitions(RANGES.name or "ranges"))
     known_groups = set(context.instance.get_dynamic_partitions(GROUPS.name or "groups"))
     try:
-        ranges, groups = new_partitions(corpus, known_ranges, known_groups)
+        backbones = corpus.backbones()
+        ranges, groups = new_partitions(corpus, known_ranges, known_groups, backbones)
+        foreign = foreign_partitions(corpus, known_ranges, backbones)
     except FileNotFoundError as exc:  # before the first capture stored anything
         return dg.SkipReason(str(exc))
-    requests = []
+    requests: list[dg.AddDynamicPartitionsRequest | dg.DeleteDynamicPartitionsRequest] = []
+    if foreign:  # another backbone's ranges, registered before the group's primary came
+        requests.append(RANGES.build_delete_request(foreign))
     if ranges:
         requests.append(RANGES.build_add_request(ranges))
     if groups:
@@ -121,14 +132,20 @@ def index_sensor(
             continue
         key = range_key(due.ref)
         run_id, why = interrupted_run(context.instance, key)
+        waited, ago = waited_run(context.instance, key)
+        if waited and ago < WAIT_RETRY_SECONDS:
+            context.log.info(f"{key}: waits for another backbone (run {waited})")
+            continue
         context.log.info(f"{key}: {due.why}" + (f" (its run {run_id}: {why})" if why else ""))
         # one request per range, rule set, earlier indexing of it and of the range before
-        # it (whose window it starts from), and run of it that did not get to finish
+        # it (whose window it starts from), run of it that did not get to finish, and run
+        # that left it waiting
         run_key = f"{key}@{rule_set.fingerprint}@{due.indexed_at}@{due.after}"
+        run_key = f"{run_key}@redo-{run_id}" if why else run_key
         requests.append(
             dg.RunRequest(
                 partition_key=key,
-                run_key=f"{run_key}@redo-{run_id}" if why else run_key,
+                run_key=f"{run_key}@after-{waited}" if waited else run_key,
                 tags={GROUP_TAG: group},
             )
         )
@@ -145,6 +162,15 @@ def interrupted_run(instance: dg.DagsterInstance, key: str) -> tuple[str, str]:
         if why:
             return run.run_id, why
     return "", ""
+
+
+def waited_run(instance: dg.DagsterInstance, key: str) -> tuple[str, float]:
+    """(id, seconds since it ended) of the range's last run when it left the range waiting
+    for another backbone, else ("", 0.0)."""
+    records = instance.get_run_records(dg.RunsFilter(tags={"dagster/partition": key}), limit=1)
+    if records and key in records[0].dagster_run.tags.get(WAITS_TAG, "").split(","):
+        return records[0].dagster_run.run_id, time.time() - (records[0].end_time or time.time())
+    return "", 0.0
 
 
 @dg.sensor(
@@ -177,13 +203,19 @@ def history_sensor(
         and time.time() - (failed[0].end_time or 0) < HISTORY_BACKOFF_SECONDS
     ):
         return dg.SkipReason("the last history capture failed: waiting before the next")
-    reader, indexed = CorpusReader(corpus.url), IndexedRanges(catalog.url)
+    backbones: CorpusBackbones | None = None
+    indexed = IndexedRanges(catalog.url)
     room, waiting_bytes, why = [], 0, []
     for group in capture.group_list():
         last = last_standing(instance, group)
         if last is None or int(last.get("tail_from", -1)) < 0:
             why.append(f"{group}: the tail goes first")
             continue
+        try:
+            backbones = backbones or corpus.backbones()
+        except FileNotFoundError as exc:  # nothing stored yet
+            return dg.SkipReason(str(exc))
+        reader = corpus.group_reader(backbones, group)  # its primary backbone's corpus
         low = int(last.get("server_low", -1))
         st = standing(reader, indexed, group, capture.range_size, low if low >= 0 else None)
         waiting_bytes += st.waiting_bytes

@@ -7,6 +7,8 @@
 - `dagster/priority`: the queue takes higher first: the tail, then indexing, then the
   article pass (it reads what indexing left), then history.
 - `usenet-indexer/group`: an index run's group; the queue runs one at a time per group.
+- `usenet-indexer/waits`: the range keys an index run left waiting for another
+  backbone's capture (docs/BACKBONES.md); the index sensor asks for them again later.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import dagster as dg
 
 GROUP_TAG = "usenet-indexer/group"
+WAITS_TAG = "usenet-indexer/waits"
 KIND_TAG = "usenet-indexer/kind"
 PRIORITY_TAG = "dagster/priority"
 

@@ -23,7 +23,7 @@ def in_process_defs(corpus: str, catalog: str, rules: str = "") -> dg.Definition
     """The definitions over these folders (`rules`: a rule-set file, "" for the defaults)."""
     return build_defs(
         resource_overrides={
-            "corpus": CorpusResource(url=corpus),
+            "corpus": CorpusResource(url=corpus, catalog=catalog),
             "catalog": CatalogResource(url=catalog),
             "rules": RulesResource(path=rules),
         },
@@ -32,10 +32,11 @@ def in_process_defs(corpus: str, catalog: str, rules: str = "") -> dg.Definition
 
 
 @contextmanager
-def registered(corpus: str) -> Iterator[dg.DagsterInstance]:
-    """An ephemeral instance with the corpus's ranges registered as partitions."""
+def registered(corpus: str, catalog: str = "") -> Iterator[dg.DagsterInstance]:
+    """An ephemeral instance with the corpus's ranges registered as partitions (`catalog`:
+    where a group on several backbones has its primary pinned)."""
     with dg.DagsterInstance.ephemeral() as instance:
-        register(instance, CorpusResource(url=corpus))
+        register(instance, CorpusResource(url=corpus, catalog=catalog))
         yield instance
 
 

@@ -67,6 +67,8 @@ class CorpusBackbones:
         return holders[0]
 
     def reader(self, catalog: str, group: str) -> CorpusReader:
+        if not self.holders(group):  # no backbone holds it: the first one's reader says so
+            return self.readers[self.order[0]]
         return self.readers[self.primary(catalog, group)]
 
     def others(self, catalog: str, group: str) -> list[tuple[str, CorpusReader]]:

@@ -4,6 +4,11 @@ What a Dagster run (one partition or a backfill of many) does with its ranges: e
 group's ranges in article order, carrying the window from one to the next; the first
 starts from the window the group's previous range left (`schedule.start_window`), and a
 group whose previous range is not indexed (or whose window is lost) is refused.
+
+A group is read from its primary backbone and filled in from the others, as `replay`
+does (`pipelines.index.backbones`, docs/BACKBONES.md); a range that must wait for another
+backbone's capture stops its group there (`RangeWaits`): skipped, not failed, and asked
+for again later. A corpus of one backbone reads exactly as before.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from pipelines.corpus.layout import RangeRef
-from pipelines.corpus.reader import CorpusReader
+from pipelines.index.backbones import CorpusBackbones, start_fill
 from pipelines.index.range_indexer import RangeResult, index_range
 from pipelines.index.rules import Rules
 from pipelines.index.schedule import (
@@ -37,22 +42,43 @@ class GroupJob:
     refs: tuple[RangeRef, ...]
 
 
+class RangeWaits(Exception):
+    """A range that waits for another backbone's capture (`Fill.waiting`): its group stops
+    there, with the ranges indexed before it; not a failure."""
+
+    def __init__(self, ref: RangeRef, why: str, results: list[RangeResult]) -> None:
+        super().__init__(ref, why, results)  # the args pickle: it crosses worker processes
+        self.ref, self.why, self.results = ref, why, results
+
+    def __str__(self) -> str:
+        return f"{self.ref.group} {self.ref.name} waits: {self.why}"
+
+
 def index_group(
     job: GroupJob, on_range: Callable[[RangeResult], None] | None = None
 ) -> list[RangeResult]:
-    """Index job.refs (one group, article order), carrying the window from range to range."""
-    reader = CorpusReader(job.corpus)
-    priority = job.rules.priority(reader.groups())
+    """Index job.refs (one group, article order), carrying the window from range to range;
+    RangeWaits when one must wait for another backbone."""
+    backbones = CorpusBackbones(job.corpus)  # the group from its primary backbone
+    reader = backbones.reader(job.catalog, job.group)
+    others = backbones.others(job.catalog, job.group) if backbones.holders(job.group) else []
+    priority = job.rules.priority(backbones.groups())
     record_rules(job.catalog, job.rules)
     compile_apart()  # a first run after an install compiles the kernels apart
-    results = []
+    results: list[RangeResult] = []
     window: Window | None = None
     carried_from: RangeRef | None = None
     for ref in sorted(job.refs, key=lambda r: r.first):
         info, prev = previous_range(reader, ref)
+        before = prev.ref if prev else None
         if prev is None or carried_from != prev.ref:
-            window = start_window(job.catalog, ref, prev.ref if prev else None)
-        result, window = index_range(reader, info, job.catalog, job.rules, priority, window)
+            window = start_window(job.catalog, ref, before)
+        fill = start_fill(job.catalog, ref, before, others)
+        if fill is not None and (waiting := fill.waiting()):
+            raise RangeWaits(ref, waiting, results)
+        result, window = index_range(
+            reader, info, job.catalog, job.rules, priority, window, fill=fill
+        )
         carried_from = ref
         results.append(result)
         if on_range is not None:
@@ -60,8 +86,8 @@ def index_group(
     return results
 
 
-# what stops a group's run; the other groups go on
-GROUP_FAILURES = (OutOfOrder, NotInCorpus, ValueError)
+# what stops a group's run; the other groups go on (a RangeWaits is no failure)
+GROUP_FAILURES = (OutOfOrder, NotInCorpus, ValueError, RangeWaits)
 
 
 def index_groups(
@@ -72,7 +98,8 @@ def index_groups(
     """Run the groups' jobs, up to `workers` groups at once in worker processes.
 
     A group that fails stops at its failing range; the others go on. Returns the results
-    and, per failed group, the group and what stopped it.
+    and, per stopped group, the group and what stopped it (a RangeWaits: the ranges it
+    indexed before the range that waits are among the results).
     """
     results: list[RangeResult] = []
     failures: list[tuple[str, Exception]] = []
@@ -82,6 +109,8 @@ def index_groups(
             try:
                 results.extend(index_group(job, on_range))
             except GROUP_FAILURES as exc:
+                if isinstance(exc, RangeWaits):
+                    results.extend(exc.results)  # each already told to on_range
                 failures.append((job.group, exc))
         return results, failures
     # spawn, not fork: the parent runs threads (Dagster's), which fork would copy mid-lock
@@ -93,7 +122,9 @@ def index_groups(
                 done = future.result()
             except GROUP_FAILURES as exc:
                 failures.append((job.group, exc))
-                continue
+                if not isinstance(exc, RangeWaits):
+                    continue
+                done = exc.results
             results.extend(done)
             if on_range is not None:
                 for r in done:
