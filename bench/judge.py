@@ -60,12 +60,17 @@ def add_probe_rows(catalog: str, seed: int = 0) -> None:
         write_partition(catalog, "release_probes", group, p.first, p.last, table)
         dead = keys.filter(pa.array(rng.random(len(keys)) < 0.002))
         m = len(dead)
+        checked = {
+            "release_key": dead, "group": pa.array([group] * m),
+            "checked_at": pa.array(np.full(m, 1_764_460_800, np.int64)),
+            "verdict": pa.array(["dead"] * m), "segments": pa.array(np.full(m, 3, np.int32)),
+            "missing": pa.array(np.full(m, 3, np.int32)),
+            "posted_last": pa.array(np.zeros(m, np.int64)),
+        }  # fmt: skip
         health = pa.table(
-            [dead, pa.array([group] * m), pa.array(np.full(m, 1_764_460_800, np.int64)),
-             pa.array(["dead"] * m), pa.array(np.full(m, 3, np.int32)),
-             pa.array(np.full(m, 3, np.int32)), pa.array(np.zeros(m, np.int64))],
+            [checked.get(f.name, pa.nulls(m, f.type)) for f in RELEASE_HEALTH],
             schema=RELEASE_HEALTH,
-        )  # fmt: skip
+        )
         path = f"{root}/release_health/{group}/{p.first}-{p.last}.parquet"
         fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
         with fs.open(path, "wb") as fh:
