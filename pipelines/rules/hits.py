@@ -51,10 +51,35 @@ class RuleHits:
             row[2] += int(drops[k])
             self.releases.setdefault((rule, d, outcome), set()).update(ident[inverse == k].tolist())
 
+    def credit(self, rule: str, date: np.ndarray, nbytes: np.ndarray) -> None:
+        """Count a built-in rule's drops per day: headers, bytes (no release: a line a
+        built-in drops is in none)."""
+        if not len(date):
+            return
+        day = date // SECONDS_A_DAY
+        first = int(day.min())
+        at = day - first  # a chunk's lines lie within a few days: no sort
+        headers = np.bincount(at)
+        sizes = np.bincount(at, weights=np.maximum(nbytes, 0))
+        for k in np.flatnonzero(headers).tolist():
+            row = self.counts.setdefault((rule, first + k, ""), [0, 0, 0])
+            n = int(headers[k])
+            row[0] += n
+            row[1] += int(sizes[k])
+            row[2] += n
+
     def rows(self) -> list[tuple[str, int, int, int, int, int, str]]:
         """(rule, day, headers, bytes, releases, dropped, outcome), sorted."""
         return [
-            (rule, day, c[0], c[1], len(self.releases[(rule, day, outcome)]), c[2], outcome)
+            (
+                rule,
+                day,
+                c[0],
+                c[1],
+                len(self.releases.get((rule, day, outcome), ())),
+                c[2],
+                outcome,
+            )
             for (rule, day, outcome), c in sorted(self.counts.items())
         ]
 
