@@ -128,6 +128,11 @@ def test_counts_are_the_truths_and_every_rule_gets_credit(
     assert view[watch.id]["last_hit"] is not None
     total = sum(r["count"] for r in counts)
     assert view[drop.id]["share"] == pytest.approx(n / total)
+    # the built-ins: every drop a day, as many as rule_counts has (bad lines have no date)
+    for builtin in ("crosspost", "random_subject", "no_part_counter"):
+        assert hits[builtin]["headers"] == hits[builtin]["dropped"] > 0
+        assert hits[builtin]["headers"] == sum(r["count"] for r in counts if r["rule"] == builtin)
+        assert view[builtin]["days"] and view[builtin]["bytes"] == hits[builtin]["bytes"]
     # the poster watch: every watched header's fate, and the kept poster's releases
     watch_view = {w["id"]: w["outcomes"] for w in store.poster_watch(catalog)}
     assert watch_view[watch.id] == [

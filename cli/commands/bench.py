@@ -29,7 +29,6 @@ def add_parser(sub: Any) -> None:
         "CPU of each (a shared machine's other load only ever adds time)",
     )
 
-
     p.add_argument(
         "--rules",
         type=int,

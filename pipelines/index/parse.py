@@ -36,6 +36,7 @@ from pipelines.index.subjects import share_subjects
 from pipelines.rfc2047 import decode_subjects
 from pipelines.rules.hits import ChunkLines, RuleHits, apply_rules, class_reps
 from pipelines.rules.matcher import RuleMatcher
+from pipelines.rules.model import BUILTIN_IDS
 
 RULE_CROSSPOST = "crosspost"
 RULE_GARBAGE = "garbage_signature"
@@ -144,6 +145,8 @@ def parse_chunk(
         sample_lines(rule, np.flatnonzero(mask))
 
     def sample_lines(rule: str, dropped: np.ndarray) -> None:
+        if rule in BUILTIN_IDS:  # a built-in's drops per day (the operator's: `hits.py`)
+            drops.hits.credit(rule, effective[dropped], lf.nbytes[dropped])
         lines = dropped[ix.number[dropped] % rules.sample_every == 0]
         if not len(lines):
             return
@@ -235,6 +238,8 @@ def parse_chunk(
     n_duplicates = int(runs.duplicate.sum())
     drops.add(RULE_DUPLICATE, n_duplicates)
     if n_duplicates:
+        twice = runs.order[runs.duplicate]
+        drops.hits.credit(RULE_DUPLICATE, play.date[twice], play.nbytes[twice])
         keep = runs.order[~runs.duplicate]
         # run bounds after the duplicates are gone
         dup_before = np.concatenate(([0], np.cumsum(runs.duplicate)))

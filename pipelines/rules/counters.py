@@ -46,8 +46,8 @@ def rule_counters(catalog: str, rules: list[Rule]) -> list[dict[str, Any]]:
     oldest first: {day: "YYYY-MM-DD", headers, bytes, releases, dropped}); today (the
     newest day's headers), drift (today / the mean of the `DRIFT_DAYS` days before it,
     None without them); last_hit ("YYYY-MM-DD" or None).
-    Built-in rules count what they dropped per range (`rule_counts`): headers and dropped
-    only, no days.
+    Built-in rules: their headers and drops from `rule_counts` (every drop, bad lines too),
+    their bytes and days from `rule_hits` (the lines with a date); no releases.
     """
     per_day: dict[str, dict[int, list[int]]] = defaultdict(dict)
     hits = read_table(
@@ -78,8 +78,8 @@ def rule_counters(catalog: str, rules: list[Rule]) -> list[dict[str, Any]]:
     for position, rule in enumerate(rules):
         days = per_day.get(rule.id, {})
         totals = [sum(v[k] for v in days.values()) for k in range(4)]
-        if rule.builtin:
-            totals = [builtin.get(rule.id, 0), 0, 0, builtin.get(rule.id, 0)]
+        if rule.builtin:  # headers from rule_counts: bad lines have no date to go by
+            totals = [builtin.get(rule.id, 0), totals[1], 0, builtin.get(rule.id, 0)]
         out.append(
             rule.to_json()
             | {

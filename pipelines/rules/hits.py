@@ -51,10 +51,35 @@ class RuleHits:
             row[2] += int(drops[k])
             self.releases.setdefault((rule, d, outcome), set()).update(ident[inverse == k].tolist())
 
+    def credit(self, rule: str, date: np.ndarray, nbytes: np.ndarray) -> None:
+        """Count a built-in rule's drops per day: headers, bytes (no release: a line a
+        built-in drops is in none)."""
+        if not len(date):
+            return
+        day = date // SECONDS_A_DAY
+        first = int(day.min())
+        at = day - first  # a chunk's lines lie within a few days: no sort
+        headers = np.bincount(at)
+        sizes = np.bincount(at, weights=np.maximum(nbytes, 0))
+        for k in np.flatnonzero(headers).tolist():
+            row = self.counts.setdefault((rule, first + k, ""), [0, 0, 0])
+            n = int(headers[k])
+            row[0] += n
+            row[1] += int(sizes[k])
+            row[2] += n
+
     def rows(self) -> list[tuple[str, int, int, int, int, int, str]]:
         """(rule, day, headers, bytes, releases, dropped, outcome), sorted."""
         return [
-            (rule, day, c[0], c[1], len(self.releases[(rule, day, outcome)]), c[2], outcome)
+            (
+                rule,
+                day,
+                c[0],
+                c[1],
+                len(self.releases.get((rule, day, outcome), ())),
+                c[2],
+                outcome,
+            )
             for (rule, day, outcome), c in sorted(self.counts.items())
         ]
 
@@ -100,8 +125,7 @@ def apply_rules(
         _by_unit(matcher, "subject", lines.cls, _subjects(data, subject, lines), matched, n)
     if "poster" in fields:
         unit_of, first = _poster_units(lines)
-        posters = texts_of(data, poster[0][lines.line[first]], poster[1][lines.line[first]])
-        _by_unit(matcher, "poster", unit_of, dict(enumerate(posters)), matched, n)
+        _mark(_posters_matching(matcher, data, poster, lines, first), unit_of, matched)
     if "message_id" in fields:
         mids = texts_of(data, message_id[0][lines.line], message_id[1][lines.line])
         _by_unit(matcher, "message_id", np.arange(n), dict(enumerate(mids)), matched, n)
@@ -188,10 +212,38 @@ def _by_unit(
 ) -> None:
     """Match each unit's text once; the lines of a matching unit match."""
     units = list(texts)
+    found = matcher.match_many(field, list(texts.values()))
+    _mark([(units[i], positions) for i, positions in found], unit_of, matched)
+
+
+def _posters_matching(
+    matcher: RuleMatcher,
+    data: np.ndarray,
+    poster: tuple[np.ndarray, np.ndarray],
+    lines: ChunkLines,
+    first: np.ndarray,
+) -> list[tuple[int, list[int]]]:
+    """(unit, rule positions) of the poster units some rule matches. A poster is matched
+    once a range: the same From hash is the same text (`RuleMatcher.poster_memo`)."""
+    keys = lines.poster[first].tolist()
+    memo = matcher.poster_memo
+    new = [i for i, k in enumerate(keys) if k not in memo]
+    if new:
+        at = lines.line[first[new]]
+        found = dict(matcher.match_many("poster", texts_of(data, poster[0][at], poster[1][at])))
+        for j, i in enumerate(new):
+            memo[keys[i]] = found.get(j, [])
+    return [(i, memo[k]) for i, k in enumerate(keys) if memo[k]]
+
+
+def _mark(
+    found: list[tuple[int, list[int]]], unit_of: np.ndarray, matched: dict[int, np.ndarray]
+) -> None:
+    """The lines of the units each rule matched, added to the rule's lines."""
     units_of_rule: dict[int, list[int]] = {}
-    for i, positions in matcher.match_many(field, list(texts.values())):
+    for unit, positions in found:
         for position in positions:
-            units_of_rule.setdefault(position, []).append(units[i])
+            units_of_rule.setdefault(position, []).append(unit)
     size = int(unit_of.max()) + 1 if len(unit_of) else 0
     for position, hit_units in units_of_rule.items():
         hit = np.zeros(size, bool)

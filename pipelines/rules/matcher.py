@@ -23,6 +23,9 @@ class RuleMatcher:
 
     def __init__(self, rules: list[Rule], group: str) -> None:
         self.rules = [r for r in rules if not r.builtin and r.state != "off" and _in(r, group)]
+        # From hash -> the rules matching that poster: a matcher lives for one range of a
+        # group, whose posters come back chunk after chunk (`hits`)
+        self.poster_memo: dict[int, list[int]] = {}
         self._sets: dict[str, tuple[re2.Set, list[int], list[Compiled]]] = {}
         for field in FIELDS:
             indexes = [i for i, r in enumerate(self.rules) if r.field == field]

@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from pipelines.rules.counters import SECONDS_A_DAY, date_of, read_table
 from pipelines.rules.matcher import RuleMatcher
-from pipelines.rules.model import Rule
+from pipelines.rules.model import BUILTIN_IDS, Rule
 
 MAX_DAYS = 90  # the horizon of the build outcomes
 
@@ -110,7 +110,7 @@ def day_outcomes(catalog: str, days: int) -> list[dict[str, Any]]:
     for r in samples.to_pylist() if samples is not None else []:
         sample_of.setdefault(r["rule"], r["subject"])
     for r in hits.to_pylist() if hits is not None else []:
-        if r["dropped"] and not r["outcome"]:
+        if r["dropped"] and not r["outcome"] and r["rule"] not in BUILTIN_IDS:
             add(r["day"], "blacklisted", r["dropped"], sample_of.get(r["rule"]))
     ranges = read_table(catalog, "ranges", ["bad_lines", "indexed_at"])
     for r in ranges.to_pylist() if ranges is not None else []:
