@@ -182,7 +182,8 @@ class Stages:
         self.groups = groups
         self.pool = pool
         # the article pass and health ask the body providers (issue 29); rests last the run
-        self.bodies = bodies or BodyPools.of(pool)
+        # (none: no stage here reads an article, as a test of the later stages runs them)
+        self.bodies = bodies or (BodyPools.of(pool) if pool is not None else None)
         self.settings = settings or StageSettings()
         self.totals = StageTotals()
         self.started = False  # a first cycle ran (it looks at everything)
@@ -248,6 +249,7 @@ class Stages:
             self.waiting = {}
             return ProbeSummary()
         ordered = sorted(todo.values(), key=lambda s: (s.group, s.first, s.last))
+        assert self.bodies is not None, "the article pass needs a provider"
         source = PoolSource(self.bodies)
         started = time.process_time()
         try:
@@ -302,6 +304,7 @@ class Stages:
         settings = SweepSettings(limit=self.settings.health_share)
         started = time.process_time()
         try:
+            assert self.bodies is not None, "the health sweep needs a provider"
             summary = sweep(self.catalog, self.bodies, settings)
         except NNTPError as exc:
             if not exc.retryable:

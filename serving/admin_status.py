@@ -52,7 +52,6 @@ def status(catalog: Catalog, actions: AdminLog) -> dict[str, Any]:
     seen = part("catalog", catalog.status) or {}
     stats = part("index", catalog.snapshot.stats) or {}
     rules = part("rules", store.rule_counters, where) or []
-    outcomes = part("build_outcomes", store.build_outcomes, where, 7)
     live = part("live", read_status, where)  # the live loop's last cycle, if one runs
     errors += [{"where": "live", "at": p["at"], "what": p["what"]}
                for p in (live or {}).get("problems", [])[-10:]]  # fmt: skip
@@ -74,7 +73,6 @@ def status(catalog: Catalog, actions: AdminLog) -> dict[str, Any]:
             "health": seen.get("judged", {}).get("health"),
             "judge": seen.get("judged", {}).get("verdicts"),
             "predb": part("predb", shown.summary, where),
-            "build_outcomes": outcomes,
             "index": {
                 "releases": stats.get("releases"),
                 "segments": stats.get("segments"),

@@ -15,6 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from pipelines.catalog.kept import per_file
 from pipelines.catalog.partitions import list_table
 from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import open_fs
@@ -25,12 +26,26 @@ DRIFT_DAYS = 7  # drift: the newest day against the mean of the days before it
 SECONDS_A_DAY = 86_400
 
 
-def read_table(catalog: str, table: str, columns: list[str] | None = None) -> pa.Table | None:
+# the rule tables, small (a row per range, rule, day and outcome), each file kept in this
+# process while it stays as it is: a monitor polling status.json reads only new ranges'
+KEPT_TABLES = ("rule_hits", "rule_counts", "rule_samples", "ranges")
+
+
+def every_partition(catalog: str, table: str, columns: list[str] | None = None) -> pa.Table | None:
+    """Every partition of a catalog table (these columns), None when it has none. Read
+    whole: the release tables only on an admin page's demand (docs/RULES.md)."""
     fs, root = open_fs(catalog)
     parts = []
     for part in list_table(fs, root, table, stat=False):
+
+        def read(path: str = part.path) -> pa.Table:
+            return read_parquet(fs, path, columns)
+
         try:
-            parts.append(read_parquet(fs, part.path, columns))
+            if table in KEPT_TABLES:
+                parts.append(per_file(fs, part.path, f"rules:{table}:{columns}", read))
+            else:
+                parts.append(read())
         except (OSError, pa.ArrowException):
             continue
     return pa.concat_tables(parts) if parts else None
@@ -50,7 +65,7 @@ def rule_counters(catalog: str, rules: list[Rule]) -> list[dict[str, Any]]:
     their bytes and days from `rule_hits` (the lines with a date); no releases.
     """
     per_day: dict[str, dict[int, list[int]]] = defaultdict(dict)
-    hits = read_table(
+    hits = every_partition(
         catalog, "rule_hits", ["rule", "day", "headers", "bytes", "releases", "dropped"]
     )
     if hits is not None:
@@ -66,7 +81,7 @@ def rule_counters(catalog: str, rules: list[Rule]) -> list[dict[str, Any]]:
                 row["dropped_sum"],
             ]
     builtin: dict[str, int] = defaultdict(int)
-    counts = read_table(catalog, "rule_counts", ["rule", "count"])
+    counts = every_partition(catalog, "rule_counts", ["rule", "count"])
     if counts is not None:
         for row in counts.group_by("rule").aggregate([("count", "sum")]).to_pylist():
             builtin[row["rule"]] = row["count_sum"]
@@ -132,7 +147,7 @@ def poster_watch(catalog: str, rules: list[Rule]) -> list[dict[str, Any]]:
     watched = [r for r in rules if r.action == "watch" and r.state != "off"]
     if not watched:
         return []
-    hits = read_table(catalog, "rule_hits", ["rule", "outcome", "headers", "releases"])
+    hits = every_partition(catalog, "rule_hits", ["rule", "outcome", "headers", "releases"])
     rows = hits.to_pylist() if hits is not None else []
     out = []
     for rule in watched:

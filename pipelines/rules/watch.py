@@ -12,7 +12,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipelines.rules.counters import SECONDS_A_DAY, date_of, read_table
+from pipelines.rules.counters import SECONDS_A_DAY, date_of, every_partition
 from pipelines.rules.matcher import RuleMatcher
 from pipelines.rules.model import BUILTIN_IDS, Rule
 
@@ -30,8 +30,8 @@ def release_outcomes(catalog: str, rule: Rule) -> list[dict[str, Any]]:
     """The releases of the posters the rule matches, by stage and reason."""
     matcher = RuleMatcher([rule.with_changes(state="on", group="")], "")
     cols = ["release_key", "poster", "finished", "merged_into"]
-    releases = read_table(catalog, "releases", cols)
-    pending = read_table(catalog, "pending_releases", ["release_key", "poster"])
+    releases = every_partition(catalog, "releases", cols)
+    pending = every_partition(catalog, "pending_releases", ["release_key", "poster"])
     seen = set()
     for t in (releases, pending):
         if t is not None:
@@ -51,11 +51,11 @@ def release_outcomes(catalog: str, rule: Rule) -> list[dict[str, Any]]:
     pending_keys = set(pend.column("release_key").to_pylist()) if pend is not None else set()
     out.append(_count("pending", "pending", len(pending_keys)))
     everything = keys | pending_keys
-    probes = read_table(catalog, "release_probes", ["release_key", "outcome"])
+    probes = every_partition(catalog, "release_probes", ["release_key", "outcome"])
     if probes is not None:
         named = {r["release_key"] for r in probes.to_pylist() if r["outcome"] == "named"}
         out.append(_count("article_pass", "named", len(named & everything)))
-    verdicts = read_table(catalog, "release_verdicts", ["release_key", "rule", "judged_at"])
+    verdicts = every_partition(catalog, "release_verdicts", ["release_key", "rule", "judged_at"])
     if verdicts is not None:
         newest: dict[bytes, tuple[int, str | None]] = {}
         for r in verdicts.to_pylist():
@@ -67,7 +67,7 @@ def release_outcomes(catalog: str, rule: Rule) -> list[dict[str, Any]]:
             if judged:
                 by_rule[judged] += 1
         out += [_count("judge", f"judged {v}", n) for v, n in sorted(by_rule.items())]
-    merges = read_table(catalog, "release_merges", ["from_key"])
+    merges = every_partition(catalog, "release_merges", ["from_key"])
     if merges is not None:
         merged = set(merges.column("from_key").to_pylist()) & everything
         out.append(_count("merges", "merged", len(merged)))
@@ -88,10 +88,10 @@ def day_outcomes(catalog: str, days: int) -> list[dict[str, Any]]:
         row[1] = row[1] or sample
 
     cols = ["release_key", "name", "posted_last", "finished", "complete", "merged_into"]
-    releases = read_table(catalog, "releases", cols)
-    merges = read_table(catalog, "release_merges", ["from_key"])
+    releases = every_partition(catalog, "releases", cols)
+    merges = every_partition(catalog, "release_merges", ["from_key"])
     merged = set(merges.column("from_key").to_pylist()) if merges is not None else set()
-    verdicts = read_table(catalog, "release_verdicts", ["release_key", "rule"])
+    verdicts = every_partition(catalog, "release_verdicts", ["release_key", "rule"])
     junk = {r["release_key"] for r in verdicts.to_pylist() if r["rule"]} if verdicts else set()
     for r in releases.to_pylist() if releases is not None else []:
         if not r["finished"] or r["merged_into"] is not None:
@@ -101,18 +101,18 @@ def day_outcomes(catalog: str, days: int) -> list[dict[str, Any]]:
         outcome = ("duplicate" if key in merged else "junk" if key in junk
                    else "built" if r["complete"] else "incomplete")  # fmt: skip
         add(day, outcome, 1, r["name"])
-    pending = read_table(catalog, "pending_releases", ["name", "posted_last"])
+    pending = every_partition(catalog, "pending_releases", ["name", "posted_last"])
     for r in pending.to_pylist() if pending is not None else []:
         add(r["posted_last"] // SECONDS_A_DAY, "pending", 1, r["name"])
-    hits = read_table(catalog, "rule_hits", ["rule", "day", "dropped", "outcome"])
-    samples = read_table(catalog, "rule_samples", ["rule", "subject"])
+    hits = every_partition(catalog, "rule_hits", ["rule", "day", "dropped", "outcome"])
+    samples = every_partition(catalog, "rule_samples", ["rule", "subject"])
     sample_of: dict[str, str] = {}
     for r in samples.to_pylist() if samples is not None else []:
         sample_of.setdefault(r["rule"], r["subject"])
     for r in hits.to_pylist() if hits is not None else []:
         if r["dropped"] and not r["outcome"] and r["rule"] not in BUILTIN_IDS:
             add(r["day"], "blacklisted", r["dropped"], sample_of.get(r["rule"]))
-    ranges = read_table(catalog, "ranges", ["bad_lines", "indexed_at"])
+    ranges = every_partition(catalog, "ranges", ["bad_lines", "indexed_at"])
     for r in ranges.to_pylist() if ranges is not None else []:
         if r["bad_lines"]:
             add(r["indexed_at"] // SECONDS_A_DAY, "error", r["bad_lines"], None)
