@@ -49,14 +49,8 @@ from pipelines.predb.match import (
 )
 from pipelines.predb.record import summarise, write_links, write_outcomes
 from pipelines.predb.settings import DEFAULT, PredbSettings
-from pipelines.predb.store import (
-    DoneBatches,
-    batches,
-    get_json,
-    predb_path,
-    put_json,
-    read_batches,
-)
+from pipelines.predb.store import DoneBatches as Taken
+from pipelines.predb.store import batches, get_json, predb_path, put_json, read_batches
 
 MEMO = "scan.json"
 
@@ -171,10 +165,10 @@ class Scanner:
         queue = Q.load(self.catalog)
         outcomes: list[tuple[int, int, str, int]] = []  # row, plan, outcome, attempt
 
-        done_events = DoneBatches(memo.get("events"))
+        done_events = Taken(memo.get("events"))
         new_batches = [b for b in batches(self.catalog, "events") if b not in done_events]
         self._enter(queue, lookup, new_batches, now, out, outcomes)
-        done_asks = DoneBatches(memo.get("requests"))
+        done_asks = Taken(memo.get("requests"))
         new_asks = [b for b in batches(self.catalog, R.FOLDER, ".jsonl") if b not in done_asks]
         self._requested(queue, lookup, linked, new_asks, now, out)
         progress("entered", sum(out.entered.values()))
