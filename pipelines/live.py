@@ -31,6 +31,8 @@ from pipelines.live_stages import StageCycle, Stages, StageSettings
 from pipelines.live_status import LiveStatus
 from pipelines.nntp.errors import NNTPError
 from pipelines.providers.failover import BodyPools
+from pipelines.rules.apply import scan_unscanned
+from pipelines.rules.store import load_rules
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +122,7 @@ class Live:
         # (or, given `bodies`, the body providers' pools, sharing capture's where the same)
         self.stages = Stages(catalog, capture.groups, capture.pools.pools[0], stages, bodies)
         self.status = LiveStatus(catalog)  # the last cycle, kept for monitors
+        self._rules_seen: str | None = None  # the operator's rule set scanned for
 
     def stop(self, reason: str = "stopped by request") -> None:
         self.summary.stopped = self.summary.stopped or reason
@@ -146,6 +149,7 @@ class Live:
         captured += self._capture_others()
         cpu["capture"] += time.process_time() - cpu_started
         cpu_started = time.process_time()
+        self._scan_changed_rules()
         done = replay(
             self.corpus, self.catalog, self.rules, self.capture.groups, progress=False, tail=True
         )
@@ -165,6 +169,17 @@ class Live:
             self.out.flush()
         self.status.record(one)  # for status.json
         return one
+
+    def _scan_changed_rules(self) -> None:
+        """When the operator's rules changed since the last cycle (the admin pages, the
+        `rules` command), scan where the new ones fire first: the header pass then redoes
+        those ranges only, not every range of their groups."""
+        version = load_rules(self.catalog).fingerprint
+        if version != self._rules_seen:
+            scanned = scan_unscanned(self.corpus, self.catalog, self.rules)
+            if scanned:
+                log.info("live: scanned where %d changed rules fire", len(scanned))
+            self._rules_seen = version
 
     def _capture_others(self) -> int:
         """A pass of each other backbone's capture; the lines they stored. A backbone that

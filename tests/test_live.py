@@ -147,3 +147,43 @@ def test_the_command_serves_while_it_indexes_and_one_ctrl_c_stops_it_all(
     assert "live: " in out and "stopped: interrupted" in out
     with pytest.raises(OSError):
         _get(f"http://127.0.0.1:{port}/api?t=caps")  # the server stopped with it
+
+
+def test_a_rule_added_while_live_runs_redoes_only_the_ranges_where_it_fires(
+    served, tmp_path: Path
+) -> None:
+    """An operator adds a rule (the admin pages, `rules add`) while `live` runs: the next
+    cycle scans where it fires before the header pass, which redoes only those ranges
+    (and those after them), not every range of the group; the catalog is then a batch
+    replay's under the rule."""
+    from pipelines.rules.store import add_rule
+
+    root, group, _, _ = served
+    corpus, catalog = tmp_path / "corpus", tmp_path / "catalog"
+    with NNTPServer(root) as srv:
+        provider = Provider("127.0.0.1", srv.port, connections=2, timeout=5.0)
+        settings = CaptureSettings(plan=PlanSettings(RANGE, CHUNK, headroom=0), limits=Limits())
+        capture = Capture(ProviderPools([provider]), str(corpus), [group], settings,
+                          consumed=IndexedRanges(str(catalog)))  # fmt: skip
+        live = Live(capture, str(corpus), str(catalog), Rules(), interval=0,
+                    stages=StageSettings.header_only())  # fmt: skip
+        first = live.cycle()
+        complete = first.replay.ranges_indexed
+        assert complete >= 2
+        views = CatalogViews(str(catalog))
+        views.refresh()
+        try:
+            (newest,) = views.query(
+                "SELECT name FROM releases WHERE finished ORDER BY first_article DESC LIMIT 1"
+            ).to_pylist()
+        finally:
+            views.close()
+        add_rule(str(catalog), newest["name"], "test", literal=True, force=True)
+        again = live.cycle()
+        capture.pools.close()
+    assert again.replay.ranges_indexed == 1 < complete  # only the newest complete range
+    batch = tmp_path / "batch"
+    add_rule(str(batch), newest["name"], "test", literal=True, force=True)
+    replay(root, str(batch), Rules(), progress=False)
+    assert _releases(catalog) == _releases(batch)
+    assert newest["name"] not in {n for n in _releases(catalog, "name").values()}

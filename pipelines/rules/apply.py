@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pipelines.corpus.reader import CorpusReader
+from pipelines.index.backbones import CorpusBackbones
 from pipelines.index.replay import ReplaySummary, replay
 from pipelines.index.rules import Rules
 from pipelines.rules.current import catalog_rules
@@ -22,8 +22,11 @@ from pipelines.rules.model import Rule
 
 def unscanned(corpus: str, catalog: str, rules: list[Rule]) -> list[Rule]:
     """The rules (not off) some complete range of a group they apply to was not scanned for."""
-    reader = CorpusReader(corpus)
-    ranges = {g: [i.ref for i in reader.ranges(g) if i.complete] for g in reader.groups()}
+    backbones = CorpusBackbones(corpus)  # each group as its primary backbone stored it
+    ranges = {
+        g: [i.ref for i in backbones.reader(catalog, g).ranges(g) if i.complete]
+        for g in backbones.groups()
+    }
     out = []
     for rule in rules:
         doc, record = rule.to_json(), record_of(catalog, rule)
@@ -37,6 +40,22 @@ def unscanned(corpus: str, catalog: str, rules: list[Rule]) -> list[Rule]:
     return out
 
 
+def scan_unscanned(
+    corpus: str,
+    catalog: str,
+    base: Rules,
+    on_range: Callable[[str, int], None] | None = None,
+) -> list[Rule]:
+    """Scan where the rules not scanned yet fire, so the next header pass redoes only
+    those ranges (not every range of their groups); the rules scanned. `live` runs it
+    when the rule set changed (an admin page's edit), `apply_rules` always."""
+    rules = catalog_rules(catalog, base)
+    todo = unscanned(corpus, catalog, list(rules.filters))
+    if todo:
+        scan_fires(corpus, catalog, rules, todo, on_range=on_range)
+    return todo
+
+
 def apply_rules(
     corpus: str,
     catalog: str,
@@ -45,8 +64,5 @@ def apply_rules(
     on_range: Callable[[str, int], None] | None = None,
 ) -> tuple[list[Rule], ReplaySummary]:
     """Scan for the rules not scanned yet, then replay; (the rules scanned, the replay)."""
-    rules = catalog_rules(catalog, base)
-    todo = unscanned(corpus, catalog, list(rules.filters))
-    if todo:
-        scan_fires(corpus, catalog, rules, todo, on_range=on_range)
+    todo = scan_unscanned(corpus, catalog, base, on_range)
     return todo, replay(corpus, catalog, base, progress=progress)

@@ -27,6 +27,7 @@ from kernels import scan as sc
 from kernels.line_fields import line_fields
 from pipelines.corpus.fs import atomic_put, open_fs
 from pipelines.corpus.reader import Chunk, CorpusReader, RangeInfo
+from pipelines.index.backbones import CorpusBackbones
 from pipelines.index.parse import group_context
 from pipelines.index.rules import Rules
 from pipelines.index.subjects import share_subjects
@@ -121,8 +122,8 @@ def scan_fires(
     """Scan the stored complete ranges (the last `ranges` of each group, or all) for where
     each changed rule matches; {rule id: {group: [range firsts]}}. Recorded in the
     catalog, or (`records`) into that dict by rule key, for a draft."""
-    reader = CorpusReader(corpus)
-    groups = reader.groups()
+    backbones = CorpusBackbones(corpus)  # each group as its primary backbone stored it
+    groups = backbones.groups()
     priority = rules.priority(groups)
     out: dict[str, dict[str, list[int]]] = {r.id: {} for r in changed}
     probe = [r.with_changes(state="on") for r in changed]
@@ -131,6 +132,7 @@ def scan_fires(
         matcher = RuleMatcher(probe, group)
         if not matcher.rules or group not in groups:
             continue
+        reader = backbones.reader(catalog, group)
         infos = [i for i in reader.ranges(group) if i.complete]
         for info in infos[-ranges:] if ranges else infos:
             hit = _range_matches(reader, info, group, priority, rules, matcher)
