@@ -20,12 +20,11 @@ catalog:
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -141,23 +140,14 @@ class ProvidersFigures:
 
 @contextmanager
 def _servers(*setups: tuple[str, list[str]], rate: float) -> Iterator[list[int]]:
-    from bench.capture import start_server
+    """A paced `serve-nntp` of each (corpus, options), their ports; all stopped at the end."""
+    from bench.served import serve_nntp
 
-    procs: list[subprocess.Popen[str]] = []
-    try:
-        ports = []
-        for corpus, extra in setups:
-            proc, port = start_server(corpus, rate, extra)
-            procs.append(proc)
-            ports.append(port)
-        yield ports
-    finally:
-        for proc in procs:
-            proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    with ExitStack() as stack:
+        yield [
+            stack.enter_context(serve_nntp(corpus, "--lines-per-second", str(rate), *extra))
+            for corpus, extra in setups
+        ]
 
 
 def run_bench(

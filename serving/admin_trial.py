@@ -19,14 +19,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipelines.catalog.partitions import list_table
 from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import open_fs
 from pipelines.index.rules import Rules
 from pipelines.rules.draft import draft_of
 from pipelines.rules.matcher import RuleMatcher
 from pipelines.rules.model import Rule
-from pipelines.rules.sample import NEWEST
+from pipelines.rules.sample import newest_partitions
 from pipelines.rules.store import load_rules
 from pipelines.rules.trial import try_rules
 from pipelines.rules.validate import RuleRefused, check_rule
@@ -90,7 +89,7 @@ def _stored(catalog: Catalog, draft: dict[str, str]) -> dict[str, Any]:
                            "rescued": 0, "rescued_samples": [], "action": rule.action}  # fmt: skip
     releases: set[bytes] = set()
     for table in ("release_files", "rule_samples"):
-        for group, parts in _newest(fs, root, table).items():
+        for group, parts in newest_partitions(fs, root, table).items():
             matcher = RuleMatcher([rule], group)
             if not matcher.rules:
                 continue
@@ -113,14 +112,6 @@ def _stored(catalog: Catalog, draft: dict[str, str]) -> dict[str, Any]:
     out["releases"] = len(releases)
     out["groups"] = dict(out["groups"].most_common())
     return out
-
-
-def _newest(fs: Any, root: str, table: str) -> dict[str, list[Any]]:
-    by_group: dict[str, list[Any]] = {}
-    for part in list_table(fs, root, table, stat=False):
-        group = part.path.rstrip("/").rsplit("/", 2)[-2]  # <table>/<group>/<first>-<last>
-        by_group.setdefault(group, []).append(part)
-    return {g: sorted(p, key=lambda x: x.last)[-NEWEST:] for g, p in by_group.items()}
 
 
 def _rows(fs: Any, path: str, table: str, field: str) -> list[tuple[str, str, bytes]]:

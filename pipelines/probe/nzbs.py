@@ -20,16 +20,12 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
-from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import open_fs
 from pipelines.nzbimport.run import Importer
 from pipelines.probe.inspection import Inspection
 from pipelines.probe.ladder import Climb
 from pipelines.probe.source import ArticleSource, OnResult
-from pipelines.probe.spans import Span, sibling
+from pipelines.probe.spans import Span, span_files
 
 ORIGIN = "posted"  # the import log's origin of an NZB the article pass found
 MAX_PARTS = 100  # of one NZB (75 MB of a 750 kB-article poster): more is no NZB we read
@@ -130,19 +126,11 @@ def _other_parts(
     message-ids in part order (the span's `release_files`, as the header pass stored the
     file's segments)."""
     keys = {c.key for c in climbs for _, mids in c.steps if firsts & set(mids)}
-    if not keys:
-        return {}
     fs, _ = open_fs(catalog)
-    try:
-        t = read_parquet(
-            fs, sibling(span.candidates, "release_files"), ["release_key", "seg_numbers", "seg_ids"]
-        )
-    except FileNotFoundError:
-        return {}
-    t = t.filter(pc.is_in(t["release_key"], pa.array(sorted(keys), pa.binary(20))))
     out: dict[str, list[str]] = {}
-    for numbers, ids in zip(t["seg_numbers"].to_pylist(), t["seg_ids"].to_pylist(), strict=True):
-        ordered = [m for _, m in sorted(zip(numbers or [], ids or [], strict=True))]
+    for row in span_files(fs, span, keys, ["release_key", "seg_numbers", "seg_ids"]):
+        ordered = [m for _, m in sorted(zip(row["seg_numbers"] or [], row["seg_ids"] or [],
+                                            strict=True))]  # fmt: skip
         if ordered and ordered[0] in firsts:
             out[ordered[0]] = ordered[1:]
     return out

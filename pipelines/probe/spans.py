@@ -212,20 +212,23 @@ def _climb(
     )  # fmt: skip
 
 
+def span_files(fs: Any, span: Span, keys: set[bytes], columns: list[str]) -> list[dict[str, Any]]:
+    """The span's `release_files` rows (these columns) of these releases."""
+    files = _read(fs, sibling(span.candidates, "release_files"), columns)
+    if files is None or not keys:
+        return []
+    wanted = pa.array(sorted(keys), pa.binary(20))
+    return list(files.filter(pc.is_in(files["release_key"], wanted)).to_pylist())
+
+
 def _first_parts(fs: Any, span: Span, climbs: list[Climb]) -> None:
     """Step 2 for pending releases with no archive or lone candidate: the first part of
     their first file that is no par2 file (by [i/N], then name)."""
     if not climbs:
         return
-    files = _read(
-        fs, sibling(span.candidates, "release_files"),
-        ["release_key", "name", "file_index", "seg_numbers", "seg_ids"],
-    )  # fmt: skip
-    if files is None:
-        return
     want = {c.key: c for c in climbs}
-    keys = pa.array(list(want), pa.binary(20))
-    rows = files.filter(pc.is_in(files["release_key"], keys)).to_pylist()
+    columns = ["release_key", "name", "file_index", "seg_numbers", "seg_ids"]
+    rows = span_files(fs, span, set(want), columns)
     best: dict[bytes, tuple[tuple[int, str], str]] = {}
     for r in rows:
         if not r["seg_ids"] or r["seg_numbers"][0] != 1:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipelines.catalog.partitions import list_table
+from pipelines.catalog.partitions import Partition, list_table
 from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import open_fs
 from pipelines.rules.matcher import RuleMatcher
@@ -25,16 +25,23 @@ _COLUMNS = {
 }
 
 
+def newest_partitions(fs: Any, root: str, table: str) -> dict[str, list[Partition]]:
+    """Per group, the table's `NEWEST` newest partitions: the recent sample a rule is
+    weighed on (here, and on the admin page's estimate)."""
+    by_group: dict[str, list[Partition]] = {}
+    for part in list_table(fs, root, table, stat=False):
+        group = part.path.rstrip("/").rsplit("/", 2)[-2]  # <table>/<group>/<first>-<last>
+        by_group.setdefault(group, []).append(part)
+    return {g: sorted(p, key=lambda x: x.last)[-NEWEST:] for g, p in by_group.items()}
+
+
 def recent_texts(catalog: str, field: str) -> list[str]:
     """The field's texts in the recent sample (a file's first message-id for a file)."""
     fs, root = open_fs(catalog)
     texts: list[str] = []
     for table, columns in _COLUMNS.items():
-        by_group: dict[str, list[Any]] = {}
-        for part in list_table(fs, root, table, stat=False):
-            by_group.setdefault(part.path.rsplit("/", 2)[-2], []).append(part)  # its group folder
-        for parts in by_group.values():
-            for part in sorted(parts, key=lambda p: p.last)[-NEWEST:]:
+        for parts in newest_partitions(fs, root, table).values():
+            for part in parts:
                 try:
                     column = read_parquet(fs, part.path, [columns[field]]).column(0)
                 except (OSError, pa.ArrowException, KeyError):
