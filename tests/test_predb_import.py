@@ -9,8 +9,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from pipelines.predb import keys as K
 from pipelines.predb import lookup as L
@@ -210,28 +208,6 @@ def test_every_line_is_counted_once_repeats_in_one_chunk_too(tmp_path: Path) -> 
     assert (s.lines, s.pres, s.nuke_events, s.known) == (6, 3, 1, 3)
     again = import_files(str(tmp_path / "cat"), [str(jl)])
     assert (again.pres, again.nuke_events, again.known) == (0, 0, 6)
-
-
-_ENDINGS = [
-    "rar", "RAR", "par2", "PAR2", "mkv", "7z", "nfo", "part01", "part1234", "vol03+04",
-    "vol0-1", "r00", "r123", "s01", "001", "zip", "x", "", "partx", "vol1+", "r1",
-]  # fmt: skip
-
-
-@settings(max_examples=400)
-@given(
-    st.text(alphabet="aB9 ._-[]", max_size=12),
-    st.lists(st.sampled_from(_ENDINGS), max_size=5),
-)
-def test_the_column_stem_regex_is_file_stem(base: str, endings: list[str]) -> None:
-    """The scan strips endings column-wise with one RE2 pass (`ENDING_REGEX`); every name
-    must get the stem `file_stem` gives it one by one, or a file names no pre."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    name = ".".join([base, *endings])
-    got = pc.replace_substring_regex(pa.array([name]), K.ENDING_REGEX, r"\1")[0].as_py()
-    assert got == K.file_stem(name)
 
 
 def test_a_later_line_fills_in_what_the_pre_lacks_and_never_overwrites(tmp_path: Path) -> None:

@@ -26,6 +26,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipelines.catalog import written
+
 
 def parquet_rows(payload: bytes | pa.Buffer, columns: Sequence[str] | None = None) -> pa.Table:
     """The rows of a Parquet file held in memory (the named columns, or all)."""
@@ -35,7 +37,11 @@ def parquet_rows(payload: bytes | pa.Buffer, columns: Sequence[str] | None = Non
 
 
 def read_parquet(fs: Any, path: str, columns: Sequence[str] | None = None) -> pa.Table:
-    """The rows of the Parquet file at `path` on the fsspec file system `fs`."""
+    """The rows of the Parquet file at `path` on the fsspec file system `fs` (from memory
+    when this process wrote them and a stage wants them kept: `written`)."""
+    kept = written.recall(fs, path, columns)
+    if kept is not None:
+        return kept
     return parquet_rows(fs.cat_file(path), columns)
 
 

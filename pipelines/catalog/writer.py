@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from fsspec import AbstractFileSystem
 
+from pipelines.catalog import written
 from pipelines.catalog.layout import partition_path
 from pipelines.catalog.schema import SCHEMAS
 from pipelines.corpus.fs import atomic_open, atomic_put, open_fs
@@ -110,8 +111,14 @@ def write_partition(
     if isinstance(table, pa.Table):
         payload = parquet_bytes(table, name)
         atomic_put(fs, path, payload)
+        written.keep(fs, path, name, table)
         return len(payload)
-    return _stream_put(fs, path, table, name)
+    if not written.wanted(name):
+        return _stream_put(fs, path, table, name)
+    parts: list[pa.Table] = []
+    size = _stream_put(fs, path, written.teed(name, table, parts), name)
+    written.keep(fs, path, name, parts)
+    return size
 
 
 def _stream_put(fs: AbstractFileSystem, path: str, parts: Iterable[pa.Table], name: str) -> int:

@@ -7,10 +7,8 @@ table, and writes the window snapshot last.
 
 from __future__ import annotations
 
-import gc
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -20,6 +18,7 @@ from pipelines.catalog.compact import uncompact_range
 from pipelines.catalog.probe_outputs import drop_probe_outputs
 from pipelines.catalog.tail import TailPart, drop_tail_partitions
 from pipelines.catalog.writer import write_partition
+from pipelines.collector import fewer_collections
 from pipelines.corpus.reader import CorpusReader, RangeInfo, RangeReport
 from pipelines.index.catalog_rows import CatalogRows
 from pipelines.index.fill import Fill
@@ -91,24 +90,7 @@ class RangeResult:
         return self.headers / self.seconds if self.seconds else 0.0
 
 
-@contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """Run the cyclic garbage collector ~70 times less often while a range is indexed.
-
-    A range keeps tens of thousands of files, releases and rows alive at once, and the
-    collector's default thresholds rescan them (and everything numba and Arrow keep)
-    again and again: on a 2 M-line range that was a third of the window's and the
-    catalog rows' time. The collector stays on, just rarer.
-    """
-    old = gc.get_threshold()
-    gc.set_threshold(max(old[0], 50_000), max(old[1], 20), max(old[2], 100))
-    try:
-        yield
-    finally:
-        gc.set_threshold(*old)
-
-
-@_fewer_collections()
+@fewer_collections()
 def index_range(
     reader: CorpusReader,
     info: RangeInfo,

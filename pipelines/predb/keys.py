@@ -19,6 +19,10 @@ import re
 from collections.abc import Callable, Iterable
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from kernels.file_stems import ending_code, gather, stem_ends
 
 TITLE = 0  # variant 0: the title itself
 # variant -> (method recorded on a link, the digest of a title's text)
@@ -48,8 +52,13 @@ _EXTENSIONS = frozenset({
     "mkv", "mp4", "m4v", "avi", "wmv", "ts", "iso", "bin", "cue", "img", "epub", "pdf", "mobi",
     "azw3", "cbr", "cbz", "mp3", "flac", "m4a", "ogg", "wav", "exe", "dmg",
 })  # fmt: skip
-_VOLUME = re.compile(r"part\d{1,4}|vol\d{1,5}[+-]\d{1,5}|r\d{2,3}|s\d{2}|\d{3}", re.IGNORECASE)
+# ASCII only, as the column kernel reads bytes (Unicode case folding would take `ſ` for
+# `s` and Unicode digits for `\d`)
+_VOLUME = re.compile(
+    r"part\d{1,4}|vol\d{1,5}[+-]\d{1,5}|r\d{2,3}|s\d{2}|\d{3}", re.IGNORECASE | re.ASCII
+)
 MAX_SUFFIXES = 3
+_ENDING_CODES = np.array(sorted(ending_code(e.encode()) for e in _EXTENSIONS), np.int64)
 
 
 def _key(tag: bytes, payload: bytes) -> int:
@@ -110,14 +119,21 @@ def name_keys(name: str, stems: bool = True) -> list[int]:
     return out
 
 
-# `_stems` for a whole column in one `pyarrow.compute.replace_substring_regex`: the
-# shortest base followed by one to MAX_SUFFIXES known endings (RE2, linear time; one pass
-# is half the cost of one pass an ending)
-ENDING_REGEX = (
-    r"^(.+?)(?:\.(?i:" + "|".join(sorted(_EXTENSIONS))
-    + r"|part\d{1,4}|vol\d{1,5}[+-]\d{1,5}|r\d{2,3}|s\d{2}|\d{3}))"
-    + f"{{1,{MAX_SUFFIXES}}}$"
-)  # fmt: skip
+def file_stems(names: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """`file_stem` of every name of a column at once (a null name's stem is empty): one
+    kernel pass over the column's bytes (`kernels.file_stems`)."""
+    arr = names.combine_chunks() if isinstance(names, pa.ChunkedArray) else names
+    arr = pc.fill_null(arr, "")
+    wide = pa.types.is_large_string(arr.type)
+    _, off_buf, data_buf = arr.buffers()
+    offsets = np.frombuffer(off_buf, np.int64 if wide else np.int32)
+    offsets = offsets[arr.offset : arr.offset + len(arr) + 1]
+    data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+    ends = stem_ends(data, offsets, _ENDING_CODES, MAX_SUFFIXES)
+    values, out_offsets = gather(data, offsets, ends)
+    return pa.LargeStringArray.from_buffers(
+        len(arr), pa.py_buffer(out_offsets), pa.py_buffer(values)
+    )
 
 
 def file_stem(name: str) -> str:
@@ -145,7 +161,8 @@ def _stems(text: str) -> list[str]:
         if dot <= 0:
             break
         ending = base[dot + 1 :]
-        if ending.lower() not in _EXTENSIONS and not _VOLUME.fullmatch(ending):
+        known = ending.isascii() and ending.lower() in _EXTENSIONS
+        if not known and not _VOLUME.fullmatch(ending):
             break
         base = base[:dot]
     return [text, base] if base and base != text else [text]

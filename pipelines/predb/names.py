@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
+from pipelines.catalog import written
 from pipelines.catalog.changes import Stamps, table_folders
 from pipelines.catalog.health import READ_ERRORS
 from pipelines.catalog.partitions import Partition, list_group
@@ -143,6 +144,14 @@ _COLUMNS = {
 }
 
 
+def keep_written() -> None:
+    """A process that scans keeps in memory what its own stages write of these tables
+    (`pipelines.catalog.written`): the scan after a header pass reads them from there,
+    not from the files. The releases whole: a renamed release's version copies its row."""
+    for table in TABLES:
+        written.want(table, None if table in ("releases", "pending_releases") else _COLUMNS[table])
+
+
 def _read(fs: Any, p: Partition, table: str, out: NewNames) -> list[tuple[Any, ...]]:
     """The partition's rows as tuples of `_COLUMNS[table]` (a column at a time: a dict a
     row cost twice as much)."""
@@ -178,14 +187,16 @@ def _file_facts(
     if t is None or not t.num_rows:
         return
     names = pc.fill_null(t["name"], "")
-    stems = pc.replace_substring_regex(names, K.ENDING_REGEX, r"\1")
-    pairs = pa.table({"k": t["release_key"], "s": stems}).group_by(["k", "s"]).aggregate([])
-    for k, stem in zip(pairs["k"].to_pylist(), pairs["s"].to_pylist(), strict=True):
+    par2 = pc.ends_with(names, ".par2", ignore_case=True)
+    content_bytes = pc.if_else(par2, 0, pc.fill_null(t["bytes"], 0))
+    # one pass of Acero on this thread: a pool's hand-offs cost more CPU than these
+    # few thousand rows do
+    pairs = pa.table({"k": t["release_key"], "s": K.file_stems(names), "b": content_bytes})
+    pairs = pairs.group_by(["k", "s"], use_threads=False).aggregate([("b", "sum")])
+    for k, stem, b in zip(
+        pairs["k"].to_pylist(), pairs["s"].to_pylist(), pairs["b_sum"].to_pylist(), strict=True
+    ):
         files.setdefault(k, []).append(stem)
-    data = t.filter(pc.invert(pc.ends_with(names, ".par2", ignore_case=True)))
-    sums = pa.table({"k": data["release_key"], "b": pc.fill_null(data["bytes"], 0)})
-    sums = sums.group_by("k").aggregate([("b", "sum")])
-    for k, b in zip(sums["k"].to_pylist(), sums["b_sum"].to_pylist(), strict=True):
         content[k] = content.get(k, 0) + int(b or 0)
     ids = pc.extract_regex(pc.fill_null(t["subject"], ""), REQUEST_ID.pattern)
     valid = pc.is_valid(ids)

@@ -33,6 +33,7 @@ import numpy as np
 import pyarrow.compute as pc
 
 from pipelines.catalog.changes import Stamps
+from pipelines.collector import fewer_collections
 from pipelines.predb import keys as K
 from pipelines.predb import lookup as L
 from pipelines.predb import names as N
@@ -119,6 +120,7 @@ class Scanner:
         self.lookup: L.Lookup | None = None
         self.names: N.NamesIndex | None = None
         self.linked: dict[bytes, bytes] | None = None  # release key -> pre key
+        N.keep_written()
 
     # --- the cycle ---------------------------------------------------------------------
 
@@ -128,7 +130,7 @@ class Scanner:
         if self.lookup is None and not self._any_pres():
             out.no_pres = True  # nothing written: the names are read once pres come
             return out
-        with _lock(self.catalog) as mine:
+        with _lock(self.catalog) as mine, fewer_collections():
             if not mine:
                 out.busy = True
                 return out
