@@ -101,8 +101,9 @@ def test_a_whole_table_and_the_limit(tmp_path: Path, monkeypatch: pytest.MonkeyP
     fs, root = open_fs(cat)
     write_partition(cat, "release_files", "g", 1, 99, _files(30))
     first = partition_path(root, "release_files", "g", 1, 99)
-    assert written.recall(fs, first, None).equals(_disk(fs, first, None))
-    monkeypatch.setattr(written, "LIMIT", written.recall(fs, first, None).nbytes + 1)
+    kept = written.recall(fs, first, None)
+    assert kept is not None and kept.equals(_disk(fs, first, None))
+    monkeypatch.setattr(written, "LIMIT", kept.nbytes + 1)
     write_partition(cat, "release_files", "g", 100, 199, _files(30, seed=3))
     second = partition_path(root, "release_files", "g", 100, 199)
     assert written.recall(fs, first, None) is None  # the oldest let go

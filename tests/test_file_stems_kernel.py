@@ -4,6 +4,8 @@ bytes, non-ASCII look-alikes, nulls, and a sliced column."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,7 +20,7 @@ _ENDINGS = [
 ]  # fmt: skip
 
 
-def _column(names: list[str | None]) -> list[str]:
+def _column(names: Sequence[str | None]) -> list[str]:
     return K.file_stems(pa.array(names, pa.string())).to_pylist()
 
 
