@@ -209,6 +209,15 @@ class Lookup:
         p, i = self._part(row)
         return str(p.pres.column("title")[i].as_py())
 
+    def value(self, row: int, name: str) -> Any:
+        """One field of a pre, filled in where a later line filled it (a twentieth of
+        `pre`'s cost: the matcher asks each candidate's size)."""
+        fill = self.fills.get(row)
+        if fill is not None and name in fill:
+            return fill[name]
+        p, i = self._part(row)
+        return p.pres.column(name)[i].as_py()
+
     def pre(self, row: int) -> dict[str, Any]:
         """The pre's current state as a dict (its nuke as it stands now)."""
         p, i = self._part(row)

@@ -24,6 +24,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -302,7 +303,13 @@ def name_keys_of(text: str, where: str) -> list[int]:
     if where == "request":
         group, _, rid = text.rpartition(":")
         return [K.request_key(group, int(rid))]
-    return K.name_keys(text, stems=False)
+    return list(_text_keys(text))
+
+
+@lru_cache(maxsize=1 << 16)
+def _text_keys(text: str) -> tuple[int, ...]:
+    """A name's keys, once per text: a release's name is mostly its files' stem too."""
+    return tuple(K.name_keys(text, stems=False))
 
 
 def write_names(catalog: str, rows: pa.Table) -> str | None:

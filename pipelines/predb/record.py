@@ -35,9 +35,9 @@ def write_links(
     by_group: dict[str, list[tuple[Candidate, str]]] = {}
     sections: dict[str, str] = {}
     for c in links:
-        pre = lookup.pre(c.row)
-        by_group.setdefault(c.group, []).append((c, pre["title"]))
-        sections[pre["title"]] = pre["category"] or ""
+        title = lookup.title(c.row)
+        by_group.setdefault(c.group, []).append((c, title))
+        sections[title] = lookup.value(c.row, "category") or ""
     written: dict[bytes, int] = {}
     for group, items in sorted(by_group.items()):
         versions, done = renamed_rows(catalog, group, items, sections)
@@ -46,7 +46,7 @@ def write_links(
         written.update(done)
     recs = []
     for c in links:
-        pre_key = lookup.pre(c.row)["pre_key"]
+        pre_key = lookup.value(c.row, "pre_key")
         recs.append({"pre_key": pre_key, "title": lookup.title(c.row), "release_key": c.release_key,
                      "group": c.group, "method": c.method, "linked_at": now,
                      "written_range": written.get(c.release_key)})  # fmt: skip

@@ -190,7 +190,7 @@ class Scanner:
             out.damaged += new.damaged
             fresh += [
                 c for c in new_release_candidates(lookup, new.releases.values())
-                if size_ok(lookup.pre(c.row)["size"], c.bytes, self.s)
+                if size_ok(lookup.value(c.row, "size"), c.bytes, self.s)
             ]  # fmt: skip
             rows = N.name_rows(new.releases)
             names.add(rows)
@@ -202,7 +202,7 @@ class Scanner:
         found = self._scan(queue, due, lookup, names, linked, now, out, outcomes, progress)
         links = choose([*fresh, *found], linked)
         linked_rows = {c.row for c in links} | {
-            c.row for c in found if linked.get(c.release_key) == lookup.pre(c.row)["pre_key"]
+            c.row for c in found if linked.get(c.release_key) == lookup.value(c.row, "pre_key")
         }
         waiting = np.flatnonzero(np.isin(queue["row"], np.array(sorted(linked_rows), np.int64)))
         self._end(queue, waiting, "complete", outcomes)
@@ -348,7 +348,7 @@ class Scanner:
             cands = [
                 c for c in per.get(i, []) if linked.get(c.release_key, pre_keys[i]) == pre_keys[i]
             ]
-            size = lookup.pre(int(rows[i]))["size"] if cands else None
+            size = lookup.value(int(rows[i]), "size") if cands else None
             good = [c for c in cands if size_ok(size, c.bytes, self.s)]
             result = S.FOUND if good else S.MISMATCH if cands else S.NOTHING
             plan = int(queue["plan"][qi])
