@@ -58,6 +58,9 @@ _VOLUME = re.compile(
     r"part\d{1,4}|vol\d{1,5}[+-]\d{1,5}|r\d{2,3}|s\d{2}|\d{3}", re.IGNORECASE | re.ASCII
 )
 MAX_SUFFIXES = 3
+# what a name is stripped of at either end: ASCII blanks, as the scan strips a column
+# (`pyarrow.compute.utf8_trim`; Python's own `strip()` takes Unicode spaces too)
+BLANKS = " \t\n\r\x0b\x0c"
 _ENDING_CODES = np.array(sorted(ending_code(e.encode()) for e in _EXTENSIONS), np.int64)
 
 
@@ -112,7 +115,7 @@ def name_keys(name: str, stems: bool = True) -> list[int]:
     when it spells one. `stems` False: the name as it is (a release's name has no file
     ending to take away; its dotted words are the title's)."""
     out: list[int] = []
-    for text in _stems(name.strip())[-1:] if stems else [name.strip()]:
+    for text in _stems(name.strip(BLANKS))[-1:] if stems else [name.strip(BLANKS)]:
         out.append(title_key(text))
         if len(text) in _DIGEST_LENGTHS and _HEX.fullmatch(text):
             out.append(digest_key(bytes.fromhex(text)))
@@ -144,7 +147,7 @@ def file_stem(name: str) -> str:
 def verify(title: str, variant: int, name: str) -> bool:
     """Whether a name really is the pre's title (variant 0) or its variant's digest: the
     64-bit key said so; this recomputes it. `name` is the stem or name that matched."""
-    stems = _stems(name.strip())
+    stems = _stems(name.strip(BLANKS))
     if variant == TITLE:
         return title in stems
     digest = VARIANTS[variant][1](title).hex()

@@ -13,11 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipelines.predb import keys as K
 from pipelines.predb.lookup import Lookup
-from pipelines.predb.names import WHERE_NAMES, Release
+from pipelines.predb.name_texts import WHERE_NAMES
+from pipelines.predb.names import NewNames
 from pipelines.predb.settings import PredbSettings
 
 WHERE_RANK = {"release": 0, "file": 2, "inner": 4, "request": 6}
@@ -54,28 +56,31 @@ def size_ok(pre_size: int | None, release_bytes: int, settings: PredbSettings) -
     return min(pre_size, release_bytes) / max(pre_size, release_bytes) >= settings.size_match_floor
 
 
-def new_release_candidates(lookup: Lookup, releases: Iterable[Release]) -> list[Candidate]:
-    """Every pre a new release's names spell, verified against the title."""
-    flat: list[tuple[Release, str, str]] = []
-    keys: list[int] = []
-    for rel in releases:
-        for key, where, text in rel.keyed():
-            flat.append((rel, text, where))
-            keys.append(key)
-    if not keys:
+def new_release_candidates(lookup: Lookup, new: NewNames) -> list[Candidate]:
+    """Every pre a group's new names spell, verified against the title (the keys looked
+    up at once; only the hits are read out)."""
+    if not new.names.num_rows:
         return []
-    q, rows, variants = lookup.find(np.array(keys, dtype=np.uint64))
+    q, rows, variants = lookup.find(new.names["key"].to_numpy())
+    if not len(q):
+        return []
+    hit = new.names.take(pa.array(q))
+    hits = hit.to_pylist()
+    facts = new.facts.filter(pc.is_in(new.facts["release_key"], hit["release_key"]))
+    of = {f["release_key"]: f for f in facts.to_pylist()}
     out: set[Candidate] = set()
-    for i, row, v in zip(q.tolist(), rows.tolist(), variants.tolist(), strict=True):
-        rel, text, where = flat[i]
+    for hit, row, v in zip(hits, rows.tolist(), variants.tolist(), strict=True):
+        text, where = hit["text"], WHERE_NAMES[hit["where"]]
         if v == K.REQUEST:
             pre = lookup.pre(row)
             if f"{pre['request_group']}:{pre['request_id']}" != text:
                 continue
         elif where == "request" or not K.verify(lookup.title(row), v, text):
             continue
-        out.add(Candidate(row, rel.key, rel.group, rel.bytes, rel.first_article,
-                          rel.last_article, rel.pending, v, where))  # fmt: skip
+        f = of[hit["release_key"]]
+        out.add(Candidate(row, f["release_key"], new.group, int(f["bytes"]),
+                          int(f["first_article"]), int(f["last_article"]), bool(f["pending"]),
+                          v, where))  # fmt: skip
     return sorted(out, key=lambda c: (c.rank, c.row, c.release_key))
 
 

@@ -21,10 +21,8 @@ own bytes.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -38,17 +36,13 @@ from pipelines.catalog.health import READ_ERRORS
 from pipelines.catalog.partitions import Partition, list_group
 from pipelines.catalog.reader import read_parquet
 from pipelines.corpus.fs import open_fs
-from pipelines.predb import keys as K
+from pipelines.predb import name_texts as NT
 from pipelines.predb.store import batch_name, batches, predb_path, write_ipc
 
 STAGE = "predb"
 TABLES = ("releases", "pending_releases", "release_files", "release_probes")
 NAMES = "names"
 MAX_BATCHES = 16
-WHERE = {"release": 0, "file": 1, "inner": 2, "request": 3}
-# a request post's subject opens with its id: `[123456]-[FULL]-[#a.b.teevee@EFNet]-[ Title ]`
-REQUEST_ID = re.compile(r"^\s*\[(?P<id>\d{1,9})\]\s*-?\s*\[")
-WHERE_NAMES = {v: k for k, v in WHERE.items()}
 NAME_ROWS = pa.schema(
     [
         ("key", pa.uint64()),
@@ -64,41 +58,20 @@ NAME_ROWS = pa.schema(
 
 
 @dataclass
-class Release:
-    key: bytes
-    group: str
-    bytes: int
-    first_article: int
-    last_article: int
-    pending: bool
-    names: list[tuple[str, str]] = field(default_factory=list)  # (text, where)
-    _keyed: list[tuple[int, str, str]] | None = field(default=None, repr=False)
-
-    def keyed(self) -> list[tuple[int, str, str]]:
-        """(key, where, text) of each distinct key its names give, the best place first
-        (made once: the matcher and the names index both ask). A set's files share their
-        stem (`x.part01.rar` .. `x.part40.rar`): each stem is hashed once."""
-        if self._keyed is None:
-            texts: dict[tuple[str, str], None] = {}
-            for text, where in self.names:
-                one = K.file_stem(text.strip()) if where == "inner" else text
-                texts.setdefault((one, where), None)
-            out: dict[int, tuple[int, str, str]] = {}
-            for text, where in texts:
-                for k in name_keys_of(text, where):
-                    out.setdefault(k, (k, where, text))
-            self._keyed = list(out.values())
-        return self._keyed
-
-
-@dataclass
 class NewNames:
-    """What a cycle found new: its releases with their names, and the partitions read."""
+    """What a cycle found new in a group: its names keyed (`name_texts.KEYED`), the facts
+    of their releases (`name_texts.FACTS`), and the partitions read."""
 
-    releases: dict[bytes, Release] = field(default_factory=dict)
+    group: str = ""
+    names: pa.Table = field(default_factory=NT.KEYED.empty_table)
+    facts: pa.Table = field(default_factory=NT.FACTS.empty_table)
     partitions: int = 0
     groups: int = 0
     damaged: list[str] = field(default_factory=list)
+
+    @property
+    def releases(self) -> int:
+        return self.facts.num_rows
 
 
 def _groups(catalog: str) -> list[str]:
@@ -129,7 +102,7 @@ def read_groups(catalog: str, stamps: Stamps) -> Iterator[NewNames]:
                 memo[p.path] = p.mtime
                 if before.get(p.path) != p.mtime and not p.predb:
                     todo.setdefault(table, []).append(p)
-        out = NewNames()
+        out = NewNames(group)
         if todo:
             out.groups = 1
             _read_group(fs, root, group, todo, out)
@@ -153,21 +126,9 @@ def keep_written() -> None:
         written.want(table, None if table in ("releases", "pending_releases") else _COLUMNS[table])
 
 
-def _read(fs: Any, p: Partition, table: str, out: NewNames) -> list[tuple[Any, ...]]:
-    """The partition's rows as tuples of `_COLUMNS[table]` (a column at a time: a dict a
-    row cost twice as much)."""
-    try:
-        t = read_parquet(fs, p.path, _COLUMNS[table])
-    except FileNotFoundError:
-        return []  # compacted away since listed: its rows are in the compact file
-    except READ_ERRORS:
-        out.damaged.append(p.path)
-        return []
-    out.partitions += 1
-    return list(zip(*(t.column(c).to_pylist() for c in _COLUMNS[table]), strict=True))
-
-
 def _table(fs: Any, p: Partition, table: str, out: NewNames) -> pa.Table | None:
+    """The partition's `_COLUMNS[table]` (None: compacted away since listed, its rows are
+    in the compact file; or damaged, and counted)."""
     try:
         t = read_parquet(fs, p.path, _COLUMNS[table])
     except FileNotFoundError:
@@ -179,137 +140,140 @@ def _table(fs: Any, p: Partition, table: str, out: NewNames) -> pa.Table | None:
     return t
 
 
-def _file_facts(
-    t: pa.Table | None, group: str, files: dict[bytes, list[str]], content: dict[bytes, int],
-    asked: dict[bytes, set[str]],
-) -> None:  # fmt: skip
-    """A release_files partition's distinct file stems, sizes without par2 volumes and
-    request ids per release, column-wise (a set of 40 volumes is one stem)."""
-    if t is None or not t.num_rows:
-        return
-    names = pc.fill_null(t["name"], "")
-    par2 = pc.ends_with(names, ".par2", ignore_case=True)
-    content_bytes = pc.if_else(par2, 0, pc.fill_null(t["bytes"], 0))
-    # one pass of Acero on this thread: a pool's hand-offs cost more CPU than these
-    # few thousand rows do
-    pairs = pa.table({"k": t["release_key"], "s": K.file_stems(names), "b": content_bytes})
-    pairs = pairs.group_by(["k", "s"], use_threads=False).aggregate([("b", "sum")])
-    for k, stem, b in zip(
-        pairs["k"].to_pylist(), pairs["s"].to_pylist(), pairs["b_sum"].to_pylist(), strict=True
-    ):
-        files.setdefault(k, []).append(stem)
-        content[k] = content.get(k, 0) + int(b or 0)
-    ids = pc.extract_regex(pc.fill_null(t["subject"], ""), REQUEST_ID.pattern)
-    valid = pc.is_valid(ids)
-    if pc.any(valid).as_py():
-        found = pa.table(
-            {"k": t["release_key"].filter(valid), "i": pc.struct_field(ids.filter(valid), "id")}
-        )
-        for k, rid in zip(found["k"].to_pylist(), found["i"].to_pylist(), strict=True):
-            asked.setdefault(k, set()).add(f"{group}:{int(rid)}")
-
-
 def _read_group(
     fs: Any, root: str, group: str, todo: dict[str, list[Partition]], out: NewNames
 ) -> None:
-    content: dict[bytes, int] = {}
-    files: dict[bytes, list[str]] = {}
-    unsized: dict[tuple[int, int], list[Release]] = {}
-    asked: dict[bytes, set[str]] = {}
+    found: list[pa.Table] = []  # name_texts.TEXTS
+    facts: list[pa.Table] = []
+    content: list[pa.Table] = []
     for p in todo.get("release_files", []):
-        _file_facts(_table(fs, p, "release_files", out), group, files, content, asked)
+        t = _table(fs, p, "release_files", out)
+        if t is not None and t.num_rows:
+            more, sums = NT.file_facts(t, group)
+            found.append(more)
+            content.append(sums)
     for table in ("releases", "pending_releases"):
         for p in todo.get(table, []):
-            for k, name, nbytes, first, last, *merged in _read(fs, p, table, out):
-                if merged and merged[0] is not None:
-                    continue  # a tombstone
-                rel = out.releases.get(k)
-                if rel is None:
-                    rel = out.releases[k] = Release(
-                        k, group, content.get(k, int(nbytes or 0)), int(first or 0),
-                        int(last or 0), table == "pending_releases",
-                    )  # fmt: skip
-                if name:
-                    rel.names.append((name, "release"))
-    for k, names in files.items():
-        rel = out.releases.get(k)
-        if rel is not None:
-            rel.names += [(n, "file") for n in names if n]
-            rel.names += [(a, "request") for a in sorted(asked.get(k, ()))]
-    for p in todo.get("release_probes", []):
-        for k, pending, inner_names, nfo_title, named in _read(fs, p, "release_probes", out):
-            inner = [n for n in (inner_names or []) if n]
-            inner += [t for t in (nfo_title, named) if t]
-            if not inner:
+            t = _table(fs, p, table, out)
+            if t is None or not t.num_rows:
                 continue
-            rel = out.releases.get(k)
-            if rel is None:  # its release came in an earlier cycle: size and span looked up
-                rel = out.releases[k] = Release(k, group, -1, p.first, p.last, bool(pending))
-                unsized.setdefault((p.first, p.last), []).append(rel)
-            rel.names += [(n, "inner") for n in dict.fromkeys(inner)]
-    for (first, last), rels in unsized.items():
-        _fill_sizes(fs, root, group, first, last, {r.key: r for r in rels}, out)
+            if "merged_into" in t.column_names:
+                t = t.filter(pc.is_null(t["merged_into"]))  # tombstones name nothing
+            facts.append(_facts(t, table == "pending_releases"))
+            found.append(NT.texts(t["release_key"], t["name"], "release"))
+    have = NT.first_facts(facts, content)
+    for p in todo.get("release_probes", []):
+        t = _table(fs, p, "release_probes", out)
+        if t is None or not t.num_rows:
+            continue
+        inner = _inner_texts(t)
+        found.append(inner)
+        # releases named by a probes file whose own rows came in an earlier cycle: their
+        # size and span are looked up
+        known = pc.is_in(inner["release_key"], have["release_key"])
+        rest = pc.unique(inner["release_key"].filter(pc.invert(known)))
+        if len(rest):
+            rows = t.filter(pc.is_in(t["release_key"], rest))
+            have = pa.concat_tables([have, _fill_sizes(fs, root, group, p, rows, out)])
+    every = pa.concat_tables(found) if found else NT.TEXTS.empty_table()
+    # a file or request of a release not read in this cycle names nothing here
+    every = every.filter(pc.is_in(every["release_key"], have["release_key"]))
+    out.facts = have
+    out.names = NT.keyed(every)
+
+
+def _facts(t: pa.Table, pending: bool) -> pa.Table:
+    return pa.table(
+        {
+            "release_key": t["release_key"],
+            "bytes": pc.fill_null(t["bytes"], 0),
+            "first_article": pc.fill_null(t["first_article"], 0),
+            "last_article": pc.fill_null(t["last_article"], 0),
+            "pending": pa.array(np.full(t.num_rows, pending)),
+        },
+        NT.FACTS,
+    )
+
+
+def _inner_texts(t: pa.Table) -> pa.Table:
+    """A probes partition's inner names, NFO titles and names found, as stems."""
+    lists = t["inner_names"].combine_chunks()
+    flat = pc.list_flatten(lists)
+    parents = pc.list_parent_indices(lists)
+    keys = t["release_key"].combine_chunks().take(parents)
+    parts = [
+        NT.texts(keys, NT.stems(flat), "inner"),
+        NT.texts(t["release_key"], NT.stems(t["nfo_title"]), "inner"),
+        NT.texts(t["release_key"], NT.stems(t["name"]), "inner"),
+    ]
+    return pa.concat_tables(parts)
 
 
 def _fill_sizes(
-    fs: Any, root: str, group: str, first: int, last: int, rels: dict[bytes, Release], out: NewNames
-) -> None:
-    """Size and span of releases named by a probes file whose own rows came earlier: read
-    from the partitions of the span it covers (its range, or a compact file over it)."""
-    keys = pa.array(list(rels), pa.binary(20))
+    fs: Any, root: str, group: str, p: Partition, probes: pa.Table, out: NewNames
+) -> pa.Table:
+    """Facts of releases named by a probes file whose own rows came earlier: their size and
+    span read from the partitions of the span it covers (its range, or a compact file
+    over it); unknown (-1, the probes file's span) when none holds them."""
+    keys = pc.unique(probes["release_key"])
+    first_pending = dict(
+        zip(probes["release_key"].to_pylist(), probes["pending"].to_pylist(), strict=True)
+    )
+    rels = {
+        k: {"bytes": -1, "first_article": p.first, "last_article": p.last,
+            "pending": bool(first_pending.get(k))}
+        for k in keys.to_pylist()
+    }  # fmt: skip
     content: dict[bytes, int] = {}
     for table in ("release_files", "releases", "pending_releases"):
-        for p in list_group(fs, root, table, group, stat=False):
-            if p.derived or p.last < first or last < p.first:
+        for q in list_group(fs, root, table, group, stat=False):
+            if q.derived or q.last < p.first or p.last < q.first:
                 continue
             try:
-                t = read_parquet(fs, p.path, _COLUMNS[table][:5])
+                t = read_parquet(fs, q.path, _COLUMNS[table][:5])
             except FileNotFoundError:
                 continue
             except READ_ERRORS:
-                out.damaged.append(p.path)
+                out.damaged.append(q.path)
                 continue
             t = t.filter(pc.is_in(t["release_key"], keys))
             for r in t.to_pylist():
                 rel = rels[r["release_key"]]
                 if table == "release_files":
                     if not (r["name"] or "").lower().endswith(".par2"):
-                        content[rel.key] = content.get(rel.key, 0) + int(r["bytes"] or 0)
+                        content[r["release_key"]] = content.get(r["release_key"], 0) + int(
+                            r["bytes"] or 0
+                        )
                     continue
-                rel.first_article = int(r["first_article"] or 0)
-                rel.last_article = int(r["last_article"] or 0)
-                rel.bytes = content.get(rel.key, int(r["bytes"] or 0))
+                rel["first_article"] = int(r["first_article"] or 0)
+                rel["last_article"] = int(r["last_article"] or 0)
+                rel["bytes"] = content.get(r["release_key"], int(r["bytes"] or 0))
+    return pa.Table.from_pylist([{"release_key": k, **v} for k, v in rels.items()], NT.FACTS)
 
 
 # --- the names index on disk ----------------------------------------------------------
 
 
-def name_rows(releases: dict[bytes, Release]) -> pa.Table:
-    """The releases' names as rows sorted by key (one row per key and release)."""
-    rows: list[tuple[Any, ...]] = []
-    for rel in releases.values():
-        fixed = (rel.key, rel.group, rel.bytes, rel.first_article, rel.last_article, rel.pending)
-        rows += [(k, *fixed, WHERE[where]) for k, where, _ in rel.keyed()]
-    columns = list(zip(*rows, strict=True)) if rows else [() for _ in NAME_ROWS.names]
-    cols = {n: list(c) for n, c in zip(NAME_ROWS.names, columns, strict=True)}
-    t = pa.table(cols, schema=NAME_ROWS)
-    return t.sort_by([("key", "ascending")]) if t.num_rows else t
-
-
-def name_keys_of(text: str, where: str) -> list[int]:
-    """A name's keys, the name as given (a file's stem was made column-wise when its
-    partition was read, an inner name's by `Release.keyed`); a request's (`group:id`) its
-    request key."""
-    if where == "request":
-        group, _, rid = text.rpartition(":")
-        return [K.request_key(group, int(rid))]
-    return list(_text_keys(text))
-
-
-@lru_cache(maxsize=1 << 16)
-def _text_keys(text: str) -> tuple[int, ...]:
-    """A name's keys, once per text: a release's name is mostly its files' stem too."""
-    return tuple(K.name_keys(text, stems=False))
+def name_rows(new: NewNames) -> pa.Table:
+    """The group's new names as name rows sorted by key (one row per key and release)."""
+    if not new.names.num_rows:
+        return NAME_ROWS.empty_table()
+    names = new.names.sort_by([("key", "ascending")])
+    at = pc.index_in(names["release_key"], new.facts["release_key"])  # each has its facts
+    facts = new.facts.take(at)
+    return pa.table(
+        {
+            "key": names["key"],
+            "release_key": names["release_key"],
+            "group": pa.array([new.group] * names.num_rows, pa.string()),
+            "bytes": facts["bytes"],
+            "first_article": facts["first_article"],
+            "last_article": facts["last_article"],
+            "pending": facts["pending"],
+            "where": names["where"],
+        },
+        NAME_ROWS,
+    )
 
 
 def write_names(catalog: str, rows: pa.Table) -> str | None:

@@ -185,14 +185,14 @@ class Scanner:
         fresh: list[Candidate] = []
         named = 0
         for new in N.read_groups(self.catalog, stamps):
-            out.new_releases += len(new.releases)
+            out.new_releases += new.releases
             out.partitions += new.partitions
             out.damaged += new.damaged
             fresh += [
-                c for c in new_release_candidates(lookup, new.releases.values())
+                c for c in new_release_candidates(lookup, new)
                 if size_ok(lookup.value(c.row, "size"), c.bytes, self.s)
             ]  # fmt: skip
-            rows = N.name_rows(new.releases)
+            rows = N.name_rows(new)
             names.add(rows)
             N.write_names(self.catalog, rows)  # a rerun after a crash adds the same rows again
             named += rows.num_rows
