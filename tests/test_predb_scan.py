@@ -367,3 +367,52 @@ def test_what_a_cycle_has_taken_stays_small_over_many_batches(tmp_path: Path) ->
     lookup = L.load(cat)
     L.rebuild(lookup)
     assert L.load(cat).n == 41 and not L.catch_up(L.load(cat))
+
+
+def _requested_release(cat: str, first: int, key: str, rid: int) -> None:
+    rows = files(key, [f"h{key}9f2.part01.rar"], SIZE)
+    rows[0]["subject"] = (
+        f'[{rid}]-[FULL]-[#a.b.teevee@EFNet]-[ h{key}9f2 ]-[01/50] - "x" yEnc (1/1)'
+    )
+    write_range(cat, first, first + 999, [release(key, f"h{key}9f2", SIZE, first)], [], rows)
+
+
+@pytest.mark.parametrize("rebuilt", [False, True])
+def test_a_request_id_told_later_links_by_request(tmp_path: Path, rebuilt: bool) -> None:
+    """A pre learned bare, its request id told by a later line (an IRC `UPD:` with
+    `RQ:`): a release posted for that request links to it, whether it came before the
+    line (the pre's scheduled scan) or after (the new release's names); a rebuilt lookup
+    keeps the id and its key, and a line telling another id later changes nothing."""
+    from pipelines.predb import keys as K
+    from pipelines.predb import lookup as L
+
+    cat = str(tmp_path / "cat")
+    early, late = "Told.Request.2023.1080p.WEB.h264-TR", "Other.Request.2023.720p.WEB.h264-TR"
+    _import(tmp_path, cat, [{"title": t, "time": T0 - 600} for t in (early, late)], live=True)
+    clock = Clock(T0)
+    scanner = Scanner(cat, DEFAULT, clock)
+    _requested_release(cat, 0, "a", 4242)  # posted before its request id was told
+    scanner.cycle()
+    assert _links(cat) == {}
+    told = [
+        {"title": early, "time": T0 - 600, "requestid": 4242, "groupname": GROUP},
+        {"title": late, "time": T0 - 600, "requestid": 5151, "groupname": GROUP},
+    ]
+    _import(tmp_path, cat, told, live=True)
+    _import(tmp_path, cat, [{"title": late, "time": T0 - 600, "requestid": 9, "groupname": GROUP}])
+    if rebuilt:
+        lookup = L.load(cat)
+        L.rebuild(lookup)
+        again = L.load(cat)
+        row = again.rows_of_titles([late])[0]
+        assert row is not None and again.pre(row)["request_id"] == 5151
+        _, rows, variants = again.find([K.request_key(GROUP, 5151)])
+        assert (rows.tolist(), variants.tolist()) == ([row], [K.REQUEST]) and not again.late
+        scanner = Scanner(cat, DEFAULT, clock)
+    clock.t += 3600  # the early pre's next scheduled scan
+    scanner.cycle()
+    assert _links(cat) == {key_of("a"): "request"}
+    _requested_release(cat, 1000, "b", 5151)  # posted after
+    scanner.cycle()
+    assert _links(cat) == {key_of("a"): "request", key_of("b"): "request"}
+    assert _shown(cat)[key_of("b")]["name"] == late

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kernels.file_stems import ending_code, gather, stem_ends
+from kernels.name_keys import name_keys as kernel_name_keys
 
 TITLE = 0  # variant 0: the title itself
 # variant -> (method recorded on a link, the digest of a title's text)
@@ -125,6 +126,24 @@ def name_keys(name: str, stems: bool = True) -> list[int]:
 def file_stems(names: pa.Array | pa.ChunkedArray) -> pa.Array:
     """`file_stem` of every name of a column at once (a null name's stem is empty): one
     kernel pass over the column's bytes (`kernels.file_stems`)."""
+    n, data, offsets = _column_bytes(names)
+    ends = stem_ends(data, offsets, _ENDING_CODES, MAX_SUFFIXES)
+    values, out_offsets = gather(data, offsets, ends)
+    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(out_offsets), pa.py_buffer(values))
+
+
+def column_keys(
+    names: pa.Array | pa.ChunkedArray, request: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`name_keys(name, stems=False)` of every name of a column at once: each one's title
+    key, and the digest key it spells with whether it spells one; `request`: the names
+    are `group:id` and their keys `request_key`s (`kernels.name_keys`)."""
+    _, data, offsets = _column_bytes(names)
+    return kernel_name_keys(data, offsets, ord("r" if request else "t"), not request)
+
+
+def _column_bytes(names: pa.Array | pa.ChunkedArray) -> tuple[int, np.ndarray, np.ndarray]:
+    """A string column's length, values and offsets (a null is empty)."""
     arr = names.combine_chunks() if isinstance(names, pa.ChunkedArray) else names
     arr = pc.fill_null(arr, "")
     wide = pa.types.is_large_string(arr.type)
@@ -132,11 +151,7 @@ def file_stems(names: pa.Array | pa.ChunkedArray) -> pa.Array:
     offsets = np.frombuffer(off_buf, np.int64 if wide else np.int32)
     offsets = offsets[arr.offset : arr.offset + len(arr) + 1]
     data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
-    ends = stem_ends(data, offsets, _ENDING_CODES, MAX_SUFFIXES)
-    values, out_offsets = gather(data, offsets, ends)
-    return pa.LargeStringArray.from_buffers(
-        len(arr), pa.py_buffer(out_offsets), pa.py_buffer(values)
-    )
+    return len(arr), data, offsets
 
 
 def file_stem(name: str) -> str:

@@ -59,13 +59,18 @@ PRES = pa.schema(
 )
 KEYS = pa.schema([("key", pa.uint64()), ("row", pa.uint32()), ("variant", pa.uint8())])
 # what a later line may fill in of a pre that lacks it (an `upd` event); never overwritten
-FILLABLE = ("size", "files", "category", "filename")
+FILLABLE = ("size", "files", "category", "filename", "request_id", "request_group")
 EMPTY_FILL: dict[str, Any] = dict.fromkeys(FILLABLE)
 
 
 def fillable(fields: dict[str, Any]) -> dict[str, Any]:
-    """The fillable fields these hold (a line's or a pre's): those not empty or zero."""
-    return {k: fields[k] for k in FILLABLE if fields.get(k)}
+    """The fillable fields these hold (a line's or a pre's): those not empty or zero; a
+    request id only with its group (`RQ: 12345 a.b.teevee`), and a group only with its id."""
+    out = {k: fields[k] for k in FILLABLE if fields.get(k)}
+    if not (fields.get("request_id") and fields.get("request_group")):
+        out.pop("request_id", None)
+        out.pop("request_group", None)
+    return out
 
 
 LOOKUP = "lookup"
@@ -131,6 +136,9 @@ class Lookup:
     parts: list[Part] = field(default_factory=list)
     nukes: dict[int, Nuke] = field(default_factory=dict)  # rows whose nuke state changed since
     fills: dict[int, dict[str, Any]] = field(default_factory=dict)  # rows filled in since
+    # request keys of pres whose request id was told after them (key -> row), found like
+    # the parts' keys until a rebuild writes them in
+    late: dict[int, int] = field(default_factory=dict)
     covers: DoneBatches = field(default_factory=DoneBatches)  # event batches folded
     generation: str = ""
     folded: int = 0  # events folded outside the generation
@@ -144,9 +152,17 @@ class Lookup:
     def find(self, keys: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         arr = np.asarray(keys, dtype=np.uint64)
         found = [p.find(arr) for p in self.parts]
+        if self.late:
+            found.append(self._find_late(arr))
         if not found:
             return _none()
         return tuple(np.concatenate(c) for c in zip(*found, strict=True))  # type: ignore[return-value]
+
+    def _find_late(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        late = np.fromiter(self.late, np.uint64, len(self.late))
+        q = np.flatnonzero(np.isin(keys, late))
+        rows = np.array([self.late[int(k)] for k in keys[q].tolist()], np.int64)
+        return q, rows, np.full(len(q), K.REQUEST, np.uint8)
 
     def rows_of_titles(self, titles: Sequence[str]) -> list[int | None]:
         """Each title's row (None: not known), by its title key, the title compared."""
@@ -241,6 +257,12 @@ class Lookup:
             int(t.column("nuke_events")[i].as_py() or 0),
         )
 
+    def _late_request(self, row: int) -> None:
+        """The request key of a pre told its request id after it was learned."""
+        rid, group = self.value(row, "request_id"), self.value(row, "request_group")
+        if rid and group:
+            self.late[K.request_key(group, int(rid))] = row
+
     # --- folding events ----------------------------------------------------------------
 
     def absorb(
@@ -267,7 +289,10 @@ class Lookup:
             titles = fills.column("title").to_pylist()
             for row, rec in zip(self.rows_of_titles(titles), fills.to_pylist(), strict=True):
                 if row is not None:  # what the pre lacks: the first line to tell it wins
-                    self.fills[row] = {**fillable(rec), **self.fills.get(row, {})}
+                    told = self.fills.get(row, {})
+                    self.fills[row] = {**fillable(rec), **told}
+                    if "request_id" not in told and "request_id" in self.fills[row]:
+                        self._late_request(row)
         nukes = events.filter(pc.invert(pc.is_in(kinds, pa.array(["pre", "upd"]))))
         if nukes.num_rows:
             titles = nukes.column("title").to_pylist()
@@ -382,6 +407,12 @@ def rebuild(lookup: Lookup) -> str:
         if lookup.parts
         else np.zeros(0, np.uint8)
     )
+    if lookup.late:  # request ids told later: their keys join the generation's
+        keys = np.concatenate([keys, np.fromiter(lookup.late, np.uint64, len(lookup.late))])
+        rows = np.concatenate(
+            [rows, np.fromiter(lookup.late.values(), np.uint32, len(lookup.late))]
+        )
+        variants = np.concatenate([variants, np.full(len(lookup.late), K.REQUEST, np.uint8)])
     order = np.argsort(keys, kind="stable")
     k = pa.table({"key": keys[order], "row": rows[order], "variant": variants[order]}, schema=KEYS)
     del order

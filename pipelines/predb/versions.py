@@ -83,8 +83,7 @@ def renamed_rows(
     rel, pend = _versions(fs, root, group, [c for c, _ in links])
     newest: dict[bytes, dict[str, Any]] = {}
     if rel.num_rows:
-        for i in newest_rows(rel).tolist():
-            row = rel.slice(i, 1).to_pylist()[0]
+        for row in rel.take(newest_rows(rel)).to_pylist():  # one conversion, not one a row
             newest[row["release_key"]] = row
     pending: dict[bytes, dict[str, Any]] = {}
     for row in pend.to_pylist():
