@@ -355,8 +355,10 @@ def shares_bench(seeds: int, articles: int, where: str | None = None) -> list[st
 def pass_bench(seeds: int, articles: int, where: str | None = None) -> list[str]:
     """The scan cycle against the header pass, as `live` runs them: the pres imported and
     a cycle run (nothing indexed yet), then in the same process the header pass over the
-    corpus's ranges and the cycle that reads what it wrote. CPU-s of each, per seed; the
-    process warmed first by the same on a small corpus, so neither pays its imports."""
+    corpus's ranges and the cycle that reads what it wrote. CPU-s of each, per seed, and
+    of the cycle the part that reads, keys and matches the new releases' names (the rest
+    writes the links, renamed versions, queue and memo); the process warmed first by the
+    same on a small corpus, so neither pays its imports."""
     from bench.served import group_priority
     from pipelines.generate.corpus import generate_corpus
     from pipelines.index.replay import replay
@@ -380,9 +382,13 @@ def pass_bench(seeds: int, articles: int, where: str | None = None) -> list[str]
             s = Scanner(cat).cycle()
             if seed < 0:
                 continue  # the warm-up
+            per = max(s.new_releases, 1)
             lines.append(
                 f"  seed {seed}: header pass {header:.3f} CPU-s, scan cycle after it "
-                f"{s.cpu_seconds:.3f} CPU-s ({100 * s.cpu_seconds / header:.1f} %): "
-                f"{s.new_releases:,} new releases, {s.renamed:,} renamed"
+                f"{s.cpu_seconds:.3f} CPU-s ({100 * s.cpu_seconds / header:.1f} %), of which "
+                f"the new releases' names read, keyed and matched {s.matcher_cpu_seconds:.3f} "
+                f"CPU-s ({100 * s.matcher_cpu_seconds / header:.1f} %): {s.new_releases:,} new "
+                f"releases ({1e6 * s.matcher_cpu_seconds / per:,.0f} us a release matched, "
+                f"{1e6 * header / per:,.0f} us a release indexed), {s.renamed:,} renamed"
             )
     return lines

@@ -70,6 +70,9 @@ class ScanSummary:
     no_pres: bool = False  # the catalog has no PreDB yet: nothing scanned, nothing written
     seconds: float = 0.0
     cpu_seconds: float = 0.0
+    # of them, the new releases' names read, keyed, matched and kept (the rest: the due
+    # scans, the links and renamed versions written, the queue and memo)
+    matcher_cpu_seconds: float = 0.0
     damaged: list[str] = field(default_factory=list)
 
     def text(self) -> str:
@@ -184,6 +187,7 @@ class Scanner:
         stamps = Stamps(self.catalog, N.STAGE)
         fresh: list[Candidate] = []
         named = 0
+        matching = time.process_time()
         for new in N.read_groups(self.catalog, stamps):
             out.new_releases += new.releases
             out.partitions += new.partitions
@@ -196,6 +200,7 @@ class Scanner:
             names.add(rows)
             N.write_names(self.catalog, rows)  # a rerun after a crash adds the same rows again
             named += rows.num_rows
+        out.matcher_cpu_seconds = time.process_time() - matching
         progress("new releases", out.new_releases)
 
         due = np.flatnonzero((queue["due"] <= now) & (queue["status"] != S.SCANNING))
