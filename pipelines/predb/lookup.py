@@ -373,7 +373,8 @@ def load(catalog: str) -> Lookup:
 
 def catch_up(lookup: Lookup) -> int:
     """Fold the event batches written since the lookup last looked; how many."""
-    todo = [b for b in batches(lookup.catalog, "events") if b not in lookup.covers]
+    since = lookup.covers.upto
+    todo = [b for b in batches(lookup.catalog, "events", since=since) if b not in lookup.covers]
     for name in todo:
         lookup.absorb(read_batches(lookup.catalog, "pre_events", [name]), name)
     return len(todo)

@@ -66,7 +66,7 @@ def _ask(catalog: str, q: str, now: float | None) -> bool:
     with _lock:
         if (catalog, title) in _asked:
             return False
-        if not L.has_generation(catalog) and not batches(catalog, "events"):
+        if not L.has_generation(catalog) and not batches(catalog, "events", newest=1):
             return False
         if _lookup(catalog).rows_of_titles([title])[0] is None:
             return False

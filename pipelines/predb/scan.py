@@ -143,7 +143,7 @@ class Scanner:
         return out
 
     def _any_pres(self) -> bool:
-        return bool(batches(self.catalog, "events")) or L.has_generation(self.catalog)
+        return bool(batches(self.catalog, "events", newest=1)) or L.has_generation(self.catalog)
 
     def _load(self) -> tuple[L.Lookup, N.NamesIndex, dict[bytes, bytes]]:
         if self.lookup is None:
@@ -171,7 +171,10 @@ class Scanner:
         outcomes: list[tuple[int, int, str, int]] = []  # row, plan, outcome, attempt
 
         done_events = Taken(memo.get("events"))
-        new_batches = [b for b in batches(self.catalog, "events") if b not in done_events]
+        new_batches = [
+            b for b in batches(self.catalog, "events", since=done_events.upto)
+            if b not in done_events
+        ]  # fmt: skip
         self._enter(queue, lookup, new_batches, now, out, outcomes)
         done_asks = Taken(memo.get("requests"))
         new_asks = [b for b in batches(self.catalog, R.FOLDER, ".jsonl") if b not in done_asks]

@@ -109,8 +109,8 @@ def _pre(rec: dict[str, Any], method: str = "", at: int = 0) -> Pre:
 
 def _signature(catalog: str) -> tuple[Any, ...]:
     return (
-        tuple(batches(catalog, "links")),
-        tuple(batches(catalog, "events")),
+        tuple(batches(catalog, "links", newest=1)[-1:]),  # batches are only ever added
+        tuple(batches(catalog, "events", newest=1)[-1:]),
         L.has_generation(catalog),
     )
 
@@ -159,7 +159,7 @@ def recent(
         if row in waiting:
             states[key] = STATUS_NAMES[int(waiting[row])]
     todo = {k for k in keys if k not in states}
-    for name in reversed(batches(catalog, "outcomes")[-OUTCOME_BATCHES:]):
+    for name in reversed(batches(catalog, "outcomes", newest=OUTCOME_BATCHES)[-OUTCOME_BATCHES:]):
         if not todo:
             break
         t = read_batches(catalog, "pre_outcomes", [name], ["pre_key", "outcome"])

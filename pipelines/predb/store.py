@@ -1,18 +1,25 @@
 """Where the PreDB lives in the catalog, and its batches written once.
 
 ```
-<catalog>/_predb/events/<batch>.parquet     pre_events: pres learned, nuke states changed
-<catalog>/_predb/lookup/<generation>/       the compact lookup (`lookup.py`)
-<catalog>/_predb/names/<batch>.arrow        the catalog's names, by key (`names.py`)
-<catalog>/_predb/links/<batch>.parquet      pre_links: the releases pres named
-<catalog>/_predb/outcomes/<batch>.parquet   pre_outcomes: every scan step's outcome
-<catalog>/_predb/queue.arrow                the waiting pres' schedule (`queue.py`)
-<catalog>/_predb/summary.json               counts per state and method, for pages
+<catalog>/_predb/events/<bucket>/<batch>.parquet     pre_events: pres learned, nuke states changed
+<catalog>/_predb/lookup/<generation>/                the compact lookup (`lookup.py`)
+<catalog>/_predb/names/<batch>.arrow                 the catalog's names, by key (`names.py`)
+<catalog>/_predb/links/<bucket>/<batch>.parquet      pre_links: the releases pres named
+<catalog>/_predb/outcomes/<bucket>/<batch>.parquet   pre_outcomes: every scan step's outcome
+<catalog>/_predb/queue.arrow                         the waiting pres' schedule (`queue.py`)
+<catalog>/_predb/summary.json                        counts per state and method, for pages
 ```
 
 A batch is named by the time it was written and the writer's pid, so batches sort in
 the order they were written and two writers never pick one name; each is written under a
 temporary name and renamed into place (`pipelines.catalog.writer`).
+
+The three tables written all year (a listener writes an events batch every 30 seconds,
+a scan a links and an outcomes batch a minute) keep their batches in a *bucket* folder
+per ~28 hours, named by the first `BUCKET_DIGITS` digits of the batch names (10^14 ns): a
+reader that has taken every batch up to a time (`DoneBatches.upto`) lists only the
+buckets from there on, and the newest batches are found in the newest buckets. Batches
+written before buckets stay where they are and are listed as before.
 """
 
 from __future__ import annotations
@@ -41,30 +48,70 @@ def batch_name(suffix: str = ".parquet") -> str:
     return f"{time.time_ns():020d}-{os.getpid()}{suffix}"
 
 
+BUCKET_DIGITS = 6
+BUCKETED = frozenset(BATCH_FOLDERS.values())
+
+
+def batch_path(catalog: str, folder: str, name: str) -> str:
+    """Where a batch is written: in its bucket, for the tables written all year."""
+    if folder in BUCKETED:
+        return predb_path(catalog, folder, name[:BUCKET_DIGITS], name)
+    return predb_path(catalog, folder, name)
+
+
 def write_batch(catalog: str, table_name: str, table: pa.Table) -> str:
     """Write one batch of a PreDB table (never an empty one); its name."""
     fs, _ = open_fs(catalog)
     name = batch_name()
-    atomic_put(
-        fs, predb_path(catalog, BATCH_FOLDERS[table_name], name), parquet_bytes(table, table_name)
-    )
+    path = batch_path(catalog, BATCH_FOLDERS[table_name], name)
+    atomic_put(fs, path, parquet_bytes(table, table_name))
     return name
 
 
-def batches(catalog: str, folder: str, suffix: str = ".parquet") -> list[str]:
-    """The batch names of a folder, oldest first (temporary files left out)."""
+def batches(
+    catalog: str, folder: str, suffix: str = ".parquet", since: str = "", newest: int = 0
+) -> list[str]:
+    """The batch names of a folder, oldest first (temporary files left out). `since`: a
+    batch name; the buckets before its own are not listed (their batches are all older).
+    `newest`: at least the newest this many, listing the buckets from the newest back."""
     fs, _ = open_fs(catalog)
     try:
-        found = fs.ls(predb_path(catalog, folder), detail=False)
+        found = fs.ls(predb_path(catalog, folder), detail=True)
+    except FileNotFoundError:
+        return []
+    names: list[str] = []
+    buckets: list[str] = []
+    for entry in found:
+        base = str(entry["name"]).rstrip("/").rsplit("/", 1)[-1]
+        if entry.get("type") == "directory":
+            if len(base) == BUCKET_DIGITS and base.isdigit() and base >= since[:BUCKET_DIGITS]:
+                buckets.append(base)
+        elif base.endswith(suffix) and not is_temporary(base):
+            names.append(base)  # written before buckets
+    for bucket in sorted(buckets, reverse=bool(newest)):
+        if newest and len(names) >= newest:
+            break
+        names += _bucket_names(fs, predb_path(catalog, folder, bucket), suffix)
+    return sorted(names)
+
+
+def _bucket_names(fs: Any, path: str, suffix: str) -> list[str]:
+    try:
+        found = fs.ls(path, detail=False)
     except FileNotFoundError:
         return []
     names = (str(p).rstrip("/").rsplit("/", 1)[-1] for p in found)
-    return sorted(n for n in names if n.endswith(suffix) and not is_temporary(n))
+    return [n for n in names if n.endswith(suffix) and not is_temporary(n)]
 
 
 def read_batch(catalog: str, folder: str, name: str, columns: list[str] | None = None) -> pa.Table:
     fs, _ = open_fs(catalog)
-    return read_parquet(fs, predb_path(catalog, folder, name), columns)
+    try:
+        return read_parquet(fs, batch_path(catalog, folder, name), columns)
+    except FileNotFoundError:
+        if folder not in BUCKETED:
+            raise
+        return read_parquet(fs, predb_path(catalog, folder, name), columns)  # before buckets
 
 
 def read_batches(
