@@ -416,3 +416,37 @@ def test_a_request_id_told_later_links_by_request(tmp_path: Path, rebuilt: bool)
     scanner.cycle()
     assert _links(cat) == {key_of("a"): "request", key_of("b"): "request"}
     assert _shown(cat)[key_of("b")]["name"] == late
+
+
+def test_inner_names_found_in_a_later_cycle_take_their_release_size(tmp_path: Path) -> None:
+    """The article pass names a release the header pass wrote an earlier cycle: the
+    cycle that reads the probes looks the release's size and span up in its partitions,
+    so the right size links and a wrong size is gated."""
+    cat = str(tmp_path / "cat")
+    good, small = "Inner.Later.2024.1080p.WEB.h264-IL", "Inner.Small.2024.1080p.WEB.h264-IL"
+    _import(
+        tmp_path, cat, [{"title": t, "time": T0 - 100_000, "size": SIZE} for t in (good, small)]
+    )
+    write_range(
+        cat, 0, 999, [],
+        [pending("p", "f0e1d2c3b4", 0, 10), pending("q", "a9b8c7d6e5", 0, 20)],
+        files("p", ["f0e1d2c3b4.part01.rar", "f0e1d2c3b4.vol00+1.par2"], SIZE)
+        + files("q", ["a9b8c7d6e5.rar"], SIZE // 3),
+    )  # fmt: skip
+    clock = Clock(T0)
+    scanner = Scanner(cat, DEFAULT, clock)
+    scanner.cycle()
+    assert _links(cat) == {}
+    probes = [
+        {k: None for k in RELEASE_PROBES.names}
+        | {"release_key": key_of(label), "group": GROUP, "pending": True, "outcome": "named",
+           "inner_names": [title + ".mkv"], "probed_at": T0, "written_range": 0}
+        for label, title in (("p", good), ("q", small))
+    ]  # fmt: skip
+    write_partition(
+        cat, "release_probes", GROUP, 0, 999, pa.Table.from_pylist(probes, schema=RELEASE_PROBES)
+    )
+    clock.t += 60
+    scanner.cycle()
+    assert _links(cat) == {key_of("p"): "title:inner"}
+    assert _shown(cat)[key_of("p")]["name"] == good
