@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipelines.catalog.changes import Stamps
@@ -190,6 +191,7 @@ class Scanner:
         stamps = Stamps(self.catalog, N.STAGE)
         fresh: list[Candidate] = []
         named = 0
+        kept: list[pa.Table] = []  # the cycle's name rows, written as one batch
         matching = time.process_time()
         for new in N.read_groups(self.catalog, stamps):
             out.new_releases += new.releases
@@ -201,8 +203,10 @@ class Scanner:
             ]  # fmt: skip
             rows = N.name_rows(new)
             names.add(rows)
-            N.write_names(self.catalog, rows)  # a rerun after a crash adds the same rows again
+            kept.append(rows)
             named += rows.num_rows
+        if named:  # one batch a cycle; a rerun after a crash adds the same rows again
+            N.write_names(self.catalog, pa.concat_tables(kept).sort_by([("key", "ascending")]))
         out.matcher_cpu_seconds = time.process_time() - matching
         progress("new releases", out.new_releases)
 
