@@ -28,6 +28,7 @@ LIMIT = 64 << 20
 
 _wanted: dict[str, frozenset[str] | None] = {}  # table -> its columns; None: all of them
 _kept: OrderedDict[str, tuple[tuple[Any, str], pa.Table]] = OrderedDict()
+_held = [0]  # the kept tables' bytes
 _lock = threading.Lock()
 
 
@@ -65,12 +66,17 @@ def keep(fs: Any, path: str, table: str, rows: pa.Table | list[pa.Table]) -> Non
     kept = kept.combine_chunks()  # its own buffers: the writer's are let go
     stamp = stat_of(fs.info(path))
     with _lock:
-        _kept.pop(path, None)
+        _let_go(path)
         _kept[path] = (stamp, kept)
-        total = sum(t.nbytes for _, t in _kept.values())
-        while total > LIMIT and len(_kept) > 1:
-            _, (_, old) = _kept.popitem(last=False)
-            total -= old.nbytes
+        _held[0] += kept.nbytes
+        while _held[0] > LIMIT and len(_kept) > 1:
+            _let_go(next(iter(_kept)))
+
+
+def _let_go(path: str) -> None:
+    entry = _kept.pop(path, None)
+    if entry is not None:
+        _held[0] -= entry[1].nbytes
 
 
 def recall(fs: Any, path: str, columns: Sequence[str] | None) -> pa.Table | None:
@@ -98,6 +104,7 @@ def forget() -> None:
     """Let go of everything kept and every want (tests; a process done with its stages)."""
     with _lock:
         _kept.clear()
+        _held[0] = 0
         _wanted.clear()
 
 
