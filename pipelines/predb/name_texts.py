@@ -4,9 +4,9 @@ partitions; this makes the tables).
 
 Column-wise from end to end: a header pass of a million lines hands the scan ~2,000
 releases and ~20,000 files, and a Python object a release with a list of names cost the
-scan more than the matching (a fifth of its cycle). Only the texts that differ are keyed
-in Python (a set's 40 volumes are one stem, and a release's name is mostly its files'
-stem), and only the few names that hit a pre become Python objects (`match`).
+scan more than the matching (a fifth of its cycle). A set's 40 volumes are one stem
+(`kernels.file_stems`), every text is keyed by a kernel (`kernels.name_keys`), and only
+the few names that hit a pre become Python objects (`match`).
 
 - *texts*: `release_key`, `text`, `where` (`WHERE`): release names, file stems, request
   ids (`group:id`) and the article pass's inner names and NFO titles;
