@@ -90,3 +90,31 @@ def test_a_search_for_a_known_pre_not_in_the_catalog_queues_it_at_p2(tmp_path: P
     assert s.outcomes == {"not_found_full": 1}
     assert looks_like_scene_title("Some.Show.S01E01.720p.HDTV.x264-GRP")
     assert not looks_like_scene_title("some show") and not looks_like_scene_title("Show-GRP")
+
+
+def test_shown_takes_in_only_what_is_new(tmp_path: Path) -> None:
+    """The readers' PreDB facts, kept between requests, take in a new link batch and a
+    nuke told later, and match a fresh load; a rebuilt lookup is mapped anew."""
+    from pipelines.predb import lookup as L
+    from pipelines.predb.shown import Shown
+
+    cat = _catalog(tmp_path)
+    held = Shown.load(cat)
+    assert set(held.by_release) == {key_of("g"), key_of("n"), key_of("p")}
+    assert not held.by_release[key_of("g")].nuked
+    later = "Later.Film.2021.1080p.WEB.h264-LTR"
+    import_files(cat, [pres_file(tmp_path / "q.jsonl", [
+        {"title": GOOD, "time": T0 - 90_000, "nuked": 2, "reason": "dupe"},
+        {"title": later, "time": T0 - 60, "size": "100MB"},
+    ])])  # fmt: skip
+    write_range(cat, 1000, 1999, [release("l", later, 100 * MIB, 1000)], [],
+                files("l", [later + ".mkv"], 100 * MIB))  # fmt: skip
+    Scanner(cat, DEFAULT, lambda: T0 + 60).cycle()
+    held.take()
+    fresh = Shown.load(cat)
+    assert held.by_release == fresh.by_release
+    assert held.by_release[key_of("g")].nuked and held.by_release[key_of("g")].nuke_reason == "dupe"
+    assert held.by_release[key_of("l")].title == later
+    L.rebuild(L.load(cat))
+    held.take()
+    assert held.generation == L.generations(cat)[-1] and held.by_release == fresh.by_release

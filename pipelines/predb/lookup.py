@@ -329,7 +329,7 @@ def _pres_of(events: pa.Table) -> pa.Table:
 # --- loading and writing generations ------------------------------------------------
 
 
-def _generations(catalog: str) -> list[str]:
+def generations(catalog: str) -> list[str]:
     """Finished generations, oldest first."""
     fs, _ = open_fs(catalog)
     try:
@@ -341,7 +341,7 @@ def _generations(catalog: str) -> list[str]:
 
 
 def has_generation(catalog: str) -> bool:
-    return bool(_generations(catalog))
+    return bool(generations(catalog))
 
 
 def _mapped(path: str) -> pa.Table:
@@ -351,7 +351,7 @@ def _mapped(path: str) -> pa.Table:
 def load(catalog: str) -> Lookup:
     """The newest generation (memory-mapped) with every event batch since folded in."""
     out = Lookup(catalog)
-    gens = _generations(catalog)
+    gens = generations(catalog)
     if gens:
         gen = gens[-1]
         pres = _mapped(predb_path(catalog, LOOKUP, gen, "pres.arrow"))
@@ -420,7 +420,7 @@ def rebuild(lookup: Lookup) -> str:
     write_ipc(f"{folder}/pres.arrow", pres)
     write_ipc(f"{folder}/keys.arrow", k, one_batch=True)
     put_json(lookup.catalog, f"{LOOKUP}/{gen}/covers.json", lookup.covers.to_json())
-    for old in _generations(lookup.catalog):
+    for old in generations(lookup.catalog):
         if old != gen:
             shutil.rmtree(predb_path(lookup.catalog, LOOKUP, old), ignore_errors=True)
     for stray in _unfinished(lookup.catalog, gen):
@@ -438,7 +438,7 @@ def _unfinished(catalog: str, keep: str) -> Iterable[str]:
     except FileNotFoundError:
         return []
     names = [str(p).rstrip("/").rsplit("/", 1)[-1] for p in found]
-    done = set(_generations(catalog))
+    done = set(generations(catalog))
     return [n for n in names if n not in done and n != keep]
 
 

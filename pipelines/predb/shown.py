@@ -1,9 +1,11 @@
 """What readers show of the PreDB: per linked release its pre, and the recent pres.
 
-`Shown.load` reads the links (small: one row per release a pre named) and finds each
-link's pre in the lookup (memory-mapped); `current` keeps one per catalog and loads it
-again only when the PreDB's files changed (a new links or events batch, a new lookup
-generation), at most every `REFRESH` seconds: a feed asks for every item.
+`Shown.load` reads the links (one row per release a pre named) and finds each link's pre
+in the lookup (memory-mapped); `current` keeps one per catalog and, when the PreDB's files
+changed (a new links or events batch, a new lookup generation), takes in only what is
+new: the link batches written since, and the pres whose state the event batches since
+changed (a nuke, a size told later). At most every `REFRESH` seconds: a feed asks for
+every item, and a busy scan links every minute.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import numpy as np
 from pipelines.predb import lookup as L
 from pipelines.predb import queue as Q
 from pipelines.predb.schedule import STATUS_NAMES
-from pipelines.predb.store import batches, get_json, read_batches
+from pipelines.predb.store import DoneBatches, batches, get_json, read_batches
 
 REFRESH = 2.0
 RECENT = 500  # pres the PreDB page looks at
@@ -44,30 +46,77 @@ class Shown:
     catalog: str
     by_release: dict[bytes, Pre] = field(default_factory=dict)
     signature: tuple[Any, ...] = ()
+    lookup: L.Lookup | None = None
+    links_taken: DoneBatches = field(default_factory=DoneBatches)
+    events_taken: DoneBatches = field(default_factory=DoneBatches)  # when the pres were read
+    generation: str = ""
+    releases_of: dict[int, list[bytes]] = field(default_factory=dict)  # pre row -> its releases
+    linked: dict[bytes, tuple[str, int]] = field(default_factory=dict)  # release -> method, at
 
     @classmethod
     def load(cls, catalog: str) -> Shown:
-        out = cls(catalog, signature=_signature(catalog))
-        links = read_batches(
-            catalog, "pre_links", columns=["release_key", "title", "method", "linked_at"]
-        )
-        if not links.num_rows:
-            return out
-        lookup = L.load(catalog)
-        titles = links.column("title").to_pylist()
-        rows = lookup.rows_of_titles(sorted(set(titles)))
-        row_of = dict(zip(sorted(set(titles)), rows, strict=True))
-        pres: dict[int, dict[str, Any]] = {}
-        keys, methods = links.column("release_key").to_pylist(), links.column("method").to_pylist()
-        times = links.column("linked_at").to_pylist()
-        for key, title, method, at in zip(keys, titles, methods, times, strict=True):
-            row = row_of.get(title)
-            if row is None:
-                continue
-            if row not in pres:
-                pres[row] = lookup.pre(row)
-            out.by_release[key] = _pre(pres[row], method, at)
+        out = cls(catalog)
+        out.take()
         return out
+
+    def take(self) -> None:
+        """Take in what is new since the last look (everything the first time)."""
+        signature = _signature(self.catalog)
+        first = self.lookup is None
+        new_links = [
+            b for b in batches(self.catalog, "links", since=self.links_taken.upto)
+            if b not in self.links_taken
+        ]  # fmt: skip
+        new_events = [
+            b for b in batches(self.catalog, "events", since=self.events_taken.upto)
+            if b not in self.events_taken
+        ]  # fmt: skip
+        generation = _generation(self.catalog)
+        if self.lookup is None or generation != self.generation:
+            self.lookup = L.load(self.catalog)  # a new generation: mapped anew
+        elif new_events:
+            L.catch_up(self.lookup)
+        changed: set[int] = set()
+        if new_events and not first:
+            told = read_batches(self.catalog, "pre_events", new_events, ["title"])
+            changed = {
+                r for r in self.lookup.rows_of_titles(told["title"].to_pylist()) if r is not None
+            }
+        links = (
+            read_batches(
+                self.catalog,
+                "pre_links",
+                new_links,
+                ["release_key", "title", "method", "linked_at"],
+            )
+            if new_links
+            else None
+        )
+        if links is not None and links.num_rows:
+            titles = links.column("title").to_pylist()
+            distinct = sorted(set(titles))
+            row_of = dict(zip(distinct, self.lookup.rows_of_titles(distinct), strict=True))
+            keys = links.column("release_key").to_pylist()
+            methods = links.column("method").to_pylist()
+            times = links.column("linked_at").to_pylist()
+            for key, title, method, at in zip(keys, titles, methods, times, strict=True):
+                row = row_of.get(title)
+                if row is None:
+                    continue
+                self.linked[key] = (method, int(at or 0))
+                self.releases_of.setdefault(row, []).append(key)
+                changed.add(row)
+        for row in changed:  # the linked ones' pre read again
+            if row not in self.releases_of:
+                continue
+            rec = self.lookup.pre(row)
+            for key in self.releases_of[row]:
+                method, at = self.linked[key]
+                self.by_release[key] = _pre(rec, method, at)
+        self.links_taken.add(new_links)
+        self.events_taken.add(new_events)
+        self.generation = generation
+        self.signature = signature
 
     def pre(self, release_key: bytes) -> Pre | None:
         return self.by_release.get(release_key)
@@ -111,8 +160,13 @@ def _signature(catalog: str) -> tuple[Any, ...]:
     return (
         tuple(batches(catalog, "links", newest=1)[-1:]),  # batches are only ever added
         tuple(batches(catalog, "events", newest=1)[-1:]),
-        L.has_generation(catalog),
+        _generation(catalog),
     )
+
+
+def _generation(catalog: str) -> str:
+    gens = L.generations(catalog)
+    return gens[-1] if gens else ""
 
 
 _CURRENT: dict[str, tuple[float, Shown]] = {}
@@ -126,7 +180,9 @@ def current(catalog: str) -> Shown:
         held = _CURRENT.get(catalog)
         if held is not None and now - held[0] < REFRESH:
             return held[1]
-        if held is not None and held[1].signature == _signature(catalog):
+        if held is not None:
+            if held[1].signature != _signature(catalog):
+                held[1].take()  # what is new only
             _CURRENT[catalog] = (now, held[1])
             return held[1]
     shown = Shown.load(catalog)
