@@ -88,7 +88,8 @@ class ScanSummary:
             f"predb scan: {self.scanned:,} scans, {self.new_releases:,} new releases from "
             f"{self.partitions:,} partitions, {self.renamed:,} releases renamed; entered: {ent}; "
             f"outcomes: {out}; links by method: {how}; {self.waiting:,} pres waiting; "
-            f"{self.seconds:.2f} s ({self.cpu_seconds:.2f} CPU-s)"
+            f"{self.seconds:.2f} s ({self.cpu_seconds:.2f} CPU-s, "
+            f"{self.matcher_cpu_seconds:.2f} of them matching the new releases)"
         )
 
 
