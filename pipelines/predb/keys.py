@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from kernels.file_stems import ending_code, gather, stem_ends
 from kernels.name_keys import name_keys as kernel_name_keys
+from pipelines.nzb.writer import string_buffers
 
 TITLE = 0  # variant 0: the title itself
 # variant -> (method recorded on a link, the digest of a title's text)
@@ -145,12 +145,7 @@ def column_keys(
 def _column_bytes(names: pa.Array | pa.ChunkedArray) -> tuple[int, np.ndarray, np.ndarray]:
     """A string column's length, values and offsets (a null is empty)."""
     arr = names.combine_chunks() if isinstance(names, pa.ChunkedArray) else names
-    arr = pc.fill_null(arr, "")
-    wide = pa.types.is_large_string(arr.type)
-    _, off_buf, data_buf = arr.buffers()
-    offsets = np.frombuffer(off_buf, np.int64 if wide else np.int32)
-    offsets = offsets[arr.offset : arr.offset + len(arr) + 1]
-    data = np.frombuffer(data_buf, np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+    offsets, data = string_buffers(arr)
     return len(arr), data, offsets
 
 

@@ -59,9 +59,10 @@ class Shown:
         out.take()
         return out
 
-    def take(self) -> None:
-        """Take in what is new since the last look (everything the first time)."""
-        signature = _signature(self.catalog)
+    def take(self, signature: tuple[Any, ...] | None = None) -> None:
+        """Take in what is new since the last look (everything the first time);
+        `signature`: the files' `_signature`, when the caller has it already."""
+        signature = signature if signature is not None else _signature(self.catalog)
         first = self.lookup is None
         new_links = [
             b for b in batches(self.catalog, "links", since=self.links_taken.upto)
@@ -181,8 +182,9 @@ def current(catalog: str) -> Shown:
         if held is not None and now - held[0] < REFRESH:
             return held[1]
         if held is not None:
-            if held[1].signature != _signature(catalog):
-                held[1].take()  # what is new only
+            signature = _signature(catalog)
+            if held[1].signature != signature:
+                held[1].take(signature)  # what is new only
             _CURRENT[catalog] = (now, held[1])
             return held[1]
     shown = Shown.load(catalog)

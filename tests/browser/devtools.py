@@ -20,7 +20,17 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.servers import CHROMIUM, CHROMIUM_FLAGS, free_port, start, stop_group, wait_until
+
+# every browser test's marks: a real server and Chromium, skipped where it is not installed
+NEEDS_CHROMIUM = [
+    pytest.mark.integration,
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="chromium is not installed (scripts/setup.sh --dev as root)"
+    ),
+]
 
 
 @contextmanager

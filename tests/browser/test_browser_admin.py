@@ -22,16 +22,11 @@ import pytest
 from pipelines.rules import store
 from serving.app import create_app
 from serving.settings import Settings
-from tests.browser.devtools import Tab, chromium_tab
+from tests.browser.devtools import NEEDS_CHROMIUM, Tab, chromium_tab
 from tests.catalogs import module_catalog
-from tests.servers import CHROMIUM, free_port, serve_app
+from tests.servers import free_port, serve_app
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(
-        CHROMIUM is None, reason="chromium is not installed (scripts/setup.sh --dev as root)"
-    ),
-]
+pytestmark = NEEDS_CHROMIUM
 ADMIN = "admin-key-1"
 
 

@@ -23,16 +23,11 @@ from lxml import etree, html
 
 from serving.app import create_app
 from serving.settings import Settings
-from tests.browser.devtools import Tab, chromium_tab
+from tests.browser.devtools import NEEDS_CHROMIUM, Tab, chromium_tab
 from tests.catalogs import app_settings, module_catalog
 from tests.servers import CHROMIUM, chromium_dom, serve_app
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(
-        CHROMIUM is None, reason="chromium is not installed (scripts/setup.sh --dev as root)"
-    ),
-]
+pytestmark = NEEDS_CHROMIUM
 
 
 @pytest.fixture(scope="module")

@@ -12,16 +12,11 @@ import pytest
 
 from pipelines.catalog.partitions import list_table
 from pipelines.corpus.fs import open_fs
+from tests.browser.devtools import NEEDS_CHROMIUM
 from tests.browser.test_browser_pages import _dump, _serve
 from tests.catalogs import app_settings, module_catalog, probe_row, write_release_probes
-from tests.servers import CHROMIUM
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(
-        CHROMIUM is None, reason="chromium is not installed (scripts/setup.sh --dev as root)"
-    ),
-]
+pytestmark = NEEDS_CHROMIUM
 INNER = ["Kwyjibo.Inner.Feature.2021.1080p.mkv", "Kwyjibo.Inner.Feature.2021.nfo"]
 
 

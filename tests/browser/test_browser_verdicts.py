@@ -17,18 +17,12 @@ import pytest
 
 from pipelines.catalog.partitions import list_table
 from pipelines.corpus.fs import open_fs
-from tests.browser.devtools import Tab, chromium_tab
+from tests.browser.devtools import NEEDS_CHROMIUM, Tab, chromium_tab
 from tests.browser.test_browser_pages import _dump, _serve
 from tests.catalogs import app_settings, module_catalog
-from tests.servers import CHROMIUM
 from tests.verdict_tables import health, merge, verdict, write_rows
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(
-        CHROMIUM is None, reason="chromium is not installed (scripts/setup.sh --dev as root)"
-    ),
-]
+pytestmark = NEEDS_CHROMIUM
 DETAIL = "Kwyjibo.Feature.2021.1080p.mkv holds a Windows program (MZ)"
 
 
